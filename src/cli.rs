@@ -1,0 +1,90 @@
+//! Command-line definitions only: raw arguments, no I/O.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "rackplan",
+    version,
+    about = "From racked servers to validated Harvester install configs and a failure-aware capacity verdict",
+    propagate_version = true
+)]
+pub struct Cli {
+    /// Output format.
+    #[arg(long, global = true, value_enum, default_value_t = Output::Table)]
+    pub output: Output,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct SiteArg {
+    /// Site directory holding site.yaml, nodes.yaml and allocations.yaml.
+    #[arg(long, value_name = "DIR")]
+    pub site: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Inventory servers from their BMCs (Redfish) or over SSH into nodes.yaml.
+    #[command(subcommand)]
+    Discover(Discover),
+    /// Hold every node against its role profile and the site; exit 1 on errors.
+    Check(SiteArg),
+    /// Assign roles, hostnames and addresses into allocations.yaml (the lock).
+    Plan {
+        #[command(flatten)]
+        site: SiteArg,
+        /// Free the allocation of a node that left the inventory (repeatable).
+        #[arg(long, value_name = "ID")]
+        release: Vec<String>,
+        /// Show the plan without writing allocations.yaml.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Write install configs, iPXE scripts and manifests into iso-config/<site>/.
+    Render {
+        #[command(flatten)]
+        site: SiteArg,
+        /// Output directory (default: iso-config/<site name> beside inventory/).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Capacity and failure simulation of a scenario.
+    Simulate {
+        /// Scenario file, e.g. simulations/reference-factory.yaml.
+        scenario: PathBuf,
+        #[arg(long, value_name = "DIR")]
+        site: Option<PathBuf>,
+        /// Write SVG charts into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<PathBuf>,
+    },
+    /// Serve iPXE scripts and install configs over HTTP for PXE installs.
+    Serve(SiteArg),
+    /// Boot nodes into the installer over Redfish virtual media.
+    Boot {
+        #[command(flatten)]
+        site: SiteArg,
+        #[arg(long, value_name = "ID")]
+        node: Option<String>,
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Discover {
+    /// Crawl the BMCs listed in bmcs.yaml.
+    Redfish(SiteArg),
+    /// Probe hosts over SSH (lsblk, ip, lscpu, ...).
+    Ssh(SiteArg),
+}

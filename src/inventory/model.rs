@@ -1,0 +1,249 @@
+//! The node record of `nodes.yaml`.
+//!
+//! Every discovered fact is optional: a value the BMC or the OS did not give stays unknown
+//! (`None`) rather than being guessed, and checks treat unknown as its own case. The
+//! `annotations` block belongs to people; discovery never writes it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The whole `nodes.yaml` file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Inventory {
+    #[serde(default)]
+    pub nodes: Vec<Node>,
+}
+
+/// One physical server.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Node {
+    /// Stable identity: the system serial number where known.
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manufacturer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bmc: Option<Bmc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<Cpu>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_gib: Option<f64>,
+    #[serde(default)]
+    pub disks: Vec<Disk>,
+    #[serde(default)]
+    pub nics: Vec<Nic>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<Gpu>,
+    #[serde(default)]
+    pub sources: Sources,
+    /// Set when the last discovery could not reach this node; its facts are from earlier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale: Option<Stale>,
+    #[serde(default)]
+    pub annotations: Annotations,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bmc {
+    pub address: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vendor: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware: Option<String>,
+}
+
+/// CPUs only: physical cores and hardware threads summed over sockets; never GPUs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cpu {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sockets: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Media {
+    Ssd,
+    Hdd,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    Nvme,
+    Sata,
+    Sas,
+    Usb,
+    Scsi,
+    Other,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Disk {
+    pub id: String,
+    /// Stable OS path, `/dev/disk/by-id/...`, when the OS view is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media: Option<Media>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<Protocol>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkState {
+    Up,
+    Down,
+    #[default]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nic {
+    /// OS interface name (`ens1f0`), known from SSH discovery or an annotation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Lowercase, colon-separated.
+    pub mac: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_mbps: Option<u32>,
+    #[serde(default)]
+    pub link: LinkState,
+    /// Adapter identity (slot or Redfish NetworkAdapter id), for spreading bonds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<String>,
+    /// Port number on its adapter, 0-based.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gpu {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manufacturer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_gib: Option<f64>,
+}
+
+/// When each discovery source last saw the node (RFC 3339 UTC).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sources {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redfish: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssh: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stale {
+    pub since: String,
+    pub error: String,
+}
+
+/// What people say about a node. Discovery never writes here.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Annotations {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+    /// Overrides role assignment: `management`, `compute` or `witness`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<crate::profile::Role>,
+    /// Extra Kubernetes node labels, written into the install config.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// Explicit NIC names per network (`management`, `vm`, `storage`), overriding the
+    /// profile's port selection.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub networks: BTreeMap<crate::profile::NetworkKind, Vec<String>>,
+    /// Explicit install disks, overriding the profile's disk selection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install_device: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_disk: Option<String>,
+    /// Free text for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Node {
+    /// Physical CPU cores, when known.
+    pub fn cores(&self) -> Option<u32> {
+        self.cpu.as_ref().and_then(|c| c.cores)
+    }
+
+    /// The rack or, failing that, the zone: the failure domain used to spread roles.
+    pub fn failure_domain(&self) -> Option<&str> {
+        self.annotations
+            .zone
+            .as_deref()
+            .or(self.annotations.rack.as_deref())
+    }
+}
+
+/// Normalise a MAC address to lowercase, colon-separated form; `None` if it is not one.
+pub fn normalize_mac(raw: &str) -> Option<String> {
+    let hex: String = raw
+        .chars()
+        .filter(char::is_ascii_hexdigit)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let seps = raw.chars().filter(|c| !c.is_ascii_hexdigit()).count();
+    if hex.len() != 12 || seps > 5 {
+        return None;
+    }
+    let parts: Vec<&str> = (0..6).map(|i| &hex[i * 2..i * 2 + 2]).collect();
+    Some(parts.join(":"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn macs_are_normalised() {
+        assert_eq!(
+            normalize_mac("B8:CA:3A:6A:64:7C").as_deref(),
+            Some("b8:ca:3a:6a:64:7c")
+        );
+        assert_eq!(
+            normalize_mac("b8-ca-3a-6a-64-7c").as_deref(),
+            Some("b8:ca:3a:6a:64:7c")
+        );
+        assert_eq!(
+            normalize_mac("b8ca.3a6a.647c").as_deref(),
+            Some("b8:ca:3a:6a:64:7c")
+        );
+        assert_eq!(normalize_mac("not a mac"), None);
+        assert_eq!(normalize_mac("b8:ca:3a:6a:64"), None);
+    }
+}

@@ -1,0 +1,197 @@
+//! Reading and writing `nodes.yaml`, and the merge rules discovery follows.
+//!
+//! Merge rules: a rediscovered node gets its facts replaced and keeps its annotations; a node
+//! that discovery did not see is kept as it is; a node whose discovery failed is kept and
+//! marked stale with the error. Nothing is ever dropped by discovery: removing a server from
+//! the inventory is a human edit.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::model::{Inventory, Node, Stale, normalize_mac};
+use crate::fsio::{self, Mode};
+use crate::path;
+use crate::yamlio::{self, InputError, Source};
+
+const HEADER: &str = "# rackplan inventory: discovered facts per server.\n\
+# `annotations` belong to people (rack, zone, role, labels, networks); discovery never\n\
+# changes them. Everything else is rewritten by `rackplan discover`.\n";
+
+/// Load and check `nodes.yaml`: ids unique, MACs well-formed.
+pub fn load(path: &Path) -> Result<(Inventory, Source), InputError> {
+    let (inv, src): (Inventory, Source) = yamlio::load(path)?;
+    validate(&inv, &src)?;
+    Ok((inv, src))
+}
+
+fn validate(inv: &Inventory, src: &Source) -> Result<(), InputError> {
+    let mut ids = BTreeSet::new();
+    for (i, node) in inv.nodes.iter().enumerate() {
+        if node.id.trim().is_empty() {
+            return Err(src.error_at(
+                &path!["nodes", i, "id"],
+                "node id is empty",
+                Some("use the system serial number as the id".into()),
+            ));
+        }
+        if !ids.insert(node.id.as_str()) {
+            return Err(src.error_at(
+                &path!["nodes", i, "id"],
+                format!("duplicate node id `{}`", node.id),
+                Some("every server needs its own id (its serial number)".into()),
+            ));
+        }
+        for (j, nic) in node.nics.iter().enumerate() {
+            match normalize_mac(&nic.mac) {
+                Some(m) if m == nic.mac => {}
+                Some(m) => {
+                    return Err(src.error_at(
+                        &path!["nodes", i, "nics", j, "mac"],
+                        format!("MAC `{}` is not in canonical form", nic.mac),
+                        Some(format!("write it as `{m}` (lowercase, colon-separated)")),
+                    ));
+                }
+                None => {
+                    return Err(src.error_at(
+                        &path!["nodes", i, "nics", j, "mac"],
+                        format!("`{}` is not a MAC address", nic.mac),
+                        Some("a MAC has six hex octets, e.g. `b8:ca:3a:6a:64:7c`".into()),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Write `nodes.yaml` atomically, nodes sorted by id so diffs stay small.
+pub fn save(path: &Path, inv: &Inventory) -> Result<(), fsio::FsError> {
+    let mut sorted = inv.clone();
+    sorted.nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    let text = format!("{HEADER}{}", yamlio::to_string(&sorted));
+    fsio::write_atomic(path, text.as_bytes(), Mode::Public)
+}
+
+/// What one discovery run learned.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    /// Nodes seen now, with fresh facts (their annotations are ignored).
+    pub seen: Vec<Node>,
+    /// Ids of known nodes that discovery tried and failed to reach, with the error.
+    pub failed: Vec<(String, String)>,
+}
+
+/// Summary of a merge, for the user.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct MergeReport {
+    pub added: Vec<String>,
+    pub updated: Vec<String>,
+    pub marked_stale: Vec<String>,
+    pub untouched: Vec<String>,
+}
+
+/// Merge a discovery into an inventory; see the module docs for the rules.
+pub fn merge(inv: &mut Inventory, found: Discovery, now: &str) -> MergeReport {
+    let mut report = MergeReport::default();
+    let mut touched = BTreeSet::new();
+    for mut fresh in found.seen {
+        touched.insert(fresh.id.clone());
+        match inv.nodes.iter_mut().find(|n| n.id == fresh.id) {
+            Some(old) => {
+                fresh.annotations = std::mem::take(&mut old.annotations);
+                // A source that did not take part in this run keeps its last-seen time.
+                if fresh.sources.redfish.is_none() {
+                    fresh.sources.redfish = old.sources.redfish.take();
+                }
+                if fresh.sources.ssh.is_none() {
+                    fresh.sources.ssh = old.sources.ssh.take();
+                }
+                fresh.stale = None;
+                *old = fresh;
+                report.updated.push(old.id.clone());
+            }
+            None => {
+                fresh.annotations = Default::default();
+                report.added.push(fresh.id.clone());
+                inv.nodes.push(fresh);
+            }
+        }
+    }
+    for (id, error) in found.failed {
+        if let Some(old) = inv.nodes.iter_mut().find(|n| n.id == id) {
+            touched.insert(id.clone());
+            old.stale = Some(Stale {
+                since: old
+                    .stale
+                    .as_ref()
+                    .map_or_else(|| now.to_string(), |s| s.since.clone()),
+                error,
+            });
+            report.marked_stale.push(id);
+        }
+    }
+    for n in &inv.nodes {
+        if !touched.contains(&n.id) {
+            report.untouched.push(n.id.clone());
+        }
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::model::Annotations;
+
+    fn node(id: &str, mem: f64) -> Node {
+        Node {
+            id: id.into(),
+            memory_gib: Some(mem),
+            ..Node::default()
+        }
+    }
+
+    #[test]
+    fn merge_keeps_annotations_and_unreached_nodes() {
+        let mut a = node("A", 256.0);
+        a.annotations = Annotations {
+            rack: Some("r1".into()),
+            ..Annotations::default()
+        };
+        let mut inv = Inventory {
+            nodes: vec![a, node("B", 256.0), node("C", 256.0)],
+        };
+        let mut fresh_a = node("A", 512.0);
+        fresh_a.annotations.rack = Some("discovery must not write this".into());
+        let report = merge(
+            &mut inv,
+            Discovery {
+                seen: vec![fresh_a, node("D", 64.0)],
+                failed: vec![("B".into(), "timeout".into())],
+            },
+            "2026-11-29T00:00:00Z",
+        );
+        assert_eq!(report.added, vec!["D"]);
+        assert_eq!(report.updated, vec!["A"]);
+        assert_eq!(report.marked_stale, vec!["B"]);
+        assert_eq!(report.untouched, vec!["C"]);
+        let a = &inv.nodes[0];
+        assert_eq!(a.memory_gib, Some(512.0));
+        assert_eq!(a.annotations.rack.as_deref(), Some("r1"));
+        assert_eq!(inv.nodes.len(), 4);
+        assert_eq!(inv.nodes[1].stale.as_ref().unwrap().error, "timeout");
+    }
+
+    #[test]
+    fn save_then_load_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("nodes.yaml");
+        let inv = Inventory {
+            nodes: vec![node("B", 1.0), node("A", 2.0)],
+        };
+        save(&p, &inv).unwrap();
+        let (back, _) = load(&p).unwrap();
+        assert_eq!(back.nodes[0].id, "A");
+        assert_eq!(back.nodes.len(), 2);
+    }
+}

@@ -1,0 +1,343 @@
+//! `allocations.yaml`, the lock: node id -> role, hostname, management address.
+//!
+//! Planning only ever adds to the lock. A node already in it keeps its hostname and address;
+//! a new node takes the lowest free hostname index of its role and the lowest free pool
+//! address; a node that left the inventory keeps its entry (reported as orphaned) until
+//! someone runs `plan --release ID`. The `password_salt` makes password hashes stable across
+//! renders without a fixed salt: it is random once, then recorded.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::Ipv4Addr;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::Inputs;
+use super::check::check;
+use super::roles::RoleSource;
+use crate::fsio::{self, Mode};
+use crate::network;
+use crate::path;
+use crate::profile::{Role, select_disks};
+use crate::secrets;
+use crate::yamlio::{self, InputError, Source};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lock {
+    /// The node that runs `mode: create`; every other node joins it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_init: Option<String>,
+    #[serde(default)]
+    pub nodes: Vec<Allocation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Allocation {
+    pub id: String,
+    pub role: Role,
+    pub hostname: String,
+    pub management_ip: Ipv4Addr,
+    pub password_salt: String,
+}
+
+impl Lock {
+    pub fn get(&self, id: &str) -> Option<&Allocation> {
+        self.nodes.iter().find(|a| a.id == id)
+    }
+
+    /// Load the lock; a missing file is an empty lock.
+    pub fn load(path: &Path) -> Result<(Lock, Option<Source>), InputError> {
+        if !path.exists() {
+            return Ok((Lock::default(), None));
+        }
+        let (lock, src): (Lock, Source) = yamlio::load(path)?;
+        let mut names = BTreeSet::new();
+        let mut ips = BTreeSet::new();
+        for (i, a) in lock.nodes.iter().enumerate() {
+            if !names.insert(a.hostname.as_str()) {
+                return Err(src.error_at(
+                    &path!["nodes", i, "hostname"],
+                    format!("duplicate hostname `{}`", a.hostname),
+                    Some("every node needs its own hostname; edit or delete one entry".into()),
+                ));
+            }
+            if !ips.insert(a.management_ip) {
+                return Err(src.error_at(
+                    &path!["nodes", i, "management_ip"],
+                    format!("duplicate management address {}", a.management_ip),
+                    Some("every node needs its own address; edit or delete one entry".into()),
+                ));
+            }
+            if !secrets::is_valid_salt(&a.password_salt) {
+                return Err(src.error_at(
+                    &path!["nodes", i, "password_salt"],
+                    "password_salt must be 16 characters of [./0-9A-Za-z]",
+                    Some("delete the line; `rackplan plan` writes a new one".into()),
+                ));
+            }
+        }
+        Ok((lock, Some(src)))
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), fsio::FsError> {
+        let text = format!(
+            "# rackplan allocations (the lock): written by `rackplan plan`.\n\
+             # Entries are never renumbered; `rackplan plan --release ID` frees one.\n{}",
+            yamlio::to_string(self)
+        );
+        fsio::write_atomic(path, text.as_bytes(), Mode::Public)
+    }
+}
+
+/// What happened to one node in this plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Change {
+    Added,
+    Kept,
+    RoleChanged {
+        from: Role,
+        to: Role,
+        old_hostname: String,
+    },
+    /// In the lock but no longer in the inventory: still reserved.
+    Orphaned,
+    Released,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedNode {
+    #[serde(flatten)]
+    pub allocation: Allocation,
+    pub install_mode: &'static str,
+    pub role_source: Option<RoleSource>,
+    pub change: Change,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StorageSizing {
+    pub range: String,
+    pub needed: u64,
+    pub usable: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanOutcome {
+    #[serde(skip)]
+    pub lock: Lock,
+    pub nodes: Vec<PlannedNode>,
+    pub storage_network: StorageSizing,
+    pub notes: Vec<String>,
+}
+
+fn hostname(prefix: &str, role: Role, index: u32) -> String {
+    format!("{prefix}-{}{index:02}", role.letter())
+}
+
+fn index_of(prefix: &str, role: Role, name: &str) -> Option<u32> {
+    name.strip_prefix(&format!("{prefix}-{}", role.letter()))?
+        .parse()
+        .ok()
+}
+
+/// Plan roles, hostnames and addresses; pure except for the random salts of new nodes.
+pub fn plan(inputs: &Inputs, release: &[String]) -> Result<PlanOutcome, InputError> {
+    let site = &inputs.site.site;
+    let src = &inputs.site.source;
+    let prefix = site.management.hostname_prefix.0.as_str();
+    let report = check(inputs);
+    let roles = &report.roles;
+    let in_inventory: BTreeSet<&str> = inputs
+        .inventory
+        .nodes
+        .iter()
+        .map(|n| n.id.as_str())
+        .collect();
+    let mut notes = Vec::new();
+    let mut lock = inputs.lock.clone();
+    let mut changes: BTreeMap<String, Change> = BTreeMap::new();
+
+    for id in release {
+        match lock.nodes.iter().position(|a| a.id == *id) {
+            Some(i) => {
+                let a = lock.nodes.remove(i);
+                notes.push(format!(
+                    "released {} ({}, {}) as asked",
+                    a.id, a.hostname, a.management_ip
+                ));
+                changes.insert(a.id, Change::Released);
+            }
+            None => notes.push(format!(
+                "--release {id}: no such node in the lock; nothing freed"
+            )),
+        }
+    }
+
+    let used_names = |lock: &Lock, role: Role| -> BTreeSet<u32> {
+        lock.nodes
+            .iter()
+            .filter_map(|a| index_of(prefix, role, &a.hostname))
+            .collect()
+    };
+    let next_index = |used: &BTreeSet<u32>| (1..).find(|i| !used.contains(i)).expect("unbounded");
+
+    // Role changes asked for by annotations: new hostname, same address.
+    for i in 0..lock.nodes.len() {
+        let id = lock.nodes[i].id.clone();
+        let Some(decision) = roles.get(&id) else {
+            continue;
+        };
+        if decision.role != lock.nodes[i].role {
+            let used = used_names(&lock, decision.role);
+            let old = lock.nodes[i].clone();
+            lock.nodes[i].role = decision.role;
+            lock.nodes[i].hostname = hostname(prefix, decision.role, next_index(&used));
+            notes.push(format!(
+                "{id}: role {} -> {} by annotation; hostname {} -> {}, address {} kept",
+                old.role, decision.role, old.hostname, lock.nodes[i].hostname, old.management_ip
+            ));
+            changes.insert(
+                id,
+                Change::RoleChanged {
+                    from: old.role,
+                    to: decision.role,
+                    old_hostname: old.hostname,
+                },
+            );
+        }
+    }
+
+    // New nodes: management first so they take the lowest numbers, then by rack and id.
+    let mut new_nodes: Vec<_> = inputs
+        .inventory
+        .nodes
+        .iter()
+        .filter(|n| lock.get(&n.id).is_none())
+        .collect();
+    new_nodes.sort_by_key(|n| {
+        (
+            roles[&n.id].role,
+            n.failure_domain().unwrap_or("").to_string(),
+            n.id.clone(),
+        )
+    });
+    let mut taken: BTreeSet<Ipv4Addr> = lock.nodes.iter().map(|a| a.management_ip).collect();
+    taken.insert(site.management.vip);
+    taken.insert(site.management.gateway);
+    let free_total = (u32::from(site.management.pool.start)..=u32::from(site.management.pool.end))
+        .filter(|a| !taken.contains(&Ipv4Addr::from(*a)))
+        .count();
+    if new_nodes.len() > free_total {
+        return Err(src.error_at(
+            &path!["management", "pool"],
+            format!(
+                "the management pool is exhausted: {} new node(s) need an address, {} are free",
+                new_nodes.len(),
+                free_total
+            ),
+            Some(
+                "widen management.pool, or release nodes that left (`rackplan plan --release ID`)"
+                    .into(),
+            ),
+        ));
+    }
+    for node in new_nodes {
+        let role = roles[&node.id].role;
+        let used = used_names(&lock, role);
+        let ip = network::next_free(&site.management.pool, &taken).expect("counted above");
+        taken.insert(ip);
+        lock.nodes.push(Allocation {
+            id: node.id.clone(),
+            role,
+            hostname: hostname(prefix, role, next_index(&used)),
+            management_ip: ip,
+            password_salt: secrets::random_salt(),
+        });
+        changes.insert(node.id.clone(), Change::Added);
+    }
+
+    for a in &lock.nodes {
+        if !in_inventory.contains(a.id.as_str()) {
+            notes.push(format!(
+                "{} is no longer in the inventory; {} and {} stay reserved (free them with `rackplan plan --release {}`)",
+                a.id, a.hostname, a.management_ip, a.id
+            ));
+            changes.insert(a.id.clone(), Change::Orphaned);
+        }
+    }
+
+    // The create node: kept once chosen, unless it left the management role or the lock.
+    let is_mgmt = |id: &str| lock.get(id).is_some_and(|a| a.role == Role::Management);
+    let first_mgmt = lock
+        .nodes
+        .iter()
+        .filter(|a| a.role == Role::Management && in_inventory.contains(a.id.as_str()))
+        .min_by(|a, b| a.hostname.cmp(&b.hostname))
+        .map(|a| a.id.clone());
+    match lock.cluster_init.clone() {
+        Some(id) if is_mgmt(&id) => {}
+        Some(id) => {
+            notes.push(format!(
+                "cluster-init node {id} is no longer a management node; {} creates the cluster now \
+                 (this matters only before the cluster is installed)",
+                first_mgmt.as_deref().unwrap_or("no node")
+            ));
+            lock.cluster_init = first_mgmt;
+        }
+        None => lock.cluster_init = first_mgmt,
+    }
+
+    lock.nodes
+        .sort_by(|a, b| (a.role, &a.hostname).cmp(&(b.role, &b.hostname)));
+
+    // Storage network sizing.
+    let sn = &site.storage_network;
+    let disks: Vec<usize> = inputs
+        .inventory
+        .nodes
+        .iter()
+        .filter(|n| roles[&n.id].role != Role::Witness)
+        .map(|n| {
+            inputs
+                .profiles
+                .get(roles[&n.id].role)
+                .map_or(n.disks.len(), |p| select_disks(n, p).data.len().max(1))
+        })
+        .collect();
+    let needed = network::storage_ips_needed(&disks);
+    let usable = network::usable_storage_ips(&sn.cidr, &sn.exclude);
+    if usable < needed {
+        return Err(src.error_at(
+            &path!["storage_network", "cidr"],
+            format!("storage range {} has {usable} usable addresses; the fleet needs {needed} (2 + 2 per disk per Longhorn node)", sn.cidr),
+            Some("widen storage_network.cidr (Harvester accepts up to /16) or drop excludes".into()),
+        ));
+    }
+
+    let nodes = lock
+        .nodes
+        .iter()
+        .map(|a| PlannedNode {
+            allocation: a.clone(),
+            install_mode: if lock.cluster_init.as_deref() == Some(a.id.as_str()) {
+                "create"
+            } else {
+                "join"
+            },
+            role_source: roles.get(&a.id).map(|d| d.source),
+            change: changes.get(&a.id).cloned().unwrap_or(Change::Kept),
+        })
+        .collect();
+    Ok(PlanOutcome {
+        lock,
+        nodes,
+        storage_network: StorageSizing {
+            range: sn.cidr.to_string(),
+            needed,
+            usable,
+        },
+        notes,
+    })
+}

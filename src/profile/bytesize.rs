@@ -1,0 +1,100 @@
+//! Disk sizes as people write them: `480GB`, `3.84 TB`, `250GiB`, or plain bytes.
+//!
+//! Drive vendors sell decimal sizes (a "3.84 TB" NVMe holds 3.84e12 bytes, 3.49 TiB), so
+//! profiles should use decimal units for drives; binary units are accepted for minima taken
+//! from software (Harvester's 250 GiB install disk).
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ByteSize(pub u64);
+
+impl ByteSize {
+    pub fn parse(text: &str) -> Result<ByteSize, String> {
+        let t = text.trim();
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(t.len());
+        let (num, unit) = t.split_at(split);
+        let n: f64 = num
+            .parse()
+            .map_err(|_| format!("`{text}` is not a size (write e.g. `480GB` or `3.84TB`)"))?;
+        let mult: f64 = match unit.trim() {
+            "" | "B" => 1.0,
+            "KB" | "kB" => 1e3,
+            "MB" => 1e6,
+            "GB" => 1e9,
+            "TB" => 1e12,
+            "KiB" => 1024.0,
+            "MiB" => 1024f64.powi(2),
+            "GiB" => 1024f64.powi(3),
+            "TiB" => 1024f64.powi(4),
+            other => {
+                return Err(format!(
+                    "unknown size unit `{other}` in `{text}` (use B, GB, TB, GiB or TiB)"
+                ));
+            }
+        };
+        Ok(ByteSize((n * mult).round() as u64))
+    }
+
+    /// Human form in decimal units, as drive labels read.
+    pub fn human(bytes: u64) -> String {
+        let b = bytes as f64;
+        if b >= 1e12 {
+            format!("{:.2} TB", b / 1e12)
+        } else if b >= 1e9 {
+            format!("{:.0} GB", b / 1e9)
+        } else {
+            format!("{bytes} B")
+        }
+    }
+}
+
+impl fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&ByteSize::human(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u64),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) => Ok(ByteSize(n)),
+            Raw::S(s) => ByteSize::parse(&s).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl Serialize for ByteSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_decimal_and_binary_units() {
+        assert_eq!(ByteSize::parse("3.84TB").unwrap().0, 3_840_000_000_000);
+        assert_eq!(ByteSize::parse("480 GB").unwrap().0, 480_000_000_000);
+        assert_eq!(ByteSize::parse("250GiB").unwrap().0, 250 * 1024u64.pow(3));
+        assert_eq!(ByteSize::parse("1024").unwrap().0, 1024);
+        assert!(
+            ByteSize::parse("3.84 TX")
+                .unwrap_err()
+                .contains("unknown size unit")
+        );
+        assert!(ByteSize::parse("big").is_err());
+    }
+}

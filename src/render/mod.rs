@@ -1,0 +1,287 @@
+//! `rackplan render`: install configs, iPXE scripts and cluster manifests for a planned site.
+//!
+//! Rendering is all-or-nothing: every node is built and checked against the installer's
+//! validation rules first, and only then is anything written. Output is deterministic (the
+//! same inputs give byte-identical files): no timestamps, sorted maps, and password salts
+//! taken from the lock. Files holding the token or a password hash are mode 0600. Files a
+//! previous render wrote and this one does not are removed, and only those.
+
+pub mod installer;
+pub mod ipxe;
+pub mod manifests;
+pub mod node;
+mod summary;
+pub mod validate;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::fsio::{self, FsError, Mode};
+use crate::path;
+use crate::plan::Inputs;
+use crate::plan::check::check;
+use crate::plan::findings::{Finding, has_errors};
+use crate::profile::Role;
+use crate::secrets::SecretRef;
+use crate::yamlio::InputError;
+use node::{NodeContext, ResolvedSecrets};
+
+/// The index of files a render wrote, so the next render can remove what it no longer makes.
+const INDEX: &str = ".rackplan-files";
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Input(#[from] Box<InputError>),
+    #[error("{} node(s) have error findings; nothing was rendered", count_nodes(.0))]
+    Findings(Vec<Finding>),
+    #[error("the plan is out of date: {0}")]
+    Stale(String),
+    #[error("generated config for {node} would fail the installer's validation: {}", problems.join("; "))]
+    Invalid { node: String, problems: Vec<String> },
+    #[error(transparent)]
+    Fs(#[from] FsError),
+}
+
+fn count_nodes(f: &[Finding]) -> usize {
+    f.iter()
+        .filter(|f| f.severity == crate::plan::Severity::Error)
+        .map(|f| f.node.as_str())
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
+/// One generated file.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutputFile {
+    /// Path relative to the output directory.
+    pub path: String,
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    pub secret: bool,
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RenderOutcome {
+    pub out_dir: String,
+    pub files: Vec<OutputFile>,
+    pub removed: Vec<String>,
+}
+
+fn resolve(inputs: &Inputs) -> Result<ResolvedSecrets, Box<InputError>> {
+    let s = &inputs.site.site.secrets;
+    let src = &inputs.site.source;
+    let dir = &inputs.site.dir;
+    let get = |key: &str, r: &SecretRef| {
+        r.resolve(dir).map_err(|msg| {
+            Box::new(src.error_at(
+                &path!["secrets", key],
+                msg,
+                Some("secrets are read from the named environment variable or file (relative to the site directory)".into()),
+            ))
+        })
+    };
+    let token = get("token", &s.token)?;
+    if !token.expose().chars().all(|c| (' '..='~').contains(&c)) {
+        return Err(Box::new(src.error_at(
+            &path!["secrets", "token"],
+            "the token holds characters the installer rejects",
+            Some("use printable ASCII only (no tabs, newlines or non-ASCII)".into()),
+        )));
+    }
+    let password = s
+        .password
+        .as_ref()
+        .map(|r| get("password", r))
+        .transpose()?;
+    let password_hash = s
+        .password_hash
+        .as_ref()
+        .map(|r| get("password_hash", r))
+        .transpose()?;
+    if let Some(h) = &password_hash {
+        let t = h.expose();
+        if !(t.starts_with("$6$") || t.starts_with("$5$")) || t.split('$').count() < 4 {
+            return Err(Box::new(src.error_at(
+                &path!["secrets", "password_hash"],
+                "the password hash is not a SHA crypt hash",
+                Some("give a `$6$...` hash (e.g. from `openssl passwd -6`), or use `password` to have rackplan hash it".into()),
+            )));
+        }
+    }
+    let ssh_keys = match &s.ssh_authorized_keys {
+        Some(r) => get("ssh_authorized_keys", r)?
+            .expose()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(ResolvedSecrets {
+        token,
+        password,
+        password_hash,
+        ssh_keys,
+    })
+}
+
+/// Build every file in memory; nothing is written.
+pub fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
+    let report = check(inputs);
+    if has_errors(&report.findings) {
+        return Err(RenderError::Findings(report.findings));
+    }
+    let lock = &inputs.lock;
+    for n in &inputs.inventory.nodes {
+        match lock.get(&n.id) {
+            None => {
+                return Err(RenderError::Stale(format!(
+                    "node {} has no allocation; run `rackplan plan`",
+                    n.id
+                )));
+            }
+            Some(a) if a.role != report.roles[&n.id].role => {
+                return Err(RenderError::Stale(format!(
+                    "node {} is {} in the lock but {} now; run `rackplan plan`",
+                    n.id, a.role, report.roles[&n.id].role
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    let secrets = resolve(inputs)?;
+    let site = &inputs.site.site;
+    let mut planned: Vec<_> = inputs
+        .inventory
+        .nodes
+        .iter()
+        .map(|n| {
+            let a = lock.get(&n.id).expect("checked above");
+            let p = inputs
+                .profiles
+                .get(a.role)
+                .expect("check found every profile");
+            (n, p, a)
+        })
+        .collect();
+    planned.sort_by(|x, y| (x.2.role, &x.2.hostname).cmp(&(y.2.role, &y.2.hostname)));
+
+    let mut files = Vec::new();
+    for (node, profile, alloc) in &planned {
+        let create = lock.cluster_init.as_deref() == Some(alloc.id.as_str());
+        let cfg = node::build(&NodeContext {
+            site,
+            node,
+            alloc,
+            profile,
+            create,
+            secrets: &secrets,
+        });
+        let problems = validate::installer_check(&cfg, true);
+        if !problems.is_empty() {
+            return Err(RenderError::Invalid {
+                node: alloc.hostname.clone(),
+                problems,
+            });
+        }
+        let header = format!(
+            "# Harvester install config for {} (node {}), written by rackplan.\n\
+             # Holds the cluster token and a password hash: keep it private (mode 0600).\n",
+            alloc.hostname, alloc.id
+        );
+        files.push(OutputFile {
+            path: format!("nodes/{}/config.yaml", alloc.hostname),
+            kind: "install-config",
+            node: Some(alloc.id.clone()),
+            secret: true,
+            bytes: format!("{header}{}", crate::yamlio::to_string(&cfg)).into_bytes(),
+        });
+        files.push(OutputFile {
+            path: format!("nodes/{}/boot.ipxe", alloc.hostname),
+            kind: "ipxe",
+            node: Some(alloc.id.clone()),
+            secret: false,
+            bytes: ipxe::script(site, alloc, create).into_bytes(),
+        });
+    }
+    let for_manifests: Vec<_> = planned
+        .iter()
+        .filter(|(_, _, a)| a.role != Role::Witness)
+        .map(|(n, p, a)| (*n, *p, a.hostname.as_str()))
+        .collect();
+    let manifest_files = manifests::build(site, &for_manifests);
+    for m in &manifest_files {
+        files.push(OutputFile {
+            path: format!("manifests/{}", m.name),
+            kind: "manifest",
+            node: None,
+            secret: false,
+            bytes: manifests::to_yaml(m).into_bytes(),
+        });
+    }
+    let summary = summary::render(inputs, &planned, &manifest_files);
+    files.push(OutputFile {
+        path: "SUMMARY.md".into(),
+        kind: "summary",
+        node: None,
+        secret: false,
+        bytes: summary.into_bytes(),
+    });
+    Ok(files)
+}
+
+/// Write the files into `out`, removing what an earlier render wrote and this one did not.
+pub fn write(out: &Path, files: Vec<OutputFile>) -> Result<RenderOutcome, RenderError> {
+    let old: BTreeSet<String> = std::fs::read_to_string(out.join(INDEX))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    let new: BTreeSet<String> = files.iter().map(|f| f.path.clone()).collect();
+    for f in &files {
+        let mode = if f.secret { Mode::Secret } else { Mode::Public };
+        fsio::write_atomic(&out.join(&f.path), &f.bytes, mode)?;
+    }
+    let mut removed = Vec::new();
+    for stale in old.difference(&new) {
+        // Only plain relative paths we wrote ourselves.
+        if stale.split('/').any(|c| c == ".." || c.is_empty()) {
+            continue;
+        }
+        let p = out.join(stale);
+        if p.is_file() {
+            std::fs::remove_file(&p).map_err(|source| FsError {
+                action: "cannot remove",
+                path: p.clone(),
+                source,
+            })?;
+            if let Some(parent) = p.parent() {
+                let _ = std::fs::remove_dir(parent);
+            }
+            removed.push(stale.clone());
+        }
+    }
+    let index: String = new.iter().map(|p| format!("{p}\n")).collect();
+    fsio::write_atomic(&out.join(INDEX), index.as_bytes(), Mode::Public)?;
+    Ok(RenderOutcome {
+        out_dir: out.display().to_string(),
+        files,
+        removed,
+    })
+}
+
+/// Default output directory: `iso-config/<site>/` beside the `inventory/` folder that holds
+/// the site, else under the current directory.
+pub fn default_out_dir(site_dir: &Path, site_name: &str) -> PathBuf {
+    let root = site_dir
+        .parent()
+        .filter(|p| p.file_name().is_some_and(|n| n == "inventory"))
+        .and_then(Path::parent)
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    root.join("iso-config").join(site_name)
+}

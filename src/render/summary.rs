@@ -1,0 +1,140 @@
+//! `SUMMARY.md`: what was generated for which node, and what to do with it.
+
+use std::fmt::Write as _;
+
+use super::ipxe::config_url;
+use super::manifests::ManifestFile;
+use super::node::uplink_names;
+use crate::inventory::Node;
+use crate::plan::{Allocation, Inputs};
+use crate::profile::{NetworkKind, Profile, select_disks};
+
+fn disk_label(node: &Node, i: Option<usize>) -> String {
+    i.map_or("-".into(), |i| {
+        let d = &node.disks[i];
+        d.path.clone().unwrap_or_else(|| d.id.clone())
+    })
+}
+
+pub fn render(
+    inputs: &Inputs,
+    planned: &[(&Node, &Profile, &Allocation)],
+    manifests: &[ManifestFile],
+) -> String {
+    let site = &inputs.site.site;
+    let lock = &inputs.lock;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# Site `{}`: Harvester {} install plan\n",
+        site.name, site.harvester.version
+    );
+    let _ = writeln!(
+        s,
+        "Cluster VIP `{}` (server_url `https://{}:443`), management `{}` gateway `{}`, MTU {}, bond {}.\n",
+        site.management.vip,
+        site.management.vip,
+        site.management.cidr,
+        site.management.gateway,
+        site.management.mtu,
+        site.management.bond.mode.as_str()
+    );
+    let _ = writeln!(s, "## Nodes\n");
+    let _ = writeln!(
+        s,
+        "| hostname | node | role | mode | address | rack | management bond | VM bond | storage bond | install disk | data disk |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut extra_disks = Vec::new();
+    for (node, profile, a) in planned {
+        let create = lock.cluster_init.as_deref() == Some(a.id.as_str());
+        let disks = select_disks(node, profile);
+        let nets = |k| {
+            let v = uplink_names(node, profile, k);
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                v.join(" + ")
+            }
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} |",
+            a.hostname,
+            a.id,
+            a.role,
+            profile.role.harvester_role(),
+            if create { "create" } else { "join" },
+            a.management_ip,
+            node.annotations.rack.as_deref().unwrap_or("-"),
+            nets(NetworkKind::Management),
+            nets(NetworkKind::Vm),
+            nets(NetworkKind::Storage),
+            disk_label(node, disks.os),
+            disk_label(node, disks.data.first().copied()),
+        );
+        if disks.data.len() > 1 {
+            extra_disks.push(format!(
+                "- {}: {}",
+                a.hostname,
+                disks.data[1..]
+                    .iter()
+                    .map(|&i| disk_label(node, Some(i)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nEach node boots `nodes/<hostname>/boot.ipxe`, which fetches `{}`.\n",
+        config_url(site, "<hostname>")
+    );
+    let _ = writeln!(s, "## Install order\n");
+    let _ = writeln!(
+        s,
+        "1. Install the `create` node first and wait until the VIP answers."
+    );
+    let _ = writeln!(
+        s,
+        "2. Install the other nodes (any order); Harvester promotes the management nodes."
+    );
+    let _ = writeln!(
+        s,
+        "3. Apply the manifests in file order with `kubectl apply -f manifests/`:\n"
+    );
+    for m in manifests {
+        let _ = writeln!(s, "   - `manifests/{}`: {}", m.name, m.title);
+    }
+    let _ = writeln!(s, "\n## Notes\n");
+    let _ = writeln!(
+        s,
+        "- Config files hold the cluster token and a password hash: they are written with mode 0600; serve them only to the node they belong to."
+    );
+    let _ = writeln!(
+        s,
+        "- The management bond uses {}; PXE boots over one member before the bond exists, so the switch ports need LACP fallback (individual mode) or the node's first boot stalls.",
+        site.management.bond.mode.as_str()
+    );
+    if site.management.vlan.is_some() {
+        let _ = writeln!(
+            s,
+            "- The management network is tagged (VLAN {}): PXE needs the install VLAN untagged (native) on the node's switch ports.",
+            site.management.vlan.map(|v| v.0).unwrap_or(0)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "- The storage-network setting applies only while all VMs are stopped; apply it right after install."
+    );
+    if !extra_disks.is_empty() {
+        let _ = writeln!(
+            s,
+            "- The installer takes one data disk. Add these to Longhorn afterwards (Hosts > Edit Config > Disks, or the `auto-disk-provision-paths` setting):"
+        );
+        for l in extra_disks {
+            let _ = writeln!(s, "  {l}");
+        }
+    }
+    s
+}

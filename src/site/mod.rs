@@ -1,0 +1,332 @@
+//! `site.yaml`: what the site decides (networks, install source, secrets, settings).
+//!
+//! Parsing checks each value on its own (a VLAN in 1..4094, an MTU in 576..9000, a CIDR that
+//! parses); [`validate`] then checks the values against each other (a VIP inside the
+//! management subnet, no two site networks overlapping, a storage range Harvester accepts) and
+//! points every error at the key that is wrong.
+
+pub mod types;
+mod validate;
+
+use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
+
+use ipnet::Ipv4Net;
+use serde::{Deserialize, Serialize};
+
+pub use types::{ClusterNetworkName, DnsLabel, Mtu, Vlan};
+pub use validate::validate;
+
+use crate::secrets::SecretRef;
+use crate::yamlio::{self, InputError, Source};
+
+/// The whole `site.yaml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Site {
+    /// Site name; output goes to `iso-config/<name>/`.
+    pub name: DnsLabel,
+    /// Where the role profiles are, relative to the site directory.
+    #[serde(default = "default_profiles_dir")]
+    pub profiles_dir: String,
+    pub harvester: HarvesterSpec,
+    pub management: ManagementNetwork,
+    #[serde(default)]
+    pub cluster: ClusterCidrs,
+    pub vm_network: VmNetwork,
+    pub storage_network: StorageNetwork,
+    #[serde(default)]
+    pub longhorn: LonghornSpec,
+    pub secrets: Secrets,
+}
+
+fn default_profiles_dir() -> String {
+    "../../profiles".to_string()
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarvesterSpec {
+    /// Release to install, e.g. `v1.6.1`; names the PXE artefacts.
+    pub version: String,
+    /// The installer ISO; required by automatic installs.
+    pub iso_url: String,
+    /// Base URL under which `serve` (or any web server) publishes artefacts and configs.
+    pub pxe_base_url: String,
+    /// Kernel console, e.g. `ttyS1,115200n8` for serial-only machines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub console: Option<String>,
+    /// Let dracut fetch the live root over HTTPS without verifying TLS (`rd.noverifyssl`).
+    /// Off by default; turning it on is recorded in every iPXE script.
+    #[serde(default)]
+    pub insecure_live_fetch: bool,
+    /// Pass `harvester.install.skipchecks=true` (proceed despite preflight warnings).
+    #[serde(default)]
+    pub skip_preflight_checks: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManagementNetwork {
+    pub cidr: Ipv4Net,
+    pub gateway: Ipv4Addr,
+    pub vip: Ipv4Addr,
+    /// Addresses handed to nodes, in order.
+    pub pool: Pool,
+    pub dns: Vec<Ipv4Addr>,
+    pub ntp: Vec<String>,
+    /// Tagged management VLAN; absent means untagged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vlan: Option<Vlan>,
+    #[serde(default)]
+    pub mtu: Mtu,
+    #[serde(default)]
+    pub bond: Bond,
+    /// Hostnames are `<prefix>-<m|c|w><NN>`.
+    pub hostname_prefix: DnsLabel,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pool {
+    pub start: Ipv4Addr,
+    pub end: Ipv4Addr,
+}
+
+/// Linux bonding options; the reference design bonds everything with LACP.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bond {
+    #[serde(default = "default_bond_mode")]
+    pub mode: BondMode,
+    #[serde(default = "default_miimon")]
+    pub miimon: u32,
+    /// Only meaningful for 802.3ad and balance-xor; `layer3+4` spreads flows of one host pair
+    /// over both links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xmit_hash_policy: Option<XmitHashPolicy>,
+}
+
+impl Default for Bond {
+    fn default() -> Self {
+        Bond {
+            mode: default_bond_mode(),
+            miimon: default_miimon(),
+            xmit_hash_policy: Some(XmitHashPolicy::Layer34),
+        }
+    }
+}
+
+fn default_bond_mode() -> BondMode {
+    BondMode::Lacp
+}
+
+fn default_miimon() -> u32 {
+    100
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BondMode {
+    #[serde(rename = "balance-rr")]
+    BalanceRr,
+    #[serde(rename = "active-backup")]
+    ActiveBackup,
+    #[serde(rename = "balance-xor")]
+    BalanceXor,
+    #[serde(rename = "broadcast")]
+    Broadcast,
+    #[serde(rename = "802.3ad")]
+    Lacp,
+    #[serde(rename = "balance-tlb")]
+    BalanceTlb,
+    #[serde(rename = "balance-alb")]
+    BalanceAlb,
+}
+
+impl BondMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BondMode::BalanceRr => "balance-rr",
+            BondMode::ActiveBackup => "active-backup",
+            BondMode::BalanceXor => "balance-xor",
+            BondMode::Broadcast => "broadcast",
+            BondMode::Lacp => "802.3ad",
+            BondMode::BalanceTlb => "balance-tlb",
+            BondMode::BalanceAlb => "balance-alb",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum XmitHashPolicy {
+    #[serde(rename = "layer2")]
+    Layer2,
+    #[serde(rename = "layer2+3")]
+    Layer23,
+    #[serde(rename = "layer3+4")]
+    Layer34,
+    #[serde(rename = "encap2+3")]
+    Encap23,
+    #[serde(rename = "encap3+4")]
+    Encap34,
+}
+
+impl XmitHashPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            XmitHashPolicy::Layer2 => "layer2",
+            XmitHashPolicy::Layer23 => "layer2+3",
+            XmitHashPolicy::Layer34 => "layer3+4",
+            XmitHashPolicy::Encap23 => "encap2+3",
+            XmitHashPolicy::Encap34 => "encap3+4",
+        }
+    }
+}
+
+/// RKE2's pod and service networks; defaults as Harvester's installer (v1.5+).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterCidrs {
+    #[serde(default = "default_pod_cidr")]
+    pub pod_cidr: Ipv4Net,
+    #[serde(default = "default_service_cidr")]
+    pub service_cidr: Ipv4Net,
+    #[serde(default = "default_cluster_dns")]
+    pub cluster_dns: Ipv4Addr,
+}
+
+impl Default for ClusterCidrs {
+    fn default() -> Self {
+        ClusterCidrs {
+            pod_cidr: default_pod_cidr(),
+            service_cidr: default_service_cidr(),
+            cluster_dns: default_cluster_dns(),
+        }
+    }
+}
+
+fn default_pod_cidr() -> Ipv4Net {
+    "10.52.0.0/16".parse().expect("constant")
+}
+fn default_service_cidr() -> Ipv4Net {
+    "10.53.0.0/16".parse().expect("constant")
+}
+fn default_cluster_dns() -> Ipv4Addr {
+    Ipv4Addr::new(10, 53, 0, 10)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VmNetwork {
+    pub cluster_network: ClusterNetworkName,
+    #[serde(default)]
+    pub mtu: Mtu,
+    #[serde(default)]
+    pub bond: Bond,
+    #[serde(default)]
+    pub tenants: Vec<Tenant>,
+}
+
+/// A tenant's VM network: one VLAN NetworkAttachmentDefinition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tenant {
+    pub name: DnsLabel,
+    pub vlan: Vlan,
+    /// Namespace of the NetworkAttachmentDefinition; defaults to the tenant name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<DnsLabel>,
+}
+
+impl Tenant {
+    pub fn namespace(&self) -> &str {
+        self.namespace.as_ref().unwrap_or(&self.name).0.as_str()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageNetwork {
+    pub cluster_network: ClusterNetworkName,
+    pub vlan: Vlan,
+    /// The range Harvester's whereabouts IPAM hands to Longhorn pods.
+    pub cidr: Ipv4Net,
+    #[serde(default)]
+    pub exclude: Vec<Ipv4Net>,
+    #[serde(default)]
+    pub mtu: Mtu,
+    #[serde(default)]
+    pub bond: Bond,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LonghornSpec {
+    #[serde(default = "default_replicas")]
+    pub replica_count: u32,
+    #[serde(default = "default_rebuild_limit")]
+    pub concurrent_replica_rebuild_per_node_limit: u32,
+}
+
+impl Default for LonghornSpec {
+    fn default() -> Self {
+        LonghornSpec {
+            replica_count: default_replicas(),
+            concurrent_replica_rebuild_per_node_limit: default_rebuild_limit(),
+        }
+    }
+}
+
+fn default_replicas() -> u32 {
+    3
+}
+fn default_rebuild_limit() -> u32 {
+    2
+}
+
+/// References to secrets; their values never appear in site files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Secrets {
+    /// The cluster token shared by every node.
+    pub token: SecretRef,
+    /// A clear-text password for user `rancher`, hashed to `$6$` before it is written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<SecretRef>,
+    /// An existing crypt hash (`$6$...`), written as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password_hash: Option<SecretRef>,
+    /// A file or variable with one SSH public key per line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssh_authorized_keys: Option<SecretRef>,
+}
+
+/// A loaded site: the parsed file, its text (for located errors) and its directory.
+#[derive(Debug, Clone)]
+pub struct LoadedSite {
+    pub site: Site,
+    pub source: Source,
+    pub dir: PathBuf,
+}
+
+impl LoadedSite {
+    pub fn profiles_dir(&self) -> PathBuf {
+        self.dir.join(&self.site.profiles_dir)
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+}
+
+/// Load `<dir>/site.yaml` and check it.
+pub fn load(dir: &Path) -> Result<LoadedSite, InputError> {
+    let path = dir.join("site.yaml");
+    let (site, source): (Site, Source) = yamlio::load(&path)?;
+    validate(&site, &source)?;
+    Ok(LoadedSite {
+        site,
+        source,
+        dir: dir.to_path_buf(),
+    })
+}

@@ -1,0 +1,301 @@
+//! Cross-field checks of `site.yaml`, each error pointing at the key to fix.
+
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+use ipnet::Ipv4Net;
+
+use super::Site;
+use crate::path;
+use crate::yamlio::{InputError, Seg, Source};
+
+fn overlaps(a: &Ipv4Net, b: &Ipv4Net) -> bool {
+    a.contains(&b.network()) || b.contains(&a.network())
+}
+
+pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
+    let m = &site.management;
+    let err = |p: Vec<Seg>, msg: String, hint: &str| Err(src.error_at(&p, msg, Some(hint.into())));
+
+    if m.cidr.prefix_len() > 30 {
+        return err(
+            path!["management", "cidr"],
+            format!("management network {} is too small", m.cidr),
+            "use a prefix of /30 or wider",
+        );
+    }
+    if m.cidr.network() != m.cidr.addr() {
+        return err(
+            path!["management", "cidr"],
+            format!(
+                "{} has host bits set; the network address is {}",
+                m.cidr,
+                m.cidr.trunc()
+            ),
+            "write the network address",
+        );
+    }
+    let host =
+        |a: &Ipv4Addr| m.cidr.contains(a) && *a != m.cidr.network() && *a != m.cidr.broadcast();
+    if !host(&m.gateway) {
+        return err(
+            path!["management", "gateway"],
+            format!("gateway {} is not a host address of {}", m.gateway, m.cidr),
+            "the gateway must lie inside management.cidr",
+        );
+    }
+    if !host(&m.vip) {
+        return err(
+            path!["management", "vip"],
+            format!("VIP {} is outside the management subnet {}", m.vip, m.cidr),
+            "the cluster VIP must be a host address of management.cidr",
+        );
+    }
+    if m.vip == m.gateway {
+        return err(
+            path!["management", "vip"],
+            format!("VIP {} is the gateway's address", m.vip),
+            "pick a free address for the VIP",
+        );
+    }
+    for (key, a) in [("start", m.pool.start), ("end", m.pool.end)] {
+        if !host(&a) {
+            return err(
+                path!["management", "pool", key],
+                format!("pool {key} {a} is not a host address of {}", m.cidr),
+                "the address pool must lie inside management.cidr",
+            );
+        }
+    }
+    if m.pool.start > m.pool.end {
+        return err(
+            path!["management", "pool", "end"],
+            format!(
+                "pool ends at {} before it starts at {}",
+                m.pool.end, m.pool.start
+            ),
+            "swap start and end",
+        );
+    }
+    let in_pool = |a: Ipv4Addr| a >= m.pool.start && a <= m.pool.end;
+    if in_pool(m.vip) {
+        return err(
+            path!["management", "vip"],
+            format!(
+                "VIP {} lies inside the node pool {}-{}",
+                m.vip, m.pool.start, m.pool.end
+            ),
+            "move the VIP out of management.pool, or shrink the pool",
+        );
+    }
+    if in_pool(m.gateway) {
+        return err(
+            path!["management", "gateway"],
+            format!("gateway {} lies inside the node pool", m.gateway),
+            "shrink management.pool so it excludes the gateway",
+        );
+    }
+    if m.dns.is_empty() {
+        return err(
+            path!["management", "dns"],
+            "no DNS server: Harvester requires at least one with a static address".into(),
+            "list at least one DNS server",
+        );
+    }
+
+    // No two site networks may overlap.
+    let nets: Vec<(Vec<Seg>, Ipv4Net)> = vec![
+        (path!["management", "cidr"], m.cidr),
+        (path!["storage_network", "cidr"], site.storage_network.cidr),
+        (path!["cluster", "pod_cidr"], site.cluster.pod_cidr),
+        (path!["cluster", "service_cidr"], site.cluster.service_cidr),
+    ];
+    for i in 0..nets.len() {
+        for j in i + 1..nets.len() {
+            if overlaps(&nets[i].1, &nets[j].1) {
+                return Err(src.error_at(
+                    &nets[j].0,
+                    format!(
+                        "{} ({}) overlaps {} ({})",
+                        crate::yamlio::display_path(&nets[j].0),
+                        nets[j].1,
+                        crate::yamlio::display_path(&nets[i].0),
+                        nets[i].1
+                    ),
+                    Some("every site network needs its own address range".into()),
+                ));
+            }
+        }
+    }
+    if !site
+        .cluster
+        .service_cidr
+        .contains(&site.cluster.cluster_dns)
+    {
+        return err(
+            path!["cluster", "cluster_dns"],
+            format!(
+                "cluster DNS {} is outside the service network {}",
+                site.cluster.cluster_dns, site.cluster.service_cidr
+            ),
+            "cluster_dns must be an address of cluster.service_cidr",
+        );
+    }
+    // Harvester's docs: the storage range must not overlap the RKE2 defaults either, even
+    // when the site moved its own pod/service ranges.
+    for reserved in [
+        "10.42.0.0/16",
+        "10.43.0.0/16",
+        "10.52.0.0/16",
+        "10.53.0.0/16",
+    ] {
+        let r: Ipv4Net = reserved.parse().expect("constant");
+        if overlaps(&r, &site.storage_network.cidr) {
+            return err(
+                path!["storage_network", "cidr"],
+                format!(
+                    "storage range {} overlaps {reserved}, which RKE2/Harvester reserve",
+                    site.storage_network.cidr
+                ),
+                "choose a range outside 10.42/16, 10.43/16, 10.52/16 and 10.53/16",
+            );
+        }
+    }
+
+    // Storage network rules of Harvester's setting webhook.
+    let s = &site.storage_network;
+    if s.cidr.network() != s.cidr.addr() {
+        return err(
+            path!["storage_network", "cidr"],
+            format!(
+                "{} is not a network address; Harvester wants {}",
+                s.cidr,
+                s.cidr.trunc()
+            ),
+            "write the range as its network address",
+        );
+    }
+    if s.cidr.prefix_len() < 16 {
+        return err(
+            path!["storage_network", "cidr"],
+            format!(
+                "storage range {} is wider than /16, which Harvester rejects",
+                s.cidr
+            ),
+            "use a prefix of /16 or narrower",
+        );
+    }
+    for (k, ex) in s.exclude.iter().enumerate() {
+        if ex.prefix_len() < 16 || !overlaps(ex, &s.cidr) || ex.prefix_len() <= s.cidr.prefix_len()
+        {
+            return err(
+                path!["storage_network", "exclude", k],
+                format!(
+                    "exclude {ex} must lie inside and be narrower than the range {}",
+                    s.cidr
+                ),
+                "list only sub-ranges of storage_network.cidr",
+            );
+        }
+        if k > 0 && overlaps(ex, &s.exclude[k - 1]) {
+            return err(
+                path!["storage_network", "exclude", k],
+                format!("exclude {ex} overlaps the previous one"),
+                "merge overlapping excludes",
+            );
+        }
+    }
+    if site.vm_network.cluster_network == s.cluster_network {
+        return err(
+            path!["storage_network", "cluster_network"],
+            format!(
+                "the storage network shares cluster network `{}` with the VM network",
+                s.cluster_network
+            ),
+            "the reference design gives Longhorn its own bond: name a separate cluster network",
+        );
+    }
+
+    // Tenants: unique names per namespace, unique VLANs, and not the storage VLAN.
+    let mut vlans: BTreeMap<u16, usize> = BTreeMap::new();
+    let mut names: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (k, t) in site.vm_network.tenants.iter().enumerate() {
+        if let Some(prev) = vlans.insert(t.vlan.0, k) {
+            return err(
+                path!["vm_network", "tenants", k, "vlan"],
+                format!(
+                    "VLAN {} is already used by tenant `{}`",
+                    t.vlan, site.vm_network.tenants[prev].name
+                ),
+                "give each tenant its own VLAN",
+            );
+        }
+        let key = (t.namespace().to_string(), t.name.0.clone());
+        if names.insert(key, k).is_some() {
+            return err(
+                path!["vm_network", "tenants", k, "name"],
+                format!(
+                    "tenant `{}` is listed twice in namespace `{}`",
+                    t.name,
+                    t.namespace()
+                ),
+                "tenant names must be unique within a namespace",
+            );
+        }
+        if Some(t.vlan) == m.vlan {
+            return err(
+                path!["vm_network", "tenants", k, "vlan"],
+                format!("VLAN {} is the management VLAN", t.vlan),
+                "tenant VLANs must differ from management.vlan",
+            );
+        }
+    }
+    if site.longhorn.replica_count == 0 || site.longhorn.replica_count > 3 {
+        return err(
+            path!["longhorn", "replica_count"],
+            format!(
+                "replica count {} is not supported by Harvester",
+                site.longhorn.replica_count
+            ),
+            "use 1, 2 or 3 (Harvester clamps higher values to 3)",
+        );
+    }
+    if site.longhorn.concurrent_replica_rebuild_per_node_limit == 0 {
+        return err(
+            path!["longhorn", "concurrent_replica_rebuild_per_node_limit"],
+            "0 disables replica rebuilding entirely".into(),
+            "use 1 or more (the reference design uses 2)",
+        );
+    }
+    let sec = &site.secrets;
+    if sec.password.is_some() && sec.password_hash.is_some() {
+        return err(
+            path!["secrets", "password_hash"],
+            "both `password` and `password_hash` are set".into(),
+            "keep one of them",
+        );
+    }
+    if sec.password.is_none() && sec.password_hash.is_none() && sec.ssh_authorized_keys.is_none() {
+        return err(
+            path!["secrets"],
+            "no password and no SSH keys: the installer refuses such a config".into(),
+            "add `password`, `password_hash` or `ssh_authorized_keys`",
+        );
+    }
+    for (k, r) in [
+        ("token", Some(&sec.token)),
+        ("password", sec.password.as_ref()),
+        ("password_hash", sec.password_hash.as_ref()),
+        ("ssh_authorized_keys", sec.ssh_authorized_keys.as_ref()),
+    ] {
+        if let Some(r) = r
+            && let Err(msg) = r.check_shape() {
+                return err(
+                    path!["secrets", k],
+                    msg,
+                    "write `{env: VAR}` or `{file: path}`",
+                );
+            }
+    }
+    Ok(())
+}

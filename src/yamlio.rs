@@ -1,0 +1,495 @@
+//! All YAML reading and writing goes through here.
+//!
+//! Reading is strict (unknown keys rejected, duplicate keys rejected, no implicit null to
+//! collection) and every failure becomes an [`InputError`] that names the file, the line, the
+//! column and the key path, with a hint where one helps ("did you mean ..."). Semantic checks
+//! made after parsing (overlapping networks, a VIP outside its subnet) point back into the
+//! file through [`Source::error_at`], which finds the value of a key path in the document.
+//!
+//! Writing uses serde-saphyr's serializer, which quotes every string a YAML 1.1 reader (Go's
+//! yaml.v2, used by Harvester's installer) would otherwise turn into a bool or a number.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use miette::{Diagnostic, NamedSource, SourceSpan};
+use serde::de::{DeserializeOwned, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_saphyr::Spanned;
+
+/// One step of a key path: a mapping key or a sequence index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+impl From<&str> for Seg {
+    fn from(k: &str) -> Self {
+        Seg::Key(k.to_string())
+    }
+}
+
+impl From<String> for Seg {
+    fn from(k: String) -> Self {
+        Seg::Key(k)
+    }
+}
+
+impl From<usize> for Seg {
+    fn from(i: usize) -> Self {
+        Seg::Index(i)
+    }
+}
+
+/// Build a key path: `path!["management", "pool", 0]`.
+#[macro_export]
+macro_rules! path {
+    ($($seg:expr),* $(,)?) => {{
+        #[allow(clippy::useless_vec)]
+        let p = vec![$($crate::yamlio::Seg::from($seg)),*];
+        p
+    }};
+}
+
+/// Render a key path the way people write it: `tenants[2].vlan`.
+pub fn display_path(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    if out.is_empty() {
+        out.push_str("(document)");
+    }
+    out
+}
+
+/// A bad input file: where, what, and what to do about it.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("{file}:{line}:{column}: {key}: {message}")]
+#[diagnostic(code(rackplan::input))]
+pub struct InputError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    /// Key path of the offending value (`management.vip`), or `(document)`.
+    pub key: String,
+    pub message: String,
+    #[help]
+    pub hint: Option<String>,
+    #[source_code]
+    pub src: NamedSource<String>,
+    #[label("here")]
+    pub span: Option<SourceSpan>,
+}
+
+/// A parsed file kept with its text, so later checks can point into it.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub path: PathBuf,
+    pub text: String,
+    tree: Option<Spanned<Node>>,
+}
+
+impl Source {
+    pub fn new(path: &Path, text: String) -> Self {
+        let tree = serde_saphyr::from_str::<Spanned<Node>>(&text).ok();
+        Source {
+            path: path.to_path_buf(),
+            text,
+            tree,
+        }
+    }
+
+    /// Line and column (1-based) of the value at `path`, or of its nearest ancestor.
+    pub fn locate(&self, path: &[Seg]) -> (usize, usize) {
+        let Some(mut node) = self.tree.as_ref() else {
+            return (1, 1);
+        };
+        for seg in path {
+            let next = match (&node.value, seg) {
+                (Node::Map(entries), Seg::Key(k)) => {
+                    entries.iter().find(|(key, _)| key == k).map(|(_, v)| v)
+                }
+                (Node::Seq(items), Seg::Index(i)) => items.get(*i),
+                _ => None,
+            };
+            match next {
+                Some(n) => node = n,
+                None => break,
+            }
+        }
+        let loc = node.referenced;
+        (loc.line() as usize, loc.column() as usize)
+    }
+
+    /// An error about the value at `path` (which parsed, but is wrong).
+    pub fn error_at(
+        &self,
+        path: &[Seg],
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) -> InputError {
+        let (line, column) = self.locate(path);
+        self.make_error(line, column, display_path(path), message.into(), hint)
+    }
+
+    fn make_error(
+        &self,
+        line: usize,
+        column: usize,
+        key: String,
+        message: String,
+        hint: Option<String>,
+    ) -> InputError {
+        let offset = byte_offset(&self.text, line, column);
+        InputError {
+            file: self.path.display().to_string(),
+            line,
+            column,
+            key,
+            message,
+            hint,
+            src: NamedSource::new(self.path.display().to_string(), self.text.clone()),
+            span: offset.map(|o| SourceSpan::from((o, 0))),
+        }
+    }
+}
+
+fn byte_offset(text: &str, line: usize, column: usize) -> Option<usize> {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let line_text = text[start..].split('\n').next()?;
+    let col_bytes: usize = line_text
+        .chars()
+        .take(column.saturating_sub(1))
+        .map(char::len_utf8)
+        .sum();
+    Some(start + col_bytes)
+}
+
+/// A YAML document as a tree of located values; used only to find where a key path lives.
+#[derive(Debug, Clone)]
+enum Node {
+    Map(Vec<(String, Spanned<Node>)>),
+    Seq(Vec<Spanned<Node>>),
+    Leaf,
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Node;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any YAML value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Node, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(k) = m.next_key::<KeyText>()? {
+                    entries.push((k.0, m.next_value::<Spanned<Node>>()?));
+                }
+                Ok(Node::Map(entries))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Node, A::Error> {
+                let mut items = Vec::new();
+                while let Some(v) = s.next_element::<Spanned<Node>>()? {
+                    items.push(v);
+                }
+                Ok(Node::Seq(items))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_unit<E>(self) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_none<E>(self) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Node, D2::Error> {
+                Node::deserialize(d)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A mapping key of any scalar type, kept as text.
+struct KeyText(String);
+
+impl<'de> Deserialize<'de> for KeyText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = KeyText;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a scalar key")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<KeyText, E> {
+                Ok(KeyText(v.to_string()))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<KeyText, E> {
+                Ok(KeyText(v.to_string()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<KeyText, E> {
+                Ok(KeyText(v.to_string()))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<KeyText, E> {
+                Ok(KeyText(v.to_string()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<KeyText, E> {
+                Ok(KeyText(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn options() -> serde_saphyr::Options {
+    serde_saphyr::options! { with_snippet: false }
+}
+
+/// Parse `text` (read from `path`) into `T`, strictly.
+pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<(T, Source), InputError> {
+    let source = Source::new(path, text.to_string());
+    match serde_saphyr::from_str_with_options::<T>(text, options()) {
+        Ok(v) => Ok((v, source)),
+        Err(e) => Err(convert_error(&source, &e)),
+    }
+}
+
+/// Read and parse a file; a missing or unreadable file is an input error too.
+pub fn load<T: DeserializeOwned>(path: &Path) -> Result<(T, Source), InputError> {
+    let text = std::fs::read_to_string(path).map_err(|e| InputError {
+        file: path.display().to_string(),
+        line: 0,
+        column: 0,
+        key: "(file)".to_string(),
+        message: format!("cannot read the file: {e}"),
+        hint: Some("check the path given with --site and that the file exists".to_string()),
+        src: NamedSource::new(path.display().to_string(), String::new()),
+        span: None,
+    })?;
+    parse(path, &text)
+}
+
+fn convert_error(source: &Source, e: &serde_saphyr::Error) -> InputError {
+    let inner = e.without_snippet();
+    let (line, column) = inner
+        .location()
+        .map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+    let raw = strip_location(&inner.to_string());
+    let key = key_path_at(source, line, column);
+    let hint = hint_for(&raw);
+    source.make_error(line, column, key, tidy_message(&raw), hint)
+}
+
+/// serde-saphyr appends " at line X column Y"; we print the location ourselves.
+fn strip_location(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+fn tidy_message(raw: &str) -> String {
+    // "unknown field `foo`, expected one of `a`, `b`" -> keep only the first clause; the
+    // alternatives go into the hint.
+    if let Some(rest) = raw.strip_prefix("unknown field ") {
+        if let Some(end) = rest.find(", expected") {
+            return format!("unknown key {}", &rest[..end]);
+        }
+        return format!("unknown key {rest}");
+    }
+    raw.to_string()
+}
+
+fn hint_for(raw: &str) -> Option<String> {
+    let rest = raw.strip_prefix("unknown field `")?;
+    let end = rest.find('`')?;
+    let unknown = &rest[..end];
+    let alternatives = rest[end + 1..]
+        .trim_start_matches(',')
+        .trim()
+        .trim_start_matches("expected one of")
+        .trim_start_matches("expected")
+        .trim();
+    let expected: Vec<String> = alternatives
+        .split(", ")
+        .flat_map(|s| s.split(" or "))
+        .map(|s| s.trim().trim_matches('`').to_string())
+        .filter(|s| !s.is_empty() && !s.contains(' '))
+        .collect();
+    let best = expected
+        .iter()
+        .map(|c| (strsim::jaro_winkler(unknown, c), c))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((score, candidate)) if score > 0.8 => Some(format!(
+            "did you mean `{candidate}`? (known keys here: {})",
+            expected.join(", ")
+        )),
+        _ if !expected.is_empty() => Some(format!("known keys here: {}", expected.join(", "))),
+        _ => Some("this key is not known here; remove it".to_string()),
+    }
+}
+
+/// The key path whose key or value starts nearest before (line, column).
+fn key_path_at(source: &Source, line: usize, column: usize) -> String {
+    fn walk(
+        node: &Spanned<Node>,
+        target: (usize, usize),
+        path: &mut Vec<Seg>,
+        best: &mut Vec<Seg>,
+    ) {
+        let pos = (
+            node.referenced.line() as usize,
+            node.referenced.column() as usize,
+        );
+        if pos <= target {
+            best.clone_from(path);
+        }
+        match &node.value {
+            Node::Map(entries) => {
+                for (k, v) in entries {
+                    path.push(Seg::Key(k.clone()));
+                    walk(v, target, path, best);
+                    path.pop();
+                }
+            }
+            Node::Seq(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    path.push(Seg::Index(i));
+                    walk(v, target, path, best);
+                    path.pop();
+                }
+            }
+            Node::Leaf => {}
+        }
+    }
+    let Some(tree) = &source.tree else {
+        return "(document)".to_string();
+    };
+    let mut best = Vec::new();
+    walk(tree, (line, column), &mut Vec::new(), &mut best);
+    // An unknown key is reported at the key itself, before its value: the path found is then
+    // that of the previous sibling's value. Re-anchor on the key name when the text says so.
+    if let Some(key_text) = key_on_line(&source.text, line, column) {
+        if let Some(Seg::Key(last)) = best.last() {
+            if *last != key_text {
+                best.pop();
+                best.push(Seg::Key(key_text));
+            }
+        } else {
+            best.push(Seg::Key(key_text));
+        }
+    }
+    display_path(&best)
+}
+
+/// The mapping key written at (line, column), if the text there is `key:`.
+fn key_on_line(text: &str, line: usize, column: usize) -> Option<String> {
+    let l = text.lines().nth(line.checked_sub(1)?)?;
+    let rest: String = l.chars().skip(column.saturating_sub(1)).collect();
+    let rest = rest.trim_start_matches("- ");
+    let colon = rest.find(':')?;
+    let key = rest[..colon].trim().trim_matches('"').trim_matches('\'');
+    if key.is_empty() || key.contains(' ') || key.contains('{') {
+        return None;
+    }
+    Some(key.to_string())
+}
+
+/// Serialize to YAML text that Go's YAML parsers read back the same.
+///
+/// Block scalars are off: a folded SSH key or password hash reads back the same, but people
+/// grep these files and copy values out of them, so every string stays on one line.
+pub fn to_string<T: Serialize>(value: &T) -> String {
+    let opts = serde_saphyr::ser_options! { prefer_block_scalars: false };
+    serde_saphyr::to_string_with_options(value, opts).expect("rackplan's own data always serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Inner {
+        vlan: u16,
+        name: String,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Outer {
+        tenants: Vec<Inner>,
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_path_and_suggests() {
+        let text = "tenants:\n  - name: a\n    vlan: 5\n  - name: b\n    vlna: 6\n";
+        let e = parse::<Outer>(Path::new("site.yaml"), text).unwrap_err();
+        assert_eq!((e.line, e.column), (5, 5), "{e}");
+        assert_eq!(e.key, "tenants[1].vlna");
+        assert_eq!(e.message, "unknown key `vlna`");
+        assert!(
+            e.hint
+                .as_deref()
+                .unwrap()
+                .starts_with("did you mean `vlan`?"),
+            "{:?}",
+            e.hint
+        );
+    }
+
+    #[test]
+    fn wrong_type_names_the_key() {
+        let text = "tenants:\n  - name: a\n    vlan: lots\n";
+        let e = parse::<Outer>(Path::new("s.yaml"), text).unwrap_err();
+        assert_eq!(e.line, 3);
+        assert_eq!(e.key, "tenants[0].vlan");
+    }
+
+    #[test]
+    fn locate_finds_nested_values() {
+        let text = "a:\n  b:\n    - x\n    - y: 1\n      z: 2\n";
+        let s = Source::new(Path::new("t.yaml"), text.to_string());
+        assert_eq!(s.locate(&path!["a", "b", 1, "z"]), (5, 10));
+        assert_eq!(s.locate(&path!["a", "missing"]), (2, 3));
+    }
+
+    #[test]
+    fn yaml11_words_are_quoted_on_output() {
+        let out = to_string(&vec!["NO", "yes", "on", "0755", "12:30"]);
+        for w in ["NO", "yes", "on", "0755", "12:30"] {
+            assert!(!out.contains(&format!("- {w}\n")), "{w} unquoted in {out}");
+        }
+    }
+}
