@@ -329,6 +329,27 @@ fn tidy_message(raw: &str) -> String {
 }
 
 fn hint_for(raw: &str) -> Option<String> {
+    let generic = [
+        (
+            "invalid IP address syntax",
+            "write a network as address/prefix, e.g. `10.10.0.0/24` (prefix 0 to 32)",
+        ),
+        (
+            "invalid IPv4 address syntax",
+            "write a dotted IPv4 address, e.g. `10.10.0.10`",
+        ),
+        ("invalid u32", "write a whole number"),
+        ("invalid u16", "write a whole number"),
+        ("invalid i64", "write a whole number"),
+        (
+            "expected string scalar",
+            "check brackets and quotes on this line: the YAML does not parse",
+        ),
+        ("duplicate", "remove one of the two entries"),
+    ];
+    if let Some((_, h)) = generic.iter().find(|(m, _)| raw.contains(m)) {
+        return Some((*h).to_string());
+    }
     let rest = raw.strip_prefix("unknown field `")?;
     let end = rest.find('`')?;
     let unknown = &rest[..end];
@@ -358,33 +379,26 @@ fn hint_for(raw: &str) -> Option<String> {
     }
 }
 
-/// The key path whose key or value starts nearest before (line, column).
+/// The key path of the value at (line, column), or of the key written there.
 fn key_path_at(source: &Source, line: usize, column: usize) -> String {
-    fn walk(
-        node: &Spanned<Node>,
-        target: (usize, usize),
-        path: &mut Vec<Seg>,
-        best: &mut Vec<Seg>,
-    ) {
+    fn walk(node: &Spanned<Node>, path: &mut Vec<Seg>, out: &mut Vec<(Vec<Seg>, (usize, usize))>) {
         let pos = (
             node.referenced.line() as usize,
             node.referenced.column() as usize,
         );
-        if pos <= target {
-            best.clone_from(path);
-        }
+        out.push((path.clone(), pos));
         match &node.value {
             Node::Map(entries) => {
                 for (k, v) in entries {
                     path.push(Seg::Key(k.clone()));
-                    walk(v, target, path, best);
+                    walk(v, path, out);
                     path.pop();
                 }
             }
             Node::Seq(items) => {
                 for (i, v) in items.iter().enumerate() {
                     path.push(Seg::Index(i));
-                    walk(v, target, path, best);
+                    walk(v, path, out);
                     path.pop();
                 }
             }
@@ -392,23 +406,57 @@ fn key_path_at(source: &Source, line: usize, column: usize) -> String {
         }
     }
     let Some(tree) = &source.tree else {
-        return "(document)".to_string();
+        return key_path_from_indentation(&source.text, line, column);
     };
-    let mut best = Vec::new();
-    walk(tree, (line, column), &mut Vec::new(), &mut best);
-    // An unknown key is reported at the key itself, before its value: the path found is then
-    // that of the previous sibling's value. Re-anchor on the key name when the text says so.
-    if let Some(key_text) = key_on_line(&source.text, line, column) {
-        if let Some(Seg::Key(last)) = best.last() {
-            if *last != key_text {
-                best.pop();
-                best.push(Seg::Key(key_text));
-            }
-        } else {
-            best.push(Seg::Key(key_text));
+    let mut all = Vec::new();
+    walk(tree, &mut Vec::new(), &mut all);
+    let target = (line, column);
+    // Errors about a key (unknown, duplicate) point at the key: its value is the first value
+    // with that key name at or after the key's position.
+    if let Some(key) = key_on_line(&source.text, line, column) {
+        let hit = all
+            .iter()
+            .filter(|(p, pos)| *pos >= target && matches!(p.last(), Some(Seg::Key(k)) if *k == key))
+            .min_by_key(|(_, pos)| *pos);
+        if let Some((p, _)) = hit {
+            return display_path(p);
         }
     }
+    // Otherwise: the last value that starts at or before the position.
+    let best = all
+        .iter()
+        .filter(|(_, pos)| *pos <= target)
+        .max_by_key(|(p, pos)| (*pos, p.len()))
+        .map(|(p, _)| p.clone())
+        .unwrap_or_default();
     display_path(&best)
+}
+
+/// For text that does not parse at all: the block-style keys enclosing (line, column),
+/// read from indentation.
+fn key_path_from_indentation(text: &str, line: usize, column: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut path = Vec::new();
+    let mut limit = column;
+    for l in lines.iter().take(line).rev() {
+        let indent = l.len() - l.trim_start().len();
+        let t = l.trim_start().trim_start_matches("- ");
+        if t.starts_with('#') || t.is_empty() || indent >= limit {
+            continue;
+        }
+        if let Some(colon) = t.find(':') {
+            let key = t[..colon].trim();
+            if !key.is_empty() && !key.contains(' ') {
+                path.push(Seg::Key(key.to_string()));
+                limit = indent;
+                if indent == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    path.reverse();
+    display_path(&path)
 }
 
 /// The mapping key written at (line, column), if the text there is `key:`.
@@ -430,7 +478,8 @@ fn key_on_line(text: &str, line: usize, column: usize) -> Option<String> {
 /// grep these files and copy values out of them, so every string stays on one line.
 pub fn to_string<T: Serialize>(value: &T) -> String {
     let opts = serde_saphyr::ser_options! { prefer_block_scalars: false };
-    serde_saphyr::to_string_with_options(value, opts).expect("rackplan's own data always serializes")
+    serde_saphyr::to_string_with_options(value, opts)
+        .expect("rackplan's own data always serializes")
 }
 
 #[cfg(test)]

@@ -1,1 +1,11 @@
+//! rackplan's integration tests: one binary, a module per topic.
 
+mod support;
+
+mod bad_input;
+mod check;
+mod cli;
+mod crds;
+mod installer_examples;
+mod plan;
+mod render;

@@ -8,4 +8,7 @@
 pub mod model;
 pub mod store;
 
-pub use model::{Annotations, Bmc, Cpu, Disk, Inventory, LinkState, Media, Nic, Node, Protocol};
+pub use model::{
+    Annotations, Bmc, Cpu, Disk, Gpu, Inventory, LinkState, Media, Nic, Node, Protocol, Sources,
+    Stale,
+};

@@ -71,15 +71,16 @@ pub fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
         ),
     }
     if let (Some(min), Some(t)) = (p.cpu.min_threads, node.cpu.as_ref().and_then(|c| c.threads))
-        && t < min {
-            push(
-                Severity::Error,
-                "cpu-threads",
-                format!("{t} hardware threads, the {role} profile needs {min}"),
-                "SMT may be disabled in the BIOS".into(),
-                "enable hyper-threading / SMT in the BIOS".into(),
-            );
-        }
+        && t < min
+    {
+        push(
+            Severity::Error,
+            "cpu-threads",
+            format!("{t} hardware threads, the {role} profile needs {min}"),
+            "SMT may be disabled in the BIOS".into(),
+            "enable hyper-threading / SMT in the BIOS".into(),
+        );
+    }
     match node.memory_gib {
         // DIMM totals and OS-visible memory differ by a few percent; allow 2 %.
         Some(m) if m < p.memory.min_gib * 0.98 => push(
@@ -119,26 +120,26 @@ pub fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
         );
     }
     if let Some(spec) = &p.data_disks
-        && disks.data.len() < spec.count as usize && !disks.from_annotation {
-            let proto = spec
-                .protocol
-                .map(|x| format!("{x:?}").to_uppercase())
-                .unwrap_or_default();
-            push(
-                Severity::Error,
-                "data-disks-missing",
-                format!(
-                    "{} of {} data disks ({proto} of at least {})",
-                    disks.data.len(),
-                    spec.count,
-                    spec.min_size
-                ),
-                "Longhorn capacity and rebuild speed are planned on the full set of data disks"
-                    .into(),
-                "install the missing drives or check that they are detected (BIOS/RAID mode)"
-                    .into(),
-            );
-        }
+        && disks.data.len() < spec.count as usize
+        && !disks.from_annotation
+    {
+        let proto = spec
+            .protocol
+            .map(|x| format!("{x:?}").to_uppercase())
+            .unwrap_or_default();
+        push(
+            Severity::Error,
+            "data-disks-missing",
+            format!(
+                "{} of {} data disks ({proto} of at least {})",
+                disks.data.len(),
+                spec.count,
+                spec.min_size
+            ),
+            "Longhorn capacity and rebuild speed are planned on the full set of data disks".into(),
+            "install the missing drives or check that they are detected (BIOS/RAID mode)".into(),
+        );
+    }
     for choice in select_ports(node, p) {
         let net = choice.network;
         let want = gbe(choice.spec.speed_mbps);

@@ -30,9 +30,10 @@ pub fn bond_options(bond: &Bond) -> BTreeMap<String, String> {
         && matches!(
             bond.mode,
             BondMode::Lacp | BondMode::BalanceXor | BondMode::BalanceTlb
-        ) {
-            m.insert("xmit_hash_policy".to_string(), p.as_str().to_string());
-        }
+        )
+    {
+        m.insert("xmit_hash_policy".to_string(), p.as_str().to_string());
+    }
     m
 }
 

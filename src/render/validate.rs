@@ -51,9 +51,10 @@ fn check_server_url(url: &str) -> Result<(), String> {
         None => (rest, None),
     };
     if let Some(p) = port
-        && p != "443" {
-            return Err(format!("server_url {url}: only port 443 is allowed"));
-        }
+        && p != "443"
+    {
+        return Err(format!("server_url {url}: only port 443 is allowed"));
+    }
     if !(is_ipv4(host) || is_dns_subdomain(host)) {
         return Err(format!(
             "server_url {url}: host must be an IPv4 address or a DNS name"
@@ -112,9 +113,10 @@ pub fn installer_check(cfg: &HarvesterConfig, automatic: bool) -> Vec<String> {
         ));
     }
     if let Some(h) = &os.hostname
-        && !is_dns_subdomain(h) {
-            errs.push(format!("hostname {h} is not a valid RFC 1123 name"));
-        }
+        && !is_dns_subdomain(h)
+    {
+        errs.push(format!("hostname {h} is not a valid RFC 1123 name"));
+    }
     if install.device.as_deref().unwrap_or("").is_empty() {
         errs.push("install device is not specified".to_string());
     }
@@ -175,9 +177,10 @@ pub fn installer_check(cfg: &HarvesterConfig, automatic: bool) -> Vec<String> {
         }
     }
     if let Some(role) = &install.role
-        && !["default", "management", "worker", "witness"].contains(&role.as_str()) {
-            errs.push(format!("unknown role {role}"));
-        }
+        && !["default", "management", "worker", "witness"].contains(&role.as_str())
+    {
+        errs.push(format!("unknown role {role}"));
+    }
     for (k, v) in os.labels.iter().flatten() {
         if !is_qualified_label_name(k) {
             errs.push(format!("invalid node label name {k}"));

@@ -289,13 +289,14 @@ pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
         ("ssh_authorized_keys", sec.ssh_authorized_keys.as_ref()),
     ] {
         if let Some(r) = r
-            && let Err(msg) = r.check_shape() {
-                return err(
-                    path!["secrets", k],
-                    msg,
-                    "write `{env: VAR}` or `{file: path}`",
-                );
-            }
+            && let Err(msg) = r.check_shape()
+        {
+            return err(
+                path!["secrets", k],
+                msg,
+                "write `{env: VAR}` or `{file: path}`",
+            );
+        }
     }
     Ok(())
 }

@@ -1,0 +1,77 @@
+//! The command line as a user meets it: help, exit codes, unimplemented commands.
+
+use crate::support::Site;
+
+#[test]
+fn check_on_the_example_is_clean() {
+    let site = Site::example();
+    let r = site.run(&["check", "--site", "{site}"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("0 error(s), 0 warning(s)"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn unimplemented_commands_say_so_and_exit_2() {
+    let site = Site::example();
+    for args in [
+        vec!["discover", "redfish", "--site", "{site}"],
+        vec!["discover", "ssh", "--site", "{site}"],
+        vec!["simulate", "simulations/reference-factory.yaml"],
+        vec!["serve", "--site", "{site}"],
+        vec!["boot", "--site", "{site}", "--all"],
+    ] {
+        let r = site.run(&args);
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(
+            r.stderr.contains("is not implemented yet"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let site = Site::example();
+    let r = site.run(&["check"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--site"), "{}", r.stderr);
+    let r = site.run(&["frobnicate"]);
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn json_output_is_machine_readable() {
+    let site = Site::example();
+    let r = site.run(&["--output", "json", "check", "--site", "{site}"]);
+    assert_eq!(r.code, 0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["roles"].as_object().unwrap().len(), 15);
+
+    let r = site.run(&["--output", "json", "plan", "--site", "{site}", "--dry-run"]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["nodes"].as_array().unwrap().len(), 15);
+    assert_eq!(v["storage_network"]["needed"], 132);
+
+    let r = site.run(&["--output", "json", "render", "--site", "{site}"]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["files"].as_array().unwrap().len(), 37);
+}
+
+#[test]
+fn missing_inventory_says_what_to_run() {
+    let site = Site::example();
+    std::fs::remove_file(site.file("nodes.yaml")).unwrap();
+    let r = site.run(&["check", "--site", "{site}"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("rackplan discover redfish"),
+        "{}",
+        r.stderr
+    );
+}

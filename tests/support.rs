@@ -1,0 +1,138 @@
+//! Test harness: a copy of the example site in a temporary directory, the real binary run
+//! against it, and helpers to edit the site's files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rackplan::inventory::{Inventory, store};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shared reference data, beside the checkout (or where RACKPLAN_SHARED points).
+pub fn shared() -> PathBuf {
+    std::env::var_os("RACKPLAN_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared"))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+/// A scratch copy of the example site: `<tmp>/inventory/example` and `<tmp>/profiles`.
+pub struct Site {
+    pub tmp: tempfile::TempDir,
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Site {
+    pub fn example() -> Site {
+        let tmp = tempfile::tempdir().unwrap();
+        copy_dir(
+            &repo().join("inventory/example"),
+            &tmp.path().join("inventory/example"),
+        );
+        copy_dir(&repo().join("profiles"), &tmp.path().join("profiles"));
+        Site { tmp }
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.tmp.path().join("inventory/example")
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir().join(name)
+    }
+
+    pub fn out(&self) -> PathBuf {
+        self.tmp.path().join("iso-config/example")
+    }
+
+    /// Run `rackplan <args> --site <dir>`; `{site}` in args is replaced too.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rackplan"));
+        cmd.current_dir(self.tmp.path()).env("NO_COLOR", "1");
+        for a in args {
+            cmd.arg(a.replace("{site}", &self.dir().display().to_string()));
+        }
+        let out = cmd.output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr)
+                .replace(&self.tmp.path().display().to_string(), "<tmp>"),
+        }
+    }
+
+    pub fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.file(name)).unwrap()
+    }
+
+    pub fn write(&self, name: &str, text: &str) {
+        std::fs::write(self.file(name), text).unwrap();
+    }
+
+    /// Replace exactly one occurrence of `from` in a site file.
+    pub fn replace(&self, name: &str, from: &str, to: &str) {
+        let text = self.read(name);
+        assert_eq!(
+            text.matches(from).count(),
+            1,
+            "`{from}` must occur once in {name}"
+        );
+        self.write(name, &text.replacen(from, to, 1));
+    }
+
+    pub fn inventory(&self) -> Inventory {
+        store::load(&self.file("nodes.yaml")).unwrap().0
+    }
+
+    pub fn edit_inventory(&self, f: impl FnOnce(&mut Inventory)) {
+        let mut inv = self.inventory();
+        f(&mut inv);
+        store::save(&self.file("nodes.yaml"), &inv).unwrap();
+    }
+}
+
+/// Ids of the example's nodes by hostname, from the committed lock.
+pub fn id_of(site: &Site, hostname: &str) -> String {
+    let (lock, _) = rackplan::plan::Lock::load(&site.file("allocations.yaml")).unwrap();
+    lock.nodes
+        .iter()
+        .find(|a| a.hostname == hostname)
+        .unwrap()
+        .id
+        .clone()
+}
+
+/// Diagnostics wrap long lines behind `│`; join them back for substring checks.
+pub fn flat(s: &str) -> String {
+    let mut out = String::new();
+    for line in s.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("│ ") {
+            out.push(' ');
+            out.push_str(rest.trim());
+        } else {
+            out.push('\n');
+            out.push_str(line);
+        }
+    }
+    out
+}
