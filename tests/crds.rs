@@ -45,10 +45,10 @@ fn to_json_schema(s: &Value) -> Value {
             json!([{"type": "integer"}, {"type": "string"}]),
         );
     }
-    if out.remove("nullable") == Some(Value::Bool(true)) {
-        if let Some(t) = out.get("type").cloned() {
-            out.insert("type".into(), json!([t, "null"]));
-        }
+    if out.remove("nullable") == Some(Value::Bool(true))
+        && let Some(t) = out.get("type").cloned()
+    {
+        out.insert("type".into(), json!([t, "null"]));
     }
     let preserve = out.remove("x-kubernetes-preserve-unknown-fields") == Some(Value::Bool(true));
     if out.contains_key("properties") && !out.contains_key("additionalProperties") && !preserve {
