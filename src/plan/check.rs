@@ -354,6 +354,28 @@ fn harvester_minima(node: &Node, p: &Profile) -> Vec<Finding> {
     out
 }
 
+/// Addresses the storage network needs and has: (needed, usable). Harvester's webhook rule:
+/// 2 + 2 per data disk for every Longhorn (non-witness) node.
+pub fn storage_sizing(inputs: &Inputs, roles: &BTreeMap<String, RoleDecision>) -> (u64, u64) {
+    let sn = &inputs.site.site.storage_network;
+    let disks_per_node: Vec<usize> = inputs
+        .inventory
+        .nodes
+        .iter()
+        .filter(|n| roles[&n.id].role != Role::Witness)
+        .map(|n| {
+            inputs
+                .profiles
+                .get(roles[&n.id].role)
+                .map_or(n.disks.len(), |p| select_disks(n, p).data.len().max(1))
+        })
+        .collect();
+    (
+        network::storage_ips_needed(&disks_per_node),
+        network::usable_storage_ips(&sn.cidr, &sn.exclude),
+    )
+}
+
 /// Check the whole site.
 pub fn check(inputs: &Inputs) -> CheckReport {
     let inv = &inputs.inventory;
@@ -521,21 +543,8 @@ fn site_findings(inputs: &Inputs, roles: &BTreeMap<String, RoleDecision>) -> Vec
                 "put the three management nodes in three zones, or drop the `zone` annotations"));
         }
     }
-    // Storage network sizing (Harvester's webhook rule).
     let sn = &inputs.site.site.storage_network;
-    let disks_per_node: Vec<usize> = inv
-        .nodes
-        .iter()
-        .filter(|n| roles[&n.id].role != Role::Witness)
-        .map(|n| {
-            inputs
-                .profiles
-                .get(roles[&n.id].role)
-                .map_or(n.disks.len(), |p| select_disks(n, p).data.len().max(1))
-        })
-        .collect();
-    let need = network::storage_ips_needed(&disks_per_node);
-    let have = network::usable_storage_ips(&sn.cidr, &sn.exclude);
+    let (need, have) = storage_sizing(inputs, roles);
     if have < need {
         out.push(Finding::new("site", Severity::Error, "storage-range",
             format!("storage range {} has {have} usable addresses; {need} are needed", sn.cidr),

@@ -18,7 +18,7 @@ use super::roles::RoleSource;
 use crate::fsio::{self, Mode};
 use crate::network;
 use crate::path;
-use crate::profile::{Role, select_disks};
+use crate::profile::Role;
 use crate::secrets;
 use crate::yamlio::{self, InputError, Source};
 
@@ -292,22 +292,8 @@ pub fn plan(inputs: &Inputs, release: &[String]) -> Result<PlanOutcome, InputErr
     lock.nodes
         .sort_by(|a, b| (a.role, &a.hostname).cmp(&(b.role, &b.hostname)));
 
-    // Storage network sizing.
     let sn = &site.storage_network;
-    let disks: Vec<usize> = inputs
-        .inventory
-        .nodes
-        .iter()
-        .filter(|n| roles[&n.id].role != Role::Witness)
-        .map(|n| {
-            inputs
-                .profiles
-                .get(roles[&n.id].role)
-                .map_or(n.disks.len(), |p| select_disks(n, p).data.len().max(1))
-        })
-        .collect();
-    let needed = network::storage_ips_needed(&disks);
-    let usable = network::usable_storage_ips(&sn.cidr, &sn.exclude);
+    let (needed, usable) = super::check::storage_sizing(inputs, roles);
     if usable < needed {
         return Err(src.error_at(
             &path!["storage_network", "cidr"],

@@ -8,7 +8,7 @@
 //!
 //! Disks: the OS disk is the smallest disk that meets the OS minimum and is not needed as a
 //! data disk (the M.2 boot device of a compute node); data disks are the rest that meet the
-//! data spec, in id order.
+//! data spec, in id order (all of them: a fifth NVMe is Longhorn capacity too).
 
 use super::{NetworkKind, NetworkSpec, Profile};
 use crate::inventory::{Disk, Nic, Node};
@@ -154,7 +154,6 @@ pub fn select_disks(node: &Node, profile: &Profile) -> DiskChoice {
         .filter(|&i| Some(i) != os && data_fits(&node.disks[i]))
         .collect();
     data.sort_by_key(|&i| node.disks[i].id.clone());
-    data.truncate(want_data.max(data.len().min(want_data)));
     DiskChoice {
         os,
         data,
