@@ -142,7 +142,7 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
             }
             Ok(exit::OK)
         }
-        Command::Discover(Discover::Redfish(_)) => Err(Error::NotImplemented("discover redfish")),
+        Command::Discover(Discover::Redfish(args)) => crate::app_discover::run(args, json),
         Command::Discover(Discover::Ssh(_)) => Err(Error::NotImplemented("discover ssh")),
         Command::Simulate { .. } => Err(Error::NotImplemented("simulate")),
         Command::Serve(_) => Err(Error::NotImplemented("serve")),

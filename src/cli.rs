@@ -83,8 +83,33 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum Discover {
-    /// Crawl the BMCs listed in bmcs.yaml.
-    Redfish(SiteArg),
+    /// Crawl the BMCs listed in bmcs.yaml into nodes.yaml.
+    Redfish(RedfishArgs),
     /// Probe hosts over SSH (lsblk, ip, lscpu, ...).
     Ssh(SiteArg),
+}
+
+#[derive(Debug, Args)]
+pub struct RedfishArgs {
+    #[command(flatten)]
+    pub site: SiteArg,
+    /// Accept the certificate of every HTTPS BMC that has no pin or CA bundle yet, and
+    /// record its SHA-256 pin in bmcs.yaml.
+    #[arg(long)]
+    pub trust_on_first_use: bool,
+    /// BMCs crawled at once.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub concurrency: usize,
+    /// Requests in flight to one BMC.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub per_bmc: usize,
+    /// Seconds allowed for one request.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub request_timeout: f64,
+    /// Seconds allowed for one whole BMC.
+    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    pub bmc_timeout: f64,
+    /// Retries of a failed request (5xx, 429, reset, timeout).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub retries: u32,
 }

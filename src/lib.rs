@@ -9,6 +9,7 @@
 //! `report` renders results; `app` and `cli` are the thin command-line shell.
 
 pub mod app;
+pub mod app_discover;
 pub mod cli;
 pub mod error;
 pub mod fsio;

@@ -125,3 +125,100 @@ pub fn render_table(r: &RenderOutcome) -> String {
     }
     out
 }
+
+fn ports_by_speed(n: &crate::inventory::Node) -> String {
+    let mut by: std::collections::BTreeMap<Option<u32>, usize> = std::collections::BTreeMap::new();
+    for nic in &n.nics {
+        *by.entry(nic.speed_mbps).or_default() += 1;
+    }
+    by.iter()
+        .rev()
+        .map(|(s, c)| match s {
+            Some(s) if s % 1000 == 0 => format!("{c}x{}G", s / 1000),
+            Some(s) => format!("{c}x{s}M"),
+            None => format!("{c}x?"),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn discovery_table(
+    outcomes: &[crate::inventory::redfish::BmcOutcome],
+    merge: &crate::inventory::store::MergeReport,
+) -> String {
+    let mut t = table(&[
+        "node", "BMC", "model", "cores", "memory", "NVMe", "ports", "status",
+    ]);
+    for o in outcomes {
+        if o.found.is_empty() {
+            t.add_row(vec![
+                "-".to_string(),
+                o.address.clone(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                if o.ok {
+                    "no system".to_string()
+                } else {
+                    "FAILED".to_string()
+                },
+            ]);
+        }
+        for n in &o.found {
+            let nvme = n
+                .disks
+                .iter()
+                .filter(|d| d.protocol == Some(crate::inventory::Protocol::Nvme))
+                .count();
+            let status = if merge.added.contains(&n.id) {
+                "new"
+            } else {
+                "updated"
+            };
+            t.add_row(vec![
+                n.id.clone(),
+                o.address.clone(),
+                n.model.clone().unwrap_or_else(|| "?".into()),
+                n.cores().map_or("?".into(), |c| c.to_string()),
+                n.memory_gib.map_or("?".into(), |m| format!("{m:.0} GiB")),
+                nvme.to_string(),
+                ports_by_speed(n),
+                status.to_string(),
+            ]);
+        }
+    }
+    let ok = outcomes.iter().filter(|o| o.ok).count();
+    let requests: usize = outcomes.iter().map(|o| o.requests).sum();
+    let mut out = format!(
+        "{t}\n{ok} of {} BMC(s) inventoried, {requests} requests",
+        outcomes.len()
+    );
+    if !merge.marked_stale.is_empty() {
+        out.push_str(&format!(
+            "; {} node(s) kept from earlier and marked stale",
+            merge.marked_stale.len()
+        ));
+    }
+    out.push('\n');
+    let failed: Vec<_> = outcomes.iter().filter(|o| !o.ok).collect();
+    if !failed.is_empty() {
+        out.push_str("\nerrors:\n");
+        for o in failed {
+            out.push_str(&format!(
+                "  {}: {}\n",
+                o.address,
+                o.error.as_deref().unwrap_or("failed")
+            ));
+        }
+    }
+    for o in outcomes.iter().filter(|o| o.recorded_pin.is_some()) {
+        out.push_str(&format!(
+            "recorded the certificate pin of {} in bmcs.yaml (trust on first use): {}\n",
+            o.address,
+            o.recorded_pin.as_deref().unwrap_or("")
+        ));
+    }
+    out
+}

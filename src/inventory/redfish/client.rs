@@ -1,0 +1,303 @@
+//! The HTTP side of a BMC: one client per BMC, with its auth, its concurrency cap, bounded
+//! retries, timeouts and a response size cap. Credentials live in [`Auth`] and are never
+//! formatted into an error or a log line.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use super::crawl::{Fetch, FetchError};
+use crate::secrets::Secret;
+
+/// Limits for talking to one BMC.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Requests in flight to one BMC at once (BMCs are slow and fragile).
+    pub per_bmc_concurrency: usize,
+    /// Time allowed for one request, body included.
+    pub request_timeout: Duration,
+    /// Retries after the first attempt, for 5xx, 429, resets and timeouts.
+    pub retries: u32,
+    /// First back-off; doubled on every retry.
+    pub backoff: Duration,
+    /// Largest response accepted.
+    pub max_body_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            per_bmc_concurrency: 4,
+            request_timeout: Duration::from_secs(30),
+            retries: 2,
+            backoff: Duration::from_millis(500),
+            max_body_bytes: 16 << 20,
+        }
+    }
+}
+
+/// How requests are authenticated.
+pub enum Auth {
+    None,
+    Basic {
+        user: String,
+        password: Secret,
+    },
+    Session {
+        token: Secret,
+        location: Option<String>,
+    },
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Auth::None => "Auth::None",
+            Auth::Basic { .. } => "Auth::Basic(***)",
+            Auth::Session { .. } => "Auth::Session(***)",
+        })
+    }
+}
+
+pub struct BmcClient {
+    http: reqwest::Client,
+    base: String,
+    auth: Mutex<Auth>,
+    sem: Semaphore,
+    limits: Limits,
+    requests: AtomicUsize,
+    expand: AtomicBool,
+}
+
+impl BmcClient {
+    pub fn new(
+        base: &str,
+        tls: Option<rustls::ClientConfig>,
+        limits: Limits,
+    ) -> Result<BmcClient, String> {
+        let mut b = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::limited(5))
+            .connect_timeout(limits.request_timeout)
+            .pool_max_idle_per_host(limits.per_bmc_concurrency)
+            .user_agent(concat!("rackplan/", env!("CARGO_PKG_VERSION")));
+        if let Some(cfg) = tls {
+            b = b.tls_backend_preconfigured(cfg);
+        }
+        let http = b
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(BmcClient {
+            http,
+            base: base.trim_end_matches('/').to_string(),
+            auth: Mutex::new(Auth::None),
+            sem: Semaphore::new(limits.per_bmc_concurrency.max(1)),
+            limits,
+            requests: AtomicUsize::new(0),
+            expand: AtomicBool::new(false),
+        })
+    }
+
+    pub fn requests(&self) -> usize {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    pub fn set_expand(&self, on: bool) {
+        self.expand.store(on, Ordering::Relaxed);
+    }
+
+    fn url(&self, path: &str) -> String {
+        if path.starts_with("http://") || path.starts_with("https://") {
+            path.to_string()
+        } else {
+            format!("{}{}", self.base, path)
+        }
+    }
+
+    fn authorize(&self, req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &*self.auth.lock().expect("not poisoned") {
+            Auth::None => req,
+            Auth::Basic { user, password } => req.basic_auth(user, Some(password.expose())),
+            Auth::Session { token, .. } => req.header("X-Auth-Token", token.expose()),
+        }
+    }
+
+    /// Log in: a session when the BMC hands out a token, else Basic (unless `session_only`).
+    pub async fn login(
+        &self,
+        sessions_path: &str,
+        user: &str,
+        password: Secret,
+        session_only: bool,
+        try_session: bool,
+    ) -> Result<&'static str, String> {
+        if try_session {
+            let _permit = self.sem.acquire().await.expect("never closed");
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            let body = serde_json::json!({"UserName": user, "Password": password.expose()});
+            let resp = tokio::time::timeout(
+                self.limits.request_timeout,
+                self.http
+                    .post(self.url(sessions_path))
+                    .header("Content-Type", "application/json")
+                    .body(body.to_string())
+                    .send(),
+            )
+            .await;
+            if let Ok(Ok(r)) = resp {
+                let status = r.status().as_u16();
+                let token = r
+                    .headers()
+                    .get("x-auth-token")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                let location = r
+                    .headers()
+                    .get("location")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                if (200..300).contains(&status)
+                    && let Some(token) = token
+                {
+                    *self.auth.lock().expect("not poisoned") = Auth::Session {
+                        token: Secret::new(token),
+                        location,
+                    };
+                    return Ok("session");
+                }
+                if (status == 401 || status == 403) && session_only {
+                    return Err(format!(
+                        "session login refused (HTTP {status}): check the credentials"
+                    ));
+                }
+            }
+            if session_only {
+                return Err("the BMC did not hand out a session token".into());
+            }
+        }
+        *self.auth.lock().expect("not poisoned") = Auth::Basic {
+            user: user.to_string(),
+            password,
+        };
+        Ok("basic")
+    }
+
+    /// Delete the session we created, if any. Best effort, one attempt.
+    pub async fn logout(&self) -> bool {
+        let loc = match &*self.auth.lock().expect("not poisoned") {
+            Auth::Session {
+                location: Some(l), ..
+            } => l.clone(),
+            _ => return false,
+        };
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let req = self.authorize(self.http.delete(self.url(loc.trim_end_matches('/'))));
+        let ok = matches!(tokio::time::timeout(self.limits.request_timeout, req.send()).await, Ok(Ok(r)) if r.status().is_success());
+        *self.auth.lock().expect("not poisoned") = Auth::None;
+        ok
+    }
+
+    async fn read_body(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, FetchError> {
+        let cap = self.limits.max_body_bytes;
+        if resp.content_length().is_some_and(|n| n as usize > cap) {
+            return Err(FetchError::TooLarge(cap));
+        }
+        let mut body = Vec::new();
+        loop {
+            match resp.chunk().await {
+                Ok(Some(c)) => {
+                    if body.len() + c.len() > cap {
+                        return Err(FetchError::TooLarge(cap));
+                    }
+                    body.extend_from_slice(&c);
+                }
+                Ok(None) => return Ok(body),
+                Err(e) => return Err(FetchError::Transport(describe(&e))),
+            }
+        }
+    }
+
+    async fn get_once(&self, url: &str) -> Result<Value, (FetchError, bool)> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let req = self
+            .authorize(self.http.get(url))
+            .header("Accept", "application/json")
+            .header("OData-Version", "4.0");
+        let attempt = async {
+            let resp = req.send().await.map_err(|e| {
+                let retry = !e.is_redirect() && !e.is_builder();
+                (FetchError::Transport(describe(&e)), retry)
+            })?;
+            let status = resp.status().as_u16();
+            if !(200..300).contains(&status) {
+                let retry = matches!(status, 429 | 500 | 502 | 503 | 504);
+                let wait = resp
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse::<u64>().ok());
+                return Err((FetchError::Status(status, wait), retry));
+            }
+            let body = self.read_body(resp).await.map_err(|e| {
+                let retry = matches!(e, FetchError::Transport(_));
+                (e, retry)
+            })?;
+            serde_json::from_slice::<Value>(&body)
+                .map_err(|e| (FetchError::BadJson(e.to_string()), false))
+        };
+        match tokio::time::timeout(self.limits.request_timeout, attempt).await {
+            Ok(r) => r,
+            Err(_) => Err((FetchError::Timeout(self.limits.request_timeout), true)),
+        }
+    }
+}
+
+/// A transport error in words: the innermost cause says what happened (connection
+/// refused, reset, certificate rejected) without repeating the URL.
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_redirect() {
+        return "too many redirects (a redirect loop?)".to_string();
+    }
+    let mut last = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(inner) = src {
+        last = inner.to_string();
+        src = inner.source();
+    }
+    last
+}
+
+impl Fetch for BmcClient {
+    async fn get(&self, path: &str) -> Result<Value, FetchError> {
+        let url = self.url(path);
+        let _permit = self.sem.acquire().await.expect("never closed");
+        let mut last = FetchError::Timeout(self.limits.request_timeout);
+        for attempt in 0..=self.limits.retries {
+            match self.get_once(&url).await {
+                Ok(v) => return Ok(v),
+                Err((e, retry)) => {
+                    let wait = match &e {
+                        FetchError::Status(_, Some(secs)) => Duration::from_secs((*secs).min(5)),
+                        _ => self.limits.backoff * 2u32.pow(attempt),
+                    };
+                    last = e;
+                    if !retry || attempt == self.limits.retries {
+                        break;
+                    }
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+        Err(last)
+    }
+
+    fn expand(&self) -> bool {
+        self.expand.load(Ordering::Relaxed)
+    }
+
+    fn expand_failed(&self) {
+        self.expand.store(false, Ordering::Relaxed);
+    }
+}

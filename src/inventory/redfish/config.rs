@@ -1,0 +1,164 @@
+//! `bmcs.yaml`: which BMCs to crawl and how to reach them.
+//!
+//! ```yaml
+//! bmcs:
+//!   - address: https://10.20.0.11          # scheme://host[:port]; https unless said
+//!     credentials:
+//!       username: root
+//!       password: {env: BMC_PASSWORD}       # or {file: path}; never literal
+//!     auth: auto                            # auto (session, then Basic) | session | basic
+//!     tls:
+//!       pin_sha256: "3f:a1:..."             # or ca_bundle: certs/bmc-ca.pem
+//!     rack: r01
+//! ```
+//! The smallest valid file is `bmcs: [{address: "http://127.0.0.1:8001"}]`: no credentials
+//! means none are sent.
+
+use serde::{Deserialize, Serialize};
+
+use crate::secrets::SecretRef;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BmcsFile {
+    #[serde(default)]
+    pub bmcs: Vec<BmcEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BmcEntry {
+    /// `https://10.20.0.11`, `10.20.0.11`, `http://127.0.0.1:8001`.
+    pub address: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<Scheme>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<Credentials>,
+    #[serde(default)]
+    pub auth: AuthMode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsSpec>,
+    /// Copied into `annotations.rack` of nodes first seen behind this BMC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheme {
+    Http,
+    Https,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthMode {
+    /// Session login, falling back to Basic when the BMC gives no token.
+    #[default]
+    Auto,
+    Session,
+    Basic,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    pub username: String,
+    pub password: SecretRef,
+}
+
+/// How the BMC's certificate is trusted. Without this block the system trust store is used.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsSpec {
+    /// SHA-256 of the leaf certificate (hex, colons optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin_sha256: Option<String>,
+    /// PEM file of CA certificates, relative to the site directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_bundle: Option<String>,
+    /// Accept the certificate seen on the next run and record its pin here.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trust_on_first_use: bool,
+}
+
+/// A BMC address resolved to a base URL (`scheme://host:port`, no trailing slash).
+pub fn base_url(entry: &BmcEntry) -> Result<String, String> {
+    let raw = entry.address.trim().trim_end_matches('/');
+    let (scheme, rest) = match raw.split_once("://") {
+        Some((s, r)) => (s.to_ascii_lowercase(), r),
+        None => (
+            match entry.scheme {
+                Some(Scheme::Http) => "http".to_string(),
+                _ => "https".to_string(),
+            },
+            raw,
+        ),
+    };
+    if scheme != "http" && scheme != "https" {
+        return Err(format!("unsupported scheme `{scheme}` (use http or https)"));
+    }
+    if let Some(s) = entry.scheme {
+        let want = if s == Scheme::Http { "http" } else { "https" };
+        if raw.contains("://") && want != scheme {
+            return Err(format!("address says {scheme} but `scheme` says {want}"));
+        }
+    }
+    if rest.is_empty() || rest.contains('/') || rest.contains('@') {
+        return Err(format!("`{}` is not host[:port]", entry.address));
+    }
+    let has_port = if rest.starts_with('[') {
+        rest.contains("]:")
+    } else {
+        rest.rsplit_once(':')
+            .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+    };
+    let host_port = match (entry.port, has_port) {
+        (Some(p), false) => format!("{rest}:{p}"),
+        (Some(_), true) => return Err("the port is given twice (in address and in `port`)".into()),
+        (None, _) => rest.to_string(),
+    };
+    Ok(format!("{scheme}://{host_port}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(address: &str, port: Option<u16>, scheme: Option<Scheme>) -> BmcEntry {
+        BmcEntry {
+            address: address.into(),
+            port,
+            scheme,
+            credentials: None,
+            auth: AuthMode::Auto,
+            tls: None,
+            rack: None,
+        }
+    }
+
+    #[test]
+    fn addresses_resolve() {
+        assert_eq!(
+            base_url(&entry("http://127.0.0.1:8001", None, None)).unwrap(),
+            "http://127.0.0.1:8001"
+        );
+        assert_eq!(
+            base_url(&entry("10.0.0.5", None, None)).unwrap(),
+            "https://10.0.0.5"
+        );
+        assert_eq!(
+            base_url(&entry("10.0.0.5", Some(8443), None)).unwrap(),
+            "https://10.0.0.5:8443"
+        );
+        assert_eq!(
+            base_url(&entry("10.0.0.5", None, Some(Scheme::Http))).unwrap(),
+            "http://10.0.0.5"
+        );
+        assert!(base_url(&entry("ftp://x", None, None)).is_err());
+        assert!(base_url(&entry("10.0.0.5:443", Some(443), None)).is_err());
+        assert!(base_url(&entry("http://10.0.0.5/redfish", None, None)).is_err());
+    }
+}

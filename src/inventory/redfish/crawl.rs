@@ -1,0 +1,469 @@
+//! The Redfish walk: ServiceRoot -> Systems -> Processors, Memory, Storage/Drives
+//! (SimpleStorage, Chassis Drives as fallbacks), EthernetInterfaces; the systems' Chassis ->
+//! NetworkAdapters -> Ports (NetworkPorts as fallback); the systems' Managers.
+//!
+//! Only what the inventory needs is fetched, following `@odata.id` links (never building
+//! paths from ids). Independent branches run concurrently; the [`Fetch`] implementation
+//! caps requests in flight per BMC, so the walk keeps that many requests busy. A link that
+//! 404s, a stub or a malformed member costs only that resource (it becomes a note); only
+//! the ServiceRoot and the Systems collection are fatal.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use serde_json::Value;
+
+/// Why a resource could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FetchError {
+    #[error("HTTP {0}")]
+    Status(u16, Option<u64>),
+    #[error("connection failed: {0}")]
+    Transport(String),
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    #[error("response larger than {0} bytes")]
+    TooLarge(usize),
+    #[error("malformed JSON: {0}")]
+    BadJson(String),
+}
+
+/// Reading Redfish resources by path; the seam between the walk and the network.
+pub trait Fetch: Sync {
+    fn get(&self, path: &str) -> impl Future<Output = Result<Value, FetchError>> + Send;
+    /// Whether to ask for `$expand=.($levels=1)` on collections.
+    fn expand(&self) -> bool;
+    /// The service advertised `$expand` but refused it: stop asking.
+    fn expand_failed(&self);
+}
+
+/// Everything read for one host system.
+#[derive(Debug, Clone, Default)]
+pub struct RawSystem {
+    pub system: Value,
+    pub processors: Vec<Value>,
+    /// DIMMs; fetched when `$expand` makes it one request, or when MemorySummary is missing.
+    pub memory: Option<Vec<Value>>,
+    pub drives: Vec<Value>,
+    pub simple_storage: Vec<Value>,
+    pub ethernet: Vec<Value>,
+    /// (adapter, port, is the deprecated NetworkPort schema)
+    pub ports: Vec<(Value, Value, bool)>,
+    pub chassis: Vec<Value>,
+    pub managers: Vec<Value>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RawBmc {
+    pub root: Value,
+    pub systems: Vec<RawSystem>,
+    pub notes: Vec<String>,
+}
+
+/// The `@odata.id` of a link object.
+pub fn link(v: &Value) -> Option<String> {
+    v.get("@odata.id")
+        .and_then(Value::as_str)
+        .map(normalize_path)
+}
+
+/// Trailing slashes and fragments removed, so `/redfish/v1/Systems/1/` and
+/// `/redfish/v1/Systems/1` are one resource.
+pub fn normalize_path(p: &str) -> String {
+    let p = p.split('#').next().unwrap_or(p);
+    let t = p.trim_end_matches('/');
+    if t.is_empty() {
+        "/".into()
+    } else {
+        t.to_string()
+    }
+}
+
+struct Walk<'a, F: Fetch> {
+    f: &'a F,
+    notes: Mutex<Vec<String>>,
+    seen: Mutex<BTreeSet<String>>,
+}
+
+impl<F: Fetch> Walk<'_, F> {
+    fn note(&self, s: String) {
+        self.notes.lock().expect("not poisoned").push(s);
+    }
+
+    /// GET a resource; failures become notes and `None`.
+    async fn get(&self, path: &str) -> Option<Value> {
+        match self.f.get(path).await {
+            Ok(v) if v.is_object() => Some(v),
+            Ok(_) => {
+                self.note(format!("{path}: not a JSON object; skipped"));
+                None
+            }
+            Err(e) => {
+                self.note(format!("{path}: {e}; skipped"));
+                None
+            }
+        }
+    }
+
+    /// Member documents of a collection: expanded inline where the service does it,
+    /// otherwise fetched concurrently. Follows `Members@odata.nextLink`.
+    async fn members(&self, path: &str) -> Vec<Value> {
+        let mut docs = Vec::new();
+        let mut next = Some(path.to_string());
+        let mut pages = 0;
+        while let Some(page) = next.take() {
+            pages += 1;
+            if pages > 64 {
+                self.note(format!("{path}: more than 64 pages; stopped"));
+                break;
+            }
+            let coll = if self.f.expand() && pages == 1 {
+                match self.f.get(&format!("{page}?$expand=.($levels=1)")).await {
+                    Ok(v) => Some(v),
+                    Err(FetchError::Status(..) | FetchError::BadJson(_)) => {
+                        self.f.expand_failed();
+                        self.get(&page).await
+                    }
+                    Err(e) => {
+                        self.note(format!("{page}: {e}; skipped"));
+                        None
+                    }
+                }
+            } else {
+                self.get(&page).await
+            };
+            let Some(coll) = coll else { break };
+            let mut links = Vec::new();
+            for m in coll
+                .get("Members")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let Some(id) = link(m) else { continue };
+                // Dedup by case-insensitive path (iLO mixes cases).
+                if !self
+                    .seen
+                    .lock()
+                    .expect("not poisoned")
+                    .insert(id.to_ascii_lowercase())
+                {
+                    continue;
+                }
+                let inline = m
+                    .as_object()
+                    .is_some_and(|o| o.len() > 2 && o.contains_key("@odata.type"));
+                if inline {
+                    docs.push(m.clone());
+                } else {
+                    links.push(id);
+                }
+            }
+            let fetched = join_all(links.iter().map(|l| self.get(l))).await;
+            docs.extend(fetched.into_iter().flatten());
+            next = coll
+                .get("Members@odata.nextLink")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+        docs
+    }
+
+    async fn linked(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
+        let l = doc.get(key).and_then(link)?;
+        Some(self.members(&l).await)
+    }
+
+    async fn system(&self, system: Value) -> RawSystem {
+        let processors = async { self.linked(&system, "Processors").await.unwrap_or_default() };
+        let memory = async {
+            let summary = system
+                .pointer("/MemorySummary/TotalSystemMemoryGiB")
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0);
+            if self.f.expand() || summary <= 0.0 {
+                self.linked(&system, "Memory").await
+            } else {
+                None
+            }
+        };
+        let storage = self.storage(&system);
+        let ethernet = async {
+            self.linked(&system, "EthernetInterfaces")
+                .await
+                .unwrap_or_default()
+        };
+        let chassis = self.chassis(&system);
+        let managers = async {
+            let links: Vec<String> = system
+                .pointer("/Links/ManagedBy")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(link)
+                .collect();
+            if links.is_empty() {
+                Vec::new()
+            } else {
+                join_all(links.iter().map(|l| self.get(l)))
+                    .await
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            }
+        };
+        let (processors, memory, (drives, simple_storage), ethernet, (chassis, ports), managers) =
+            tokio::join!(processors, memory, storage, ethernet, chassis, managers);
+        RawSystem {
+            system,
+            processors,
+            memory,
+            drives,
+            simple_storage,
+            ethernet,
+            ports,
+            chassis,
+            managers,
+        }
+    }
+
+    /// Drives from Storage; SimpleStorage only when Storage gave none.
+    async fn storage(&self, system: &Value) -> (Vec<Value>, Vec<Value>) {
+        let mut drives = Vec::new();
+        if let Some(storages) = self.linked(system, "Storage").await {
+            let per = join_all(storages.iter().map(|s| async move {
+                let links: Vec<String> = s
+                    .get("Drives")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(link)
+                    .collect();
+                join_all(links.iter().map(|l| self.get(l)))
+                    .await
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+            }))
+            .await;
+            drives = per.into_iter().flatten().collect();
+        }
+        let usable = drives.iter().any(|d| {
+            d.get("CapacityBytes")
+                .and_then(Value::as_u64)
+                .is_some_and(|c| c > 0)
+        });
+        let simple = if usable {
+            Vec::new()
+        } else {
+            self.linked(system, "SimpleStorage")
+                .await
+                .unwrap_or_default()
+        };
+        (drives, simple)
+    }
+
+    /// The system's chassis and their adapter ports (Ports first; NetworkPorts when Ports
+    /// carry no MAC). Chassis Drives when the system exposed no drive at all is left to
+    /// `chassis_drives`.
+    async fn chassis(&self, system: &Value) -> (Vec<Value>, Vec<(Value, Value, bool)>) {
+        let links: Vec<String> = system
+            .pointer("/Links/Chassis")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(link)
+            .collect();
+        let chassis: Vec<Value> = if links.is_empty() {
+            self.members("/redfish/v1/Chassis").await
+        } else {
+            join_all(links.iter().map(|l| self.get(l)))
+                .await
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        let per = join_all(chassis.iter().map(|c| async move {
+            let Some(adapters) = self.linked(c, "NetworkAdapters").await else {
+                return Vec::new();
+            };
+            let per_adapter = join_all(adapters.into_iter().map(|a| async move {
+                let mut out = Vec::new();
+                if let Some(ports) = self.linked(&a, "Ports").await {
+                    out.extend(ports.into_iter().map(|p| (a.clone(), p, false)));
+                }
+                let has_mac = out.iter().any(|(_, p, _)| {
+                    p.pointer("/Ethernet/AssociatedMACAddresses/0")
+                        .and_then(Value::as_str)
+                        .is_some()
+                });
+                if !has_mac && let Some(ports) = self.linked(&a, "NetworkPorts").await {
+                    out.extend(ports.into_iter().map(|p| (a.clone(), p, true)));
+                }
+                out
+            }))
+            .await;
+            per_adapter.into_iter().flatten().collect::<Vec<_>>()
+        }))
+        .await;
+        (chassis, per.into_iter().flatten().collect())
+    }
+
+    async fn chassis_drives(&self, chassis: &[Value]) -> Vec<Value> {
+        join_all(
+            chassis
+                .iter()
+                .map(|c| async move { self.linked(c, "Drives").await.unwrap_or_default() }),
+        )
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
+fn is_system(v: &Value) -> bool {
+    v.get("@odata.type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.contains("ComputerSystem."))
+}
+
+/// Walk one BMC. Errors only when the service itself cannot be read.
+pub async fn crawl<F: Fetch>(f: &F, root: Value) -> Result<RawBmc, FetchError> {
+    let w = Walk {
+        f,
+        notes: Mutex::new(Vec::new()),
+        seen: Mutex::new(BTreeSet::new()),
+    };
+    let systems_link = root
+        .get("Systems")
+        .and_then(link)
+        .unwrap_or_else(|| "/redfish/v1/Systems".into());
+    // The Systems collection is fetched directly so its failure is fatal and visible.
+    let first = if f.expand() {
+        match f.get(&format!("{systems_link}?$expand=.($levels=1)")).await {
+            Ok(v) => v,
+            Err(FetchError::Status(..) | FetchError::BadJson(_)) => {
+                f.expand_failed();
+                f.get(&systems_link).await?
+            }
+            Err(e) => return Err(e),
+        }
+    } else {
+        f.get(&systems_link).await?
+    };
+    if !first.is_object() {
+        return Err(FetchError::BadJson(
+            "the Systems collection is not an object".into(),
+        ));
+    }
+    let mut docs = Vec::new();
+    let mut links = Vec::new();
+    for m in first
+        .get("Members")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(id) = link(m) {
+            if m.as_object()
+                .is_some_and(|o| o.len() > 2 && o.contains_key("@odata.type"))
+            {
+                docs.push(m.clone());
+            } else {
+                links.push(id);
+            }
+        }
+    }
+    docs.extend(
+        join_all(links.iter().map(|l| w.get(l)))
+            .await
+            .into_iter()
+            .flatten(),
+    );
+    let mut systems: Vec<Value> = Vec::new();
+    for d in docs {
+        if is_system(&d) {
+            systems.push(d);
+        } else {
+            let id = d.get("@odata.id").and_then(Value::as_str).unwrap_or("?");
+            w.note(format!("{id}: not a ComputerSystem; skipped"));
+        }
+    }
+    // Host systems: those with CPUs. A BMC that also exposes a GPU baseboard or similar as a
+    // "system" (HGX) keeps only the host; a lone system is kept even when empty.
+    let count = |s: &Value| {
+        s.pointer("/ProcessorSummary/Count")
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    if systems.iter().any(|s| count(s) > 0) {
+        let (hosts, others): (Vec<_>, Vec<_>) = systems.into_iter().partition(|s| count(s) > 0);
+        for o in others {
+            let id = o.get("@odata.id").and_then(Value::as_str).unwrap_or("?");
+            w.note(format!(
+                "{id}: a system without CPUs beside the host (e.g. a GPU baseboard); skipped"
+            ));
+        }
+        systems = hosts;
+    }
+    let mut raw = join_all(systems.into_iter().map(|s| w.system(s))).await;
+    for r in &mut raw {
+        let has_drives = r
+            .drives
+            .iter()
+            .chain(r.simple_storage.iter())
+            .next()
+            .is_some();
+        if !has_drives {
+            r.drives = w.chassis_drives(&r.chassis).await;
+        }
+    }
+    let notes = w.notes.into_inner().expect("not poisoned");
+    Ok(RawBmc {
+        root,
+        systems: raw,
+        notes,
+    })
+}
+
+/// A Redfish-Mockup-Creator capture on disk, read as a BMC would serve it (for offline use
+/// and fast tests): `<dir>/redfish/v1/.../index.json`; no `$expand`.
+pub struct MockupDir {
+    pub root: PathBuf,
+    pub requests: std::sync::atomic::AtomicUsize,
+}
+
+impl MockupDir {
+    pub fn new(dir: &Path) -> MockupDir {
+        MockupDir {
+            root: dir.to_path_buf(),
+            requests: Default::default(),
+        }
+    }
+}
+
+impl Fetch for MockupDir {
+    async fn get(&self, path: &str) -> Result<Value, FetchError> {
+        self.requests
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if path.contains("?$expand") {
+            return Err(FetchError::Status(404, None));
+        }
+        let p = normalize_path(path);
+        let rel = p.trim_start_matches('/');
+        let file = self.root.join(rel).join("index.json");
+        let text = std::fs::read_to_string(&file).map_err(|_| FetchError::Status(404, None))?;
+        serde_json::from_str(&text).map_err(|e| FetchError::BadJson(e.to_string()))
+    }
+
+    fn expand(&self) -> bool {
+        false
+    }
+
+    fn expand_failed(&self) {}
+}

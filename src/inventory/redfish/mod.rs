@@ -1,0 +1,295 @@
+//! Redfish discovery: many BMCs at once, every vendor's quirks, one BMC's failure costing
+//! only that BMC.
+//!
+//! `config` reads `bmcs.yaml`; `tls` decides how a certificate is trusted; `client` is the
+//! HTTP side (auth, retries, caps); `crawl` walks the resources behind the [`crawl::Fetch`]
+//! seam; `normalize` turns documents into node records. [`discover`] runs them for a list
+//! of BMCs with a global cap on BMCs in flight and a deadline per BMC.
+
+pub mod client;
+pub mod config;
+pub mod crawl;
+pub mod normalize;
+pub mod pins;
+pub mod tls;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use serde::Serialize;
+use tokio::sync::Semaphore;
+
+use crate::inventory::Node;
+use client::{BmcClient, Limits};
+use config::{AuthMode, BmcEntry};
+use crawl::{Fetch, FetchError};
+
+/// How a discovery run behaves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub limits: Limits,
+    /// Deadline for one whole BMC.
+    pub bmc_timeout: Duration,
+    /// BMCs crawled at once.
+    pub concurrency: usize,
+    /// Trust-on-first-use for every HTTPS BMC without a pin or CA bundle.
+    pub trust_on_first_use: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            limits: Limits::default(),
+            bmc_timeout: Duration::from_secs(300),
+            concurrency: 64,
+            trust_on_first_use: false,
+        }
+    }
+}
+
+/// What happened at one BMC.
+#[derive(Debug, Clone, Serialize)]
+pub struct BmcOutcome {
+    /// The address as written in bmcs.yaml.
+    pub address: String,
+    /// The resolved base URL.
+    pub url: String,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Ids of the nodes found.
+    pub nodes: Vec<String>,
+    pub requests: usize,
+    pub seconds: f64,
+    pub auth: &'static str,
+    pub session_deleted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_pin: Option<String>,
+    pub notes: Vec<String>,
+    #[serde(skip)]
+    pub found: Vec<Node>,
+}
+
+fn tls_for(
+    entry: &BmcEntry,
+    url: &str,
+    site_dir: &Path,
+    tofu: bool,
+    seen: &Arc<Mutex<Option<String>>>,
+) -> Result<(Option<rustls::ClientConfig>, bool), String> {
+    if !url.starts_with("https://") {
+        return Ok((None, false));
+    }
+    let spec = entry.tls.clone().unwrap_or_default();
+    if let Some(pin) = &spec.pin_sha256 {
+        let p = tls::normalize_pin(pin).ok_or_else(|| {
+            format!("tls.pin_sha256 `{pin}` is not a SHA-256 fingerprint (64 hex digits)")
+        })?;
+        return Ok((Some(tls::pinned(&p)), false));
+    }
+    if let Some(bundle) = &spec.ca_bundle {
+        let path = site_dir.join(bundle);
+        let pem = std::fs::read(&path)
+            .map_err(|e| format!("cannot read CA bundle {}: {e}", path.display()))?;
+        return Ok((Some(tls::ca_bundle(&pem)?), false));
+    }
+    if spec.trust_on_first_use || tofu {
+        return Ok((Some(tls::first_use(seen.clone())), true));
+    }
+    Ok((None, false))
+}
+
+fn explain(e: &FetchError) -> String {
+    match e {
+        FetchError::Status(401 | 403, _) => {
+            format!("{e}: authentication failed; check the credentials in bmcs.yaml")
+        }
+        FetchError::Transport(t)
+            if t.contains("certificate")
+                || t.contains("pin mismatch")
+                || t.contains("UnknownIssuer") =>
+        {
+            format!(
+                "{e}; to trust this BMC give tls.pin_sha256 or tls.ca_bundle, or run once with --trust-on-first-use"
+            )
+        }
+        _ => e.to_string(),
+    }
+}
+
+async fn one(entry: &BmcEntry, site_dir: &Path, opts: &Options, now: &str) -> BmcOutcome {
+    let started = Instant::now();
+    let mut out = BmcOutcome {
+        address: entry.address.clone(),
+        url: String::new(),
+        ok: false,
+        error: None,
+        nodes: Vec::new(),
+        requests: 0,
+        seconds: 0.0,
+        auth: "none",
+        session_deleted: false,
+        recorded_pin: None,
+        notes: Vec::new(),
+        found: Vec::new(),
+    };
+    let url = match config::base_url(entry) {
+        Ok(u) => u,
+        Err(e) => {
+            out.error = Some(e);
+            return out;
+        }
+    };
+    out.url = url.clone();
+    let seen = Arc::new(Mutex::new(None));
+    let (tls, first_use) = match tls_for(entry, &url, site_dir, opts.trust_on_first_use, &seen) {
+        Ok(t) => t,
+        Err(e) => {
+            out.error = Some(e);
+            return out;
+        }
+    };
+    let client = match BmcClient::new(&url, tls, opts.limits.clone()) {
+        Ok(c) => c,
+        Err(e) => {
+            out.error = Some(e);
+            return out;
+        }
+    };
+    let password = match &entry.credentials {
+        Some(c) => match c.password.resolve(site_dir) {
+            Ok(p) => Some((c.username.clone(), p)),
+            Err(e) => {
+                out.error = Some(format!("credentials.password: {e}"));
+                return out;
+            }
+        },
+        None => None,
+    };
+    let work = async {
+        let root = client
+            .get("/redfish/v1")
+            .await
+            .map_err(|e| format!("ServiceRoot: {}", explain(&e)))?;
+        let expand = root.pointer("/ProtocolFeaturesSupported/ExpandQuery");
+        let yes = |k: &str| {
+            expand
+                .and_then(|e| e.get(k))
+                .and_then(serde_json::Value::as_bool)
+                == Some(true)
+        };
+        client.set_expand(yes("NoLinks") && yes("Levels"));
+        let mut auth = "none";
+        if let Some((user, pw)) = password.clone() {
+            let sessions = root
+                .pointer("/Links/Sessions")
+                .and_then(crawl::link)
+                .unwrap_or_else(|| "/redfish/v1/SessionService/Sessions".into());
+            auth = client
+                .login(
+                    &sessions,
+                    &user,
+                    pw,
+                    entry.auth == AuthMode::Session,
+                    entry.auth != AuthMode::Basic,
+                )
+                .await?;
+        }
+        let raw = crawl::crawl(&client, root)
+            .await
+            .map_err(|e| format!("Systems: {}", explain(&e)));
+        Ok::<_, String>((auth, raw))
+    };
+    let result = tokio::time::timeout(opts.bmc_timeout, work).await;
+    out.session_deleted = client.logout().await;
+    match result {
+        Err(_) => {
+            out.error = Some(format!(
+                "no complete answer within {:?}; the BMC is too slow or hangs",
+                opts.bmc_timeout
+            ))
+        }
+        Ok(Err(e)) => out.error = Some(e),
+        Ok(Ok((auth, Err(e)))) => {
+            out.auth = auth;
+            out.error = Some(e);
+        }
+        Ok(Ok((auth, Ok(raw)))) => {
+            out.auth = auth;
+            out.notes = raw.notes.clone();
+            for sys in &raw.systems {
+                let node = normalize::node(sys, &raw.root, &url, now, &mut out.notes);
+                out.nodes.push(node.id.clone());
+                out.found.push(node);
+            }
+            out.ok = true;
+        }
+    }
+    if first_use && out.ok {
+        out.recorded_pin = seen.lock().expect("not poisoned").clone();
+    }
+    out.requests = client.requests();
+    out.seconds = started.elapsed().as_secs_f64();
+    out
+}
+
+/// Crawl every BMC, at most `opts.concurrency` at once; `progress` is called as each ends.
+pub async fn discover(
+    entries: &[BmcEntry],
+    site_dir: &Path,
+    opts: &Options,
+    now: &str,
+    progress: &(dyn Fn(&BmcOutcome) + Sync),
+) -> Vec<BmcOutcome> {
+    tls::install_provider();
+    let gate = Semaphore::new(opts.concurrency.max(1));
+    join_all(entries.iter().map(|e| async {
+        let _permit = gate.acquire().await.expect("never closed");
+        let o = one(e, site_dir, opts, now).await;
+        progress(&o);
+        o
+    }))
+    .await
+}
+
+/// Fold a run's outcomes into the inventory: new facts for every node found, the previous
+/// record kept and marked stale for every node behind a BMC that failed. The rack given in
+/// bmcs.yaml fills `annotations.rack` where people have not set one.
+pub fn apply(
+    inv: &mut crate::inventory::Inventory,
+    entries: &[BmcEntry],
+    outcomes: &[BmcOutcome],
+    now: &str,
+) -> crate::inventory::store::MergeReport {
+    let mut found = crate::inventory::store::Discovery::default();
+    for o in outcomes {
+        if o.ok {
+            found.seen.extend(o.found.iter().cloned());
+        } else {
+            let err = o.error.clone().unwrap_or_else(|| "failed".into());
+            for n in &inv.nodes {
+                let same = n
+                    .bmc
+                    .as_ref()
+                    .is_some_and(|b| !o.url.is_empty() && b.address == o.url);
+                if same {
+                    found.failed.push((n.id.clone(), err.clone()));
+                }
+            }
+        }
+    }
+    let report = crate::inventory::store::merge(inv, found, now);
+    for (e, o) in entries.iter().zip(outcomes) {
+        let Some(rack) = &e.rack else { continue };
+        for id in &o.nodes {
+            if let Some(n) = inv.nodes.iter_mut().find(|n| n.id == *id)
+                && n.annotations.rack.is_none()
+            {
+                n.annotations.rack = Some(rack.clone());
+            }
+        }
+    }
+    report
+}

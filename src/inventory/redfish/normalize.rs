@@ -1,0 +1,454 @@
+//! Raw Redfish documents -> the node record. Pure and lenient: each field is read on its
+//! own, vendor spellings are mapped, and a value the BMC does not give stays unknown.
+//!
+//! Quirks handled here (redfish-facts §4): GPUs and FPGAs listed as Processors; NVMe drives
+//! reported with `Protocol: "PCIe"`; MACs without separators, with dashes or upper case;
+//! link speed in `CurrentSpeedGbps`, `CurrentLinkSpeedMbps` or `SpeedMbps`, where 0 means
+//! unknown; `LinkUp`/`Up`; empty bays and stub drive documents; BMC virtual media listed
+//! as SimpleStorage devices; host-interface NICs; trailing blanks in serials and models;
+//! placeholder serials.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::crawl::RawSystem;
+use crate::inventory::model::normalize_mac;
+use crate::inventory::{Bmc, Cpu, Disk, Gpu, LinkState, Media, Nic, Node, Protocol};
+
+fn s<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+}
+
+fn state(v: &Value) -> Option<&str> {
+    v.pointer("/Status/State").and_then(Value::as_str)
+}
+
+/// A serial that identifies nothing: empty, all one character, or dots.
+fn placeholder(serial: &str) -> bool {
+    let t = serial.trim();
+    t.is_empty()
+        || t.chars().all(|c| c == t.chars().next().unwrap_or('0'))
+        || t.chars().all(|c| c == '.' || c == ' ')
+        || t.eq_ignore_ascii_case("n/a")
+        || t.eq_ignore_ascii_case("not specified")
+        || t == "0123456789"
+        || t.starts_with("01234567890123456789")
+}
+
+/// Is this a CPU (not a GPU, FPGA, accelerator) that is present?
+fn is_cpu(p: &Value) -> bool {
+    let kind = s(p, "ProcessorType");
+    (kind == Some("CPU") || (kind.is_none() && p.get("TotalCores").is_some()))
+        && state(p) != Some("Absent")
+}
+
+fn cpu(raw: &RawSystem) -> Option<Cpu> {
+    let cpus: Vec<&Value> = raw.processors.iter().filter(|p| is_cpu(p)).collect();
+    let summary = raw.system.get("ProcessorSummary");
+    let sum = |key: &str| -> Option<u32> {
+        let vals: Vec<u64> = cpus
+            .iter()
+            .filter_map(|p| p.get(key).and_then(Value::as_u64))
+            .collect();
+        (vals.len() == cpus.len() && !vals.is_empty()).then(|| vals.iter().sum::<u64>() as u32)
+    };
+    let sockets = if cpus.is_empty() {
+        summary
+            .and_then(|x| x.get("Count"))
+            .and_then(Value::as_u64)
+            .map(|n| n as u32)
+    } else {
+        Some(cpus.len() as u32)
+    };
+    let cores = sum("TotalCores").or_else(|| {
+        summary
+            .and_then(|x| x.get("CoreCount"))
+            .and_then(Value::as_u64)
+            .map(|n| n as u32)
+    });
+    let threads = sum("TotalThreads").or_else(|| {
+        summary
+            .and_then(|x| x.get("LogicalProcessorCount"))
+            .and_then(Value::as_u64)
+            .map(|n| n as u32)
+    });
+    let model = cpus
+        .iter()
+        .find_map(|p| s(p, "Model"))
+        .or_else(|| summary.and_then(|x| s(x, "Model")))
+        .map(str::to_string);
+    let sockets = sockets.filter(|n| *n > 0);
+    if sockets.is_none() && cores.is_none() {
+        return None;
+    }
+    Some(Cpu {
+        model,
+        sockets,
+        cores: cores.filter(|n| *n > 0),
+        threads: threads.filter(|n| *n > 0),
+    })
+}
+
+fn gpus(raw: &RawSystem) -> Vec<Gpu> {
+    raw.processors
+        .iter()
+        .filter(|p| s(p, "ProcessorType") == Some("GPU") && state(p) != Some("Absent"))
+        .map(|p| Gpu {
+            model: s(p, "Model").map(str::to_string),
+            manufacturer: s(p, "Manufacturer").map(str::to_string),
+            memory_gib: None,
+        })
+        .collect()
+}
+
+/// Memory in GiB: MemorySummary, cross-checked with the DIMMs when they were read.
+fn memory(raw: &RawSystem, notes: &mut Vec<String>) -> Option<f64> {
+    let summary = raw
+        .system
+        .pointer("/MemorySummary/TotalSystemMemoryGiB")
+        .and_then(Value::as_f64)
+        .filter(|g| *g > 0.0);
+    let dimms = raw.memory.as_ref().map(|ds| {
+        ds.iter()
+            .filter(|d| state(d) != Some("Absent"))
+            .filter_map(|d| d.get("CapacityMiB").and_then(Value::as_f64))
+            .sum::<f64>()
+            / 1024.0
+    });
+    match (summary, dimms) {
+        (Some(s), Some(d)) if d > 0.0 => {
+            if (s - d).abs() / s > 0.02 {
+                notes.push(format!(
+                    "memory: MemorySummary says {s} GiB but the DIMMs add up to {d:.1} GiB"
+                ));
+            }
+            Some(s)
+        }
+        (Some(s), _) => Some(s),
+        (None, Some(d)) if d > 0.0 => Some(d),
+        _ => None,
+    }
+}
+
+fn media(v: &Value) -> Option<Media> {
+    match s(v, "MediaType")?.to_ascii_uppercase().as_str() {
+        "SSD" | "SAS SSD" | "SATA SSD" | "NVME SSD" => Some(Media::Ssd),
+        "HDD" | "SMR" => Some(Media::Hdd),
+        _ => None,
+    }
+}
+
+fn protocol(v: &Value, media: Option<Media>) -> Option<Protocol> {
+    let named_nvme = ["Model", "Name"]
+        .iter()
+        .any(|k| s(v, k).is_some_and(|x| x.to_ascii_lowercase().contains("nvme")));
+    match s(v, "Protocol").map(str::to_ascii_uppercase).as_deref() {
+        Some("NVME") => Some(Protocol::Nvme),
+        Some("PCIE") if media == Some(Media::Ssd) || named_nvme => Some(Protocol::Nvme),
+        Some("SATA") => Some(Protocol::Sata),
+        Some("SAS") => Some(Protocol::Sas),
+        Some("USB") => Some(Protocol::Usb),
+        Some(_) => Some(Protocol::Other),
+        None if named_nvme => Some(Protocol::Nvme),
+        None => None,
+    }
+}
+
+fn last_segment(v: &Value) -> String {
+    v.get("@odata.id")
+        .and_then(Value::as_str)
+        .map(|p| {
+            p.trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .filter(|x| !x.is_empty())
+        .unwrap_or_default()
+}
+
+fn disks(raw: &RawSystem) -> Vec<Disk> {
+    let mut out: Vec<Disk> = Vec::new();
+    let mut serials = std::collections::BTreeSet::new();
+    for d in &raw.drives {
+        let Some(cap) = d
+            .get("CapacityBytes")
+            .and_then(Value::as_u64)
+            .filter(|c| *c > 0)
+        else {
+            continue; // empty bay, stub document
+        };
+        if state(d) == Some("Absent") {
+            continue;
+        }
+        let serial = s(d, "SerialNumber").map(str::to_string);
+        if let Some(sn) = &serial
+            && !serials.insert(sn.clone())
+        {
+            continue;
+        }
+        let m = media(d);
+        out.push(Disk {
+            id: s(d, "Id")
+                .map(str::to_string)
+                .unwrap_or_else(|| last_segment(d)),
+            path: None,
+            capacity_bytes: Some(cap),
+            media: m,
+            protocol: protocol(d, m),
+            model: s(d, "Model").map(str::to_string),
+            serial,
+        });
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    for ss in &raw.simple_storage {
+        for (i, dev) in ss
+            .get("Devices")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let Some(cap) = dev
+                .get("CapacityBytes")
+                .and_then(Value::as_u64)
+                .filter(|c| *c > 0)
+            else {
+                continue;
+            };
+            if state(dev) == Some("Absent") {
+                continue;
+            }
+            let model = s(dev, "Model").map(str::to_string);
+            let name = s(dev, "Name").unwrap_or("");
+            // BMC virtual media shows up as USB "Virtual Cdrom/HDisk" devices.
+            if model
+                .as_deref()
+                .is_some_and(|m| m.to_ascii_lowercase().starts_with("virtual "))
+            {
+                continue;
+            }
+            let m = media(dev);
+            out.push(Disk {
+                id: if name.is_empty() {
+                    format!("{}-{i}", last_segment(ss))
+                } else {
+                    name.to_string()
+                },
+                path: None,
+                capacity_bytes: Some(cap),
+                media: m,
+                protocol: protocol(dev, m),
+                model,
+                serial: None,
+            });
+        }
+    }
+    out
+}
+
+fn link_state(v: &Value) -> LinkState {
+    match s(v, "LinkStatus") {
+        Some("LinkUp" | "Up") => LinkState::Up,
+        Some("LinkDown" | "Down" | "NoLink") => LinkState::Down,
+        _ => LinkState::Unknown,
+    }
+}
+
+fn positive_mbps(x: Option<f64>) -> Option<u32> {
+    x.filter(|v| *v > 0.0).map(|v| v.round() as u32)
+}
+
+fn is_infiniband(port: &Value) -> bool {
+    [
+        "PortProtocol",
+        "ActiveLinkTechnology",
+        "LinkNetworkTechnology",
+    ]
+    .iter()
+    .any(|k| s(port, k) == Some("InfiniBand"))
+}
+
+fn nics(raw: &RawSystem) -> Vec<Nic> {
+    let mut by_mac: BTreeMap<String, Nic> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut per_adapter: BTreeMap<String, u32> = BTreeMap::new();
+    for (adapter, port, old) in &raw.ports {
+        if is_infiniband(port) {
+            continue;
+        }
+        let mac_raw = if *old {
+            port.pointer("/AssociatedNetworkAddresses/0")
+                .and_then(Value::as_str)
+        } else {
+            port.pointer("/Ethernet/AssociatedMACAddresses/0")
+                .and_then(Value::as_str)
+        };
+        let Some(mac) = mac_raw.and_then(normalize_mac) else {
+            continue;
+        };
+        let speed = if *old {
+            positive_mbps(port.get("CurrentLinkSpeedMbps").and_then(Value::as_f64))
+        } else {
+            positive_mbps(
+                port.get("CurrentSpeedGbps")
+                    .and_then(Value::as_f64)
+                    .map(|g| g * 1000.0),
+            )
+        };
+        let adapter_id = s(adapter, "Id")
+            .map(str::to_string)
+            .unwrap_or_else(|| last_segment(adapter));
+        let idx = per_adapter.entry(adapter_id.clone()).or_default();
+        let nic = Nic {
+            name: None,
+            mac: mac.clone(),
+            speed_mbps: speed,
+            link: link_state(port),
+            adapter: Some(adapter_id),
+            port: Some(*idx),
+        };
+        match by_mac.get_mut(&mac) {
+            Some(existing) => {
+                existing.speed_mbps = existing.speed_mbps.or(nic.speed_mbps);
+                if existing.link == LinkState::Unknown {
+                    existing.link = nic.link;
+                }
+            }
+            None => {
+                *idx += 1;
+                order.push(mac.clone());
+                by_mac.insert(mac, nic);
+            }
+        }
+    }
+    for e in &raw.ethernet {
+        let id = s(e, "Id").unwrap_or("");
+        let host_interface = id.eq_ignore_ascii_case("ToManager")
+            || s(e, "Name").is_some_and(|n| n.contains("Host Interface") || n.contains("Manager"))
+            || e.pointer("/IPv4Addresses/0/Address")
+                .and_then(Value::as_str)
+                .is_some_and(|a| a.starts_with("169.254."));
+        if host_interface {
+            continue;
+        }
+        let Some(mac) = s(e, "MACAddress")
+            .or_else(|| s(e, "PermanentMACAddress"))
+            .and_then(normalize_mac)
+        else {
+            continue;
+        };
+        let speed = positive_mbps(e.get("SpeedMbps").and_then(Value::as_f64));
+        let link = link_state(e);
+        match by_mac.get_mut(&mac) {
+            Some(existing) => {
+                existing.speed_mbps = existing.speed_mbps.or(speed);
+                if existing.link == LinkState::Unknown {
+                    existing.link = link;
+                }
+            }
+            None => {
+                order.push(mac.clone());
+                by_mac.insert(
+                    mac.clone(),
+                    Nic {
+                        name: None,
+                        mac,
+                        speed_mbps: speed,
+                        link,
+                        adapter: None,
+                        port: None,
+                    },
+                );
+            }
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|m| by_mac.remove(&m))
+        .collect()
+}
+
+/// Vendor name for the BMC, lowercase: from ServiceRoot `Vendor`, else the manufacturer.
+fn vendor(root: &Value, system: &Value) -> Option<String> {
+    let v = s(root, "Vendor").or_else(|| s(system, "Manufacturer"))?;
+    let l = v.to_ascii_lowercase();
+    Some(
+        if l.contains("dell") {
+            "dell"
+        } else if l.contains("hpe") || l.contains("hewlett") {
+            "hpe"
+        } else if l.contains("lenovo") {
+            "lenovo"
+        } else if l.contains("supermicro") {
+            "supermicro"
+        } else if l == "ami" {
+            "ami"
+        } else {
+            return Some(l);
+        }
+        .to_string(),
+    )
+}
+
+/// The node id: the system serial where it means something, else the UUID, else the BMC
+/// address with the system's id (stable for that BMC).
+fn node_id(system: &Value, address: &str) -> String {
+    if let Some(sn) = s(system, "SerialNumber").filter(|x| !placeholder(x)) {
+        return sn.to_string();
+    }
+    if let Some(u) = s(system, "UUID").filter(|u| !u.chars().all(|c| c == '0' || c == '-')) {
+        return u.to_ascii_lowercase();
+    }
+    let host = address.split("://").nth(1).unwrap_or(address);
+    format!("{host}/{}", last_segment(system))
+}
+
+/// One node per host system.
+pub fn node(
+    raw: &RawSystem,
+    root: &Value,
+    address: &str,
+    now: &str,
+    notes: &mut Vec<String>,
+) -> Node {
+    let sys = &raw.system;
+    let manager = raw
+        .managers
+        .iter()
+        .find(|m| s(m, "ManagerType") == Some("BMC"))
+        .or(raw.managers.first());
+    Node {
+        id: node_id(sys, address),
+        serial: s(sys, "SerialNumber")
+            .filter(|x| !placeholder(x))
+            .map(str::to_string),
+        manufacturer: s(sys, "Manufacturer").map(str::to_string),
+        model: s(sys, "Model").map(str::to_string),
+        bmc: Some(Bmc {
+            address: address.to_string(),
+            vendor: vendor(root, sys),
+            firmware: manager
+                .and_then(|m| s(m, "FirmwareVersion"))
+                .map(str::to_string),
+        }),
+        cpu: cpu(raw),
+        memory_gib: memory(raw, notes),
+        disks: disks(raw),
+        nics: nics(raw),
+        gpus: gpus(raw),
+        sources: crate::inventory::Sources {
+            redfish: Some(now.to_string()),
+            ssh: None,
+        },
+        stale: None,
+        annotations: Default::default(),
+    }
+}

@@ -1,0 +1,190 @@
+//! How a BMC's certificate is trusted: a SHA-256 pin of the leaf certificate, a CA bundle,
+//! or, explicitly asked for, trust on first use, which records the pin for next time.
+//! There is no "accept anything" mode.
+//!
+//! Pinning replaces the PKI path check (BMC certificates are self-signed and name an IP or
+//! nothing), but the handshake signature is still verified, so the server must hold the key
+//! of the pinned certificate.
+
+use std::sync::{Arc, Mutex};
+
+use rustls::DigitallySignedStruct;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+
+/// Install ring as the process-wide rustls provider (idempotent).
+pub fn install_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+/// SHA-256 of a DER certificate as lowercase hex pairs joined by `:`.
+pub fn fingerprint(der: &[u8]) -> String {
+    let d = ring::digest::digest(&ring::digest::SHA256, der);
+    d.as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// Normalise a pin as written by people: case and separators do not matter.
+pub fn normalize_pin(pin: &str) -> Option<String> {
+    let hex: String = pin
+        .chars()
+        .filter(char::is_ascii_hexdigit)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if hex.len() != 64
+        || pin
+            .chars()
+            .any(|c| !(c.is_ascii_hexdigit() || c == ':' || c == ' '))
+    {
+        return None;
+    }
+    Some(
+        hex.as_bytes()
+            .chunks(2)
+            .map(|c| std::str::from_utf8(c).expect("ascii"))
+            .collect::<Vec<_>>()
+            .join(":"),
+    )
+}
+
+#[derive(Debug)]
+enum Mode {
+    Pin(String),
+    /// Accept, and remember what was seen.
+    FirstUse(Arc<Mutex<Option<String>>>),
+}
+
+#[derive(Debug)]
+struct PinVerifier {
+    mode: Mode,
+    provider: Arc<CryptoProvider>,
+}
+
+impl ServerCertVerifier for PinVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let seen = fingerprint(end_entity.as_ref());
+        match &self.mode {
+            Mode::Pin(want) if *want == seen => Ok(ServerCertVerified::assertion()),
+            Mode::Pin(want) => Err(rustls::Error::General(format!(
+                "certificate pin mismatch: expected {want}, the BMC presented {seen}"
+            ))),
+            Mode::FirstUse(slot) => {
+                *slot.lock().expect("not poisoned") = Some(seen);
+                Ok(ServerCertVerified::assertion())
+            }
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+fn config_with(verifier: Arc<dyn ServerCertVerifier>) -> rustls::ClientConfig {
+    rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default versions")
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth()
+}
+
+/// A TLS config that accepts exactly the certificate with this pin.
+pub fn pinned(pin: &str) -> rustls::ClientConfig {
+    config_with(Arc::new(PinVerifier {
+        mode: Mode::Pin(pin.to_string()),
+        provider: provider(),
+    }))
+}
+
+/// A TLS config that accepts the presented certificate and reports its pin in `seen`.
+pub fn first_use(seen: Arc<Mutex<Option<String>>>) -> rustls::ClientConfig {
+    config_with(Arc::new(PinVerifier {
+        mode: Mode::FirstUse(seen),
+        provider: provider(),
+    }))
+}
+
+/// A TLS config that trusts the CA certificates of a PEM bundle (and checks names).
+pub fn ca_bundle(pem: &[u8]) -> Result<rustls::ClientConfig, String> {
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    let mut n = 0;
+    for cert in CertificateDer::pem_slice_iter(pem) {
+        let cert = cert.map_err(|e| format!("bad PEM in CA bundle: {e}"))?;
+        roots
+            .add(cert)
+            .map_err(|e| format!("unusable CA certificate: {e}"))?;
+        n += 1;
+    }
+    if n == 0 {
+        return Err("the CA bundle holds no certificate".into());
+    }
+    Ok(rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_normalise() {
+        let p = "AB".repeat(32);
+        assert_eq!(normalize_pin(&p).unwrap(), ["ab"; 32].join(":"));
+        assert_eq!(
+            normalize_pin(&["AB"; 32].join(":")).unwrap(),
+            ["ab"; 32].join(":")
+        );
+        assert!(normalize_pin("abc").is_none());
+        assert!(normalize_pin(&"zz".repeat(32)).is_none());
+    }
+}
