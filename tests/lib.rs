@@ -8,4 +8,5 @@ mod cli;
 mod crds;
 mod installer_examples;
 mod plan;
+mod redfish_mockups;
 mod render;

@@ -136,3 +136,5 @@ pub fn flat(s: &str) -> String {
     }
     out
 }
+
+pub mod sushy;
