@@ -84,6 +84,7 @@ impl Sushy {
                 std::thread::sleep(Duration::from_millis(50));
             }
             let _ = child.kill();
+            let _ = child.wait();
         }
         panic!("sushy-static did not start");
     }
