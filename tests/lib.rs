@@ -8,5 +8,6 @@ mod cli;
 mod crds;
 mod installer_examples;
 mod plan;
+mod redfish_faults;
 mod redfish_mockups;
 mod render;

@@ -137,4 +137,5 @@ pub fn flat(s: &str) -> String {
     out
 }
 
+pub mod replay;
 pub mod sushy;

@@ -1,0 +1,493 @@
+//! Replay BMC server: serves a Redfish mockup folder like a BMC would, many virtual BMCs on
+//! loopback, each with injected latency, faults and a connection limit. Used by the fault
+//! tests and by the fleet benchmark (which includes this file by path).
+//!
+//! HTTP/1.1 is spoken by hand (one request per connection, `Connection: close`, as many
+//! BMCs do) so that faults can be exact: a reset is a real RST, a hang is a socket that
+//! never answers, an oversized body really streams.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// What a misbehaving BMC does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    None,
+    /// Answer with this status code.
+    Status(u16),
+    /// 429 with `Retry-After: 1`.
+    TooMany,
+    /// Close the connection with a TCP reset, no answer.
+    Reset,
+    /// Read the request and never answer.
+    Hang,
+    /// 200 with a truncated JSON body.
+    Malformed,
+    /// 200 with a 64 MiB body.
+    Oversized,
+    /// 302 to the same URL, forever.
+    RedirectLoop,
+}
+
+#[derive(Debug, Clone)]
+pub struct BmcSpec {
+    pub mockup: PathBuf,
+    pub latency: Duration,
+    pub fault: Fault,
+    /// The fault hits only the first N requests (then the BMC behaves); `None` = all.
+    pub fault_times: Option<usize>,
+    /// The fault hits only paths starting with this (after `/redfish/v1`); `None` = all.
+    pub fault_path: Option<String>,
+    /// Connections served at once; more get 503 (like an iDRAC under load). 0 = no limit.
+    pub max_connections: usize,
+    /// Honour `$expand=.($levels=1)` on collections.
+    pub expand: bool,
+    /// Require these credentials (Basic or a session token) outside the ServiceRoot.
+    pub credentials: Option<(String, String)>,
+    /// JSON values to overwrite: (resource path, JSON pointer, value).
+    pub patches: Vec<(String, String, Value)>,
+}
+
+impl BmcSpec {
+    pub fn new(mockup: &Path) -> BmcSpec {
+        BmcSpec {
+            mockup: mockup.to_path_buf(),
+            latency: Duration::ZERO,
+            fault: Fault::None,
+            fault_times: None,
+            fault_path: None,
+            max_connections: 0,
+            expand: false,
+            credentials: None,
+            patches: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub requests: AtomicUsize,
+    pub faults: AtomicUsize,
+    pub refused: AtomicUsize,
+    pub sessions_created: AtomicUsize,
+    pub sessions_deleted: AtomicUsize,
+    pub basic_auth_seen: AtomicUsize,
+    pub log: Mutex<Vec<String>>,
+    active: AtomicUsize,
+}
+
+pub struct ReplayBmc {
+    pub addr: SocketAddr,
+    pub stats: Arc<Stats>,
+}
+
+impl ReplayBmc {
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+/// A set of virtual BMCs on one runtime; dropping it stops them all.
+pub struct Fleet {
+    rt: Option<tokio::runtime::Runtime>,
+    pub bmcs: Vec<ReplayBmc>,
+}
+
+impl Fleet {
+    pub fn start(specs: Vec<BmcSpec>) -> Fleet {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let bmcs = specs
+            .into_iter()
+            .map(|spec| {
+                let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+                let addr = listener.local_addr().unwrap();
+                let stats = Arc::new(Stats::default());
+                let server = Arc::new(Server {
+                    spec,
+                    stats: stats.clone(),
+                    cache: Mutex::new(HashMap::new()),
+                    tokens: Mutex::new(Vec::new()),
+                });
+                rt.spawn(async move {
+                    loop {
+                        let Ok((sock, _)) = listener.accept().await else {
+                            break;
+                        };
+                        let s = server.clone();
+                        tokio::spawn(async move { s.connection(sock).await });
+                    }
+                });
+                ReplayBmc { addr, stats }
+            })
+            .collect();
+        Fleet { rt: Some(rt), bmcs }
+    }
+}
+
+impl Drop for Fleet {
+    fn drop(&mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_timeout(Duration::from_millis(100));
+        }
+    }
+}
+
+struct Server {
+    spec: BmcSpec,
+    stats: Arc<Stats>,
+    cache: Mutex<HashMap<String, Option<Value>>>,
+    tokens: Mutex<Vec<String>>,
+}
+
+struct Request {
+    method: String,
+    target: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+async fn read_request(sock: &mut TcpStream) -> Option<Request> {
+    let mut buf = Vec::new();
+    let mut tmp = [0u8; 4096];
+    let head_end = loop {
+        let n = sock.read(&mut tmp).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&tmp[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        if buf.len() > 64 * 1024 {
+            return None;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.split_whitespace();
+    let method = first.next()?.to_string();
+    let target = first.next()?.to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| {
+            l.split_once(':')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        })
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_end + 4..].to_vec();
+    while body.len() < len {
+        let n = sock.read(&mut tmp).await.ok()?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&tmp[..n]);
+    }
+    Some(Request {
+        method,
+        target,
+        headers,
+        body,
+    })
+}
+
+fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+async fn respond(sock: &mut TcpStream, status: u16, headers: &[(&str, String)], body: &[u8]) {
+    let reason = match status {
+        200 => "OK",
+        201 => "Created",
+        204 => "No Content",
+        302 => "Found",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        503 => "Service Unavailable",
+        _ => "Status",
+    };
+    let mut head = format!(
+        "HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !body.is_empty() {
+        head.push_str("Content-Type: application/json\r\n");
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = sock.write_all(head.as_bytes()).await;
+    let _ = sock.write_all(body).await;
+    let _ = sock.shutdown().await;
+}
+
+impl Server {
+    fn load(&self, path: &str) -> Option<Value> {
+        if let Some(v) = self.cache.lock().unwrap().get(path) {
+            return v.clone();
+        }
+        let rel = path.trim_start_matches('/');
+        let file = self.spec.mockup.join(rel).join("index.json");
+        let mut v: Option<Value> = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok());
+        if let Some(doc) = v.as_mut() {
+            for (p, ptr, val) in &self.spec.patches {
+                if p == path {
+                    if let Some(slot) = doc.pointer_mut(ptr) {
+                        *slot = val.clone();
+                    }
+                }
+            }
+        }
+        self.cache
+            .lock()
+            .unwrap()
+            .insert(path.to_string(), v.clone());
+        v
+    }
+
+    fn authorized(&self, req: &Request) -> bool {
+        let Some((user, pass)) = &self.spec.credentials else {
+            return true;
+        };
+        if let Some(tok) = req.header("X-Auth-Token") {
+            return self.tokens.lock().unwrap().iter().any(|t| t == tok);
+        }
+        if let Some(b) = req
+            .header("Authorization")
+            .and_then(|a| a.strip_prefix("Basic "))
+        {
+            self.stats.basic_auth_seen.fetch_add(1, Ordering::Relaxed);
+            return b == base64(&format!("{user}:{pass}"));
+        }
+        false
+    }
+
+    async fn connection(self: Arc<Self>, mut sock: TcpStream) {
+        let active = self.stats.active.fetch_add(1, Ordering::SeqCst) + 1;
+        let guard = ActiveGuard(self.stats.clone());
+        let Some(req) = read_request(&mut sock).await else {
+            return;
+        };
+        let n = self.stats.requests.fetch_add(1, Ordering::SeqCst);
+        self.stats
+            .log
+            .lock()
+            .unwrap()
+            .push(format!("{} {}", req.method, req.target));
+        if self.spec.max_connections > 0 && active > self.spec.max_connections {
+            self.stats.refused.fetch_add(1, Ordering::Relaxed);
+            respond(&mut sock, 503, &[], b"{\"error\":\"too many connections\"}").await;
+            return;
+        }
+        tokio::time::sleep(self.spec.latency).await;
+        let (raw_path, query) = req
+            .target
+            .split_once('?')
+            .unwrap_or((req.target.as_str(), ""));
+        let path = {
+            let p = decode(raw_path);
+            let t = p.trim_end_matches('/').to_string();
+            if t.is_empty() { "/".to_string() } else { t }
+        };
+        let faulty = self.spec.fault != Fault::None
+            && self.spec.fault_times.is_none_or(|k| n < k)
+            && self
+                .spec
+                .fault_path
+                .as_ref()
+                .is_none_or(|p| path.starts_with(&format!("/redfish/v1{p}")));
+        if faulty {
+            self.stats.faults.fetch_add(1, Ordering::Relaxed);
+            match self.spec.fault {
+                Fault::Status(code) => {
+                    return respond(
+                        &mut sock,
+                        code,
+                        &[],
+                        b"{\"error\":{\"code\":\"Base.1.0.GeneralError\"}}",
+                    )
+                    .await;
+                }
+                Fault::TooMany => {
+                    return respond(&mut sock, 429, &[("Retry-After", "1".into())], b"").await;
+                }
+                Fault::Reset => {
+                    let _ = sock.set_zero_linger();
+                    drop(sock);
+                    return;
+                }
+                Fault::Hang => {
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                    return;
+                }
+                Fault::Malformed => {
+                    return respond(
+                        &mut sock,
+                        200,
+                        &[],
+                        b"{\"@odata.id\": \"/redfish/v1\", \"Systems\": {\"@odata.id\"",
+                    )
+                    .await;
+                }
+                Fault::Oversized => {
+                    let head = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 67108864\r\n\r\n";
+                    let _ = sock.write_all(head.as_bytes()).await;
+                    let chunk = vec![b' '; 1 << 16];
+                    for _ in 0..1024 {
+                        if sock.write_all(&chunk).await.is_err() {
+                            break;
+                        }
+                    }
+                    return;
+                }
+                Fault::RedirectLoop => {
+                    return respond(&mut sock, 302, &[("Location", req.target.clone())], b"").await;
+                }
+                Fault::None => {}
+            }
+        }
+        let sessions = "/redfish/v1/SessionService/Sessions";
+        if req.method == "POST" && path == sessions {
+            let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+            let ok = self
+                .spec
+                .credentials
+                .as_ref()
+                .is_some_and(|(u, p)| body["UserName"] == *u && body["Password"] == *p);
+            if !ok {
+                return respond(&mut sock, 401, &[], b"").await;
+            }
+            let id = self.stats.sessions_created.fetch_add(1, Ordering::SeqCst) + 1;
+            let token = format!(
+                "token-{id}-{}",
+                self.spec.mockup.display().to_string().len()
+            );
+            self.tokens.lock().unwrap().push(token.clone());
+            return respond(
+                &mut sock,
+                201,
+                &[
+                    ("X-Auth-Token", token),
+                    ("Location", format!("{sessions}/{id}")),
+                ],
+                b"{}",
+            )
+            .await;
+        }
+        if path != "/redfish/v1" && path != "/redfish" && !self.authorized(&req) {
+            return respond(&mut sock, 401, &[], b"").await;
+        }
+        if req.method == "DELETE" && path.starts_with(&format!("{sessions}/")) {
+            if let Some(tok) = req.header("X-Auth-Token") {
+                self.tokens.lock().unwrap().retain(|t| t != tok);
+            }
+            self.stats.sessions_deleted.fetch_add(1, Ordering::SeqCst);
+            return respond(&mut sock, 204, &[], b"").await;
+        }
+        if req.method != "GET" {
+            return respond(&mut sock, 204, &[], b"").await;
+        }
+        let wants_expand = decode(query).contains("$expand");
+        if wants_expand && !self.spec.expand {
+            return respond(&mut sock, 400, &[], b"{\"error\":\"QueryNotSupported\"}").await;
+        }
+        let Some(mut doc) = self.load(&path) else {
+            return respond(&mut sock, 404, &[], b"").await;
+        };
+        if wants_expand {
+            if let Some(members) = doc.get("Members").and_then(Value::as_array).cloned() {
+                let full: Vec<Value> = members
+                    .iter()
+                    .map(|m| {
+                        let id = m["@odata.id"]
+                            .as_str()
+                            .unwrap_or("")
+                            .trim_end_matches('/')
+                            .to_string();
+                        self.load(&id).unwrap_or_else(|| m.clone())
+                    })
+                    .collect();
+                doc["Members"] = Value::Array(full);
+            }
+        }
+        let body = serde_json::to_vec(&doc).unwrap();
+        drop(guard);
+        respond(&mut sock, 200, &[], &body).await;
+    }
+}
+
+struct ActiveGuard(Arc<Stats>);
+
+impl Drop for ActiveGuard {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn base64(s: &str) -> String {
+    const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let b = s.as_bytes();
+    let mut out = String::new();
+    for c in b.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        out.push(T[(n >> 18) as usize & 63] as char);
+        out.push(T[(n >> 12) as usize & 63] as char);
+        out.push(if c.len() > 1 {
+            T[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        out.push(if c.len() > 2 {
+            T[n as usize & 63] as char
+        } else {
+            '='
+        });
+    }
+    out
+}
