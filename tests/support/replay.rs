@@ -222,12 +222,13 @@ fn decode(s: &str) -> String {
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
         }
         out.push(b[i]);
         i += 1;
@@ -275,10 +276,10 @@ impl Server {
             .and_then(|t| serde_json::from_str(&t).ok());
         if let Some(doc) = v.as_mut() {
             for (p, ptr, val) in &self.spec.patches {
-                if p == path {
-                    if let Some(slot) = doc.pointer_mut(ptr) {
-                        *slot = val.clone();
-                    }
+                if p == path
+                    && let Some(slot) = doc.pointer_mut(ptr)
+                {
+                    *slot = val.clone();
                 }
             }
         }
@@ -438,21 +439,20 @@ impl Server {
         let Some(mut doc) = self.load(&path) else {
             return respond(&mut sock, 404, &[], b"").await;
         };
-        if wants_expand {
-            if let Some(members) = doc.get("Members").and_then(Value::as_array).cloned() {
-                let full: Vec<Value> = members
-                    .iter()
-                    .map(|m| {
-                        let id = m["@odata.id"]
-                            .as_str()
-                            .unwrap_or("")
-                            .trim_end_matches('/')
-                            .to_string();
-                        self.load(&id).unwrap_or_else(|| m.clone())
-                    })
-                    .collect();
-                doc["Members"] = Value::Array(full);
-            }
+        if wants_expand && let Some(members) = doc.get("Members").and_then(Value::as_array).cloned()
+        {
+            let full: Vec<Value> = members
+                .iter()
+                .map(|m| {
+                    let id = m["@odata.id"]
+                        .as_str()
+                        .unwrap_or("")
+                        .trim_end_matches('/')
+                        .to_string();
+                    self.load(&id).unwrap_or_else(|| m.clone())
+                })
+                .collect();
+            doc["Members"] = Value::Array(full);
         }
         let body = serde_json::to_vec(&doc).unwrap();
         drop(guard);
