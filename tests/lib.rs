@@ -10,4 +10,5 @@ mod installer_examples;
 mod plan;
 mod redfish_faults;
 mod redfish_mockups;
+mod redfish_tls;
 mod render;

@@ -10,7 +10,10 @@ pub fn record(text: &str, address: &str, pin: &str) -> Option<String> {
     let is_addr = |l: &str| {
         let t = l.trim_start().trim_start_matches("- ").trim_start();
         t.strip_prefix("address:")
-            .map(|v| v.trim().trim_matches('"').trim_matches('\'') == address)
+            .map(|v| {
+                let v = v.split(" #").next().unwrap_or(v);
+                v.trim().trim_matches('"').trim_matches('\'') == address
+            })
             .unwrap_or(false)
     };
     let start = lines.iter().position(|l| is_addr(l))?;
