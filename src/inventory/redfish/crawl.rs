@@ -326,10 +326,13 @@ impl<F: Fetch> Walk<'_, F> {
     }
 }
 
+/// `#ComputerSystem.v1_16_0.ComputerSystem`: the namespace before the version names the
+/// schema (`#AMIComputerSystem.v1_0_0.Capabilities` is something else).
 fn is_system(v: &Value) -> bool {
     v.get("@odata.type")
         .and_then(Value::as_str)
-        .is_some_and(|t| t.contains("ComputerSystem."))
+        .and_then(|t| t.trim_start_matches('#').split('.').next())
+        .is_some_and(|ns| ns == "ComputerSystem")
 }
 
 /// Walk one BMC. Errors only when the service itself cannot be read.

@@ -11,6 +11,8 @@ pub mod config;
 pub mod crawl;
 pub mod normalize;
 pub mod pins;
+#[cfg(test)]
+mod quirks;
 pub mod tls;
 
 use std::path::Path;
