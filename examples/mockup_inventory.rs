@@ -11,7 +11,7 @@ async fn main() {
     let root = crawl::Fetch::get(&f, "/redfish/v1")
         .await
         .expect("ServiceRoot");
-    let raw = crawl::crawl(&f, root).await.expect("crawl");
+    let raw = crawl::crawl(&f, root, None).await.expect("crawl");
     let mut notes = raw.notes.clone();
     let nodes: Vec<_> = raw
         .systems

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::Semaphore;
 
 use super::crawl::{Fetch, FetchError};
+use super::gate::{Gate, Priority};
 use crate::secrets::Secret;
 
 /// Limits for talking to one BMC.
@@ -66,18 +66,20 @@ pub struct BmcClient {
     http: reqwest::Client,
     base: String,
     auth: Mutex<Auth>,
-    sem: Semaphore,
+    gate: Gate,
     limits: Limits,
     requests: AtomicUsize,
     expand: AtomicBool,
 }
 
 impl BmcClient {
-    pub fn new(
-        base: &str,
+    /// An HTTP client for BMCs. One is shared by every BMC that uses the default trust
+    /// store (building one loads the system CA certificates); BMCs with a pin, a CA bundle
+    /// or first-use trust get their own.
+    pub fn http(
         tls: Option<rustls::ClientConfig>,
-        limits: Limits,
-    ) -> Result<BmcClient, String> {
+        limits: &Limits,
+    ) -> Result<reqwest::Client, String> {
         let mut b = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::limited(5))
             .connect_timeout(limits.request_timeout)
@@ -86,18 +88,20 @@ impl BmcClient {
         if let Some(cfg) = tls {
             b = b.tls_backend_preconfigured(cfg);
         }
-        let http = b
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-        Ok(BmcClient {
+        b.build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))
+    }
+
+    pub fn new(base: &str, http: reqwest::Client, limits: Limits) -> BmcClient {
+        BmcClient {
             http,
             base: base.trim_end_matches('/').to_string(),
             auth: Mutex::new(Auth::None),
-            sem: Semaphore::new(limits.per_bmc_concurrency.max(1)),
+            gate: Gate::new(limits.per_bmc_concurrency),
             limits,
             requests: AtomicUsize::new(0),
             expand: AtomicBool::new(false),
-        })
+        }
     }
 
     pub fn requests(&self) -> usize {
@@ -134,7 +138,7 @@ impl BmcClient {
         try_session: bool,
     ) -> Result<&'static str, String> {
         if try_session {
-            let _permit = self.sem.acquire().await.expect("never closed");
+            let _permit = self.gate.acquire(Priority::Branch).await;
             self.requests.fetch_add(1, Ordering::Relaxed);
             let body = serde_json::json!({"UserName": user, "Password": password.expose()});
             let resp = tokio::time::timeout(
@@ -276,10 +280,10 @@ fn describe(e: &reqwest::Error) -> String {
     last
 }
 
-impl Fetch for BmcClient {
-    async fn get(&self, path: &str) -> Result<Value, FetchError> {
+impl BmcClient {
+    async fn get_with(&self, path: &str, prio: Priority) -> Result<Value, FetchError> {
         let url = self.url(path);
-        let _permit = self.sem.acquire().await.expect("never closed");
+        let _permit = self.gate.acquire(prio).await;
         let mut last = FetchError::Timeout(self.limits.request_timeout);
         for attempt in 0..=self.limits.retries {
             match self.get_once(&url).await {
@@ -298,6 +302,16 @@ impl Fetch for BmcClient {
             }
         }
         Err(last)
+    }
+}
+
+impl Fetch for BmcClient {
+    async fn get(&self, path: &str) -> Result<Value, FetchError> {
+        self.get_with(path, Priority::Branch).await
+    }
+
+    async fn get_leaf(&self, path: &str) -> Result<Value, FetchError> {
+        self.get_with(path, Priority::Leaf).await
     }
 
     fn expand(&self) -> bool {

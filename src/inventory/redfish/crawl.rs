@@ -35,6 +35,11 @@ pub enum FetchError {
 /// Reading Redfish resources by path; the seam between the walk and the network.
 pub trait Fetch: Sync {
     fn get(&self, path: &str) -> impl Future<Output = Result<Value, FetchError>> + Send;
+    /// A document that leads to no further request (a DIMM, a drive, a port): it may wait
+    /// behind requests that do.
+    fn get_leaf(&self, path: &str) -> impl Future<Output = Result<Value, FetchError>> + Send {
+        self.get(path)
+    }
     /// Whether to ask for `$expand=.($levels=1)` on collections.
     fn expand(&self) -> bool;
     /// The service advertised `$expand` but refused it: stop asking.
@@ -87,6 +92,10 @@ struct Walk<'a, F: Fetch> {
     f: &'a F,
     notes: Mutex<Vec<String>>,
     seen: Mutex<BTreeSet<String>>,
+    /// Whether `$expand` works here: decided by the first collection that asks, while the
+    /// others wait for the verdict, so a service that advertises it but refuses it costs
+    /// one wasted request, not one per collection.
+    expand_verdict: tokio::sync::Mutex<Option<bool>>,
 }
 
 impl<F: Fetch> Walk<'_, F> {
@@ -96,7 +105,15 @@ impl<F: Fetch> Walk<'_, F> {
 
     /// GET a resource; failures become notes and `None`.
     async fn get(&self, path: &str) -> Option<Value> {
-        match self.f.get(path).await {
+        self.got(path, self.f.get(path).await)
+    }
+
+    async fn get_leaf(&self, path: &str) -> Option<Value> {
+        self.got(path, self.f.get_leaf(path).await)
+    }
+
+    fn got(&self, path: &str, r: Result<Value, FetchError>) -> Option<Value> {
+        match r {
             Ok(v) if v.is_object() => Some(v),
             Ok(_) => {
                 self.note(format!("{path}: not a JSON object; skipped"));
@@ -112,6 +129,14 @@ impl<F: Fetch> Walk<'_, F> {
     /// Member documents of a collection: expanded inline where the service does it,
     /// otherwise fetched concurrently. Follows `Members@odata.nextLink`.
     async fn members(&self, path: &str) -> Vec<Value> {
+        self.members_of(path, false).await
+    }
+
+    async fn leaf_members(&self, path: &str) -> Vec<Value> {
+        self.members_of(path, true).await
+    }
+
+    async fn members_of(&self, path: &str, leaves: bool) -> Vec<Value> {
         let mut docs = Vec::new();
         let mut next = Some(path.to_string());
         let mut pages = 0;
@@ -121,18 +146,8 @@ impl<F: Fetch> Walk<'_, F> {
                 self.note(format!("{path}: more than 64 pages; stopped"));
                 break;
             }
-            let coll = if self.f.expand() && pages == 1 {
-                match self.f.get(&format!("{page}?$expand=.($levels=1)")).await {
-                    Ok(v) => Some(v),
-                    Err(FetchError::Status(..) | FetchError::BadJson(_)) => {
-                        self.f.expand_failed();
-                        self.get(&page).await
-                    }
-                    Err(e) => {
-                        self.note(format!("{page}: {e}; skipped"));
-                        None
-                    }
-                }
+            let coll = if pages == 1 && self.f.expand() {
+                self.first_page(&page).await
             } else {
                 self.get(&page).await
             };
@@ -163,7 +178,14 @@ impl<F: Fetch> Walk<'_, F> {
                     links.push(id);
                 }
             }
-            let fetched = join_all(links.iter().map(|l| self.get(l))).await;
+            let fetched = join_all(links.iter().map(|l| async move {
+                if leaves {
+                    self.get_leaf(l).await
+                } else {
+                    self.get(l).await
+                }
+            }))
+            .await;
             docs.extend(fetched.into_iter().flatten());
             next = coll
                 .get("Members@odata.nextLink")
@@ -173,27 +195,105 @@ impl<F: Fetch> Walk<'_, F> {
         docs
     }
 
+    /// The members of a collection if `$expand` works here (one request), else `None`
+    /// without a plain fetch.
+    async fn expanded_only(&self, page: &str) -> Option<Vec<Value>> {
+        if !self.f.expand() {
+            return None;
+        }
+        let mut verdict = self.expand_verdict.lock().await;
+        if *verdict == Some(false) {
+            return None;
+        }
+        let doc = match self.f.get(&format!("{page}?$expand=.($levels=1)")).await {
+            Ok(v) => {
+                *verdict = Some(true);
+                v
+            }
+            Err(_) => {
+                *verdict = Some(false);
+                self.f.expand_failed();
+                return None;
+            }
+        };
+        drop(verdict);
+        Some(
+            doc.get("Members")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|m| m.as_object().is_some_and(|o| o.len() > 2))
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// The first page of a collection, expanded when the service can.
+    async fn first_page(&self, page: &str) -> Option<Value> {
+        let mut verdict = self.expand_verdict.lock().await;
+        match *verdict {
+            Some(true) => {
+                drop(verdict);
+                return self.get(&format!("{page}?$expand=.($levels=1)")).await;
+            }
+            Some(false) => {
+                drop(verdict);
+                return self.get(page).await;
+            }
+            None => {}
+        }
+        match self.f.get(&format!("{page}?$expand=.($levels=1)")).await {
+            Ok(v) => {
+                *verdict = Some(true);
+                Some(v)
+            }
+            Err(FetchError::Status(..) | FetchError::BadJson(_)) => {
+                *verdict = Some(false);
+                self.f.expand_failed();
+                drop(verdict);
+                self.get(page).await
+            }
+            Err(e) => {
+                drop(verdict);
+                self.note(format!("{page}: {e}; skipped"));
+                None
+            }
+        }
+    }
+
     async fn linked(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
         let l = doc.get(key).and_then(link)?;
         Some(self.members(&l).await)
     }
 
+    async fn linked_leaves(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
+        let l = doc.get(key).and_then(link)?;
+        Some(self.leaf_members(&l).await)
+    }
+
     async fn system(&self, system: Value) -> RawSystem {
-        let processors = async { self.linked(&system, "Processors").await.unwrap_or_default() };
+        let processors = async {
+            self.linked_leaves(&system, "Processors")
+                .await
+                .unwrap_or_default()
+        };
         let memory = async {
             let summary = system
                 .pointer("/MemorySummary/TotalSystemMemoryGiB")
                 .and_then(Value::as_f64)
                 .unwrap_or(0.0);
-            if self.f.expand() || summary <= 0.0 {
-                self.linked(&system, "Memory").await
+            let l = system.get("Memory").and_then(link)?;
+            if summary <= 0.0 {
+                Some(self.leaf_members(&l).await)
             } else {
-                None
+                // DIMMs only when one expanded request brings them all: the summary is the
+                // number we use; the DIMMs are a cross-check.
+                self.expanded_only(&l).await
             }
         };
         let storage = self.storage(&system);
         let ethernet = async {
-            self.linked(&system, "EthernetInterfaces")
+            self.linked_leaves(&system, "EthernetInterfaces")
                 .await
                 .unwrap_or_default()
         };
@@ -209,7 +309,7 @@ impl<F: Fetch> Walk<'_, F> {
             if links.is_empty() {
                 Vec::new()
             } else {
-                join_all(links.iter().map(|l| self.get(l)))
+                join_all(links.iter().map(|l| self.get_leaf(l)))
                     .await
                     .into_iter()
                     .flatten()
@@ -243,7 +343,7 @@ impl<F: Fetch> Walk<'_, F> {
                     .flatten()
                     .filter_map(link)
                     .collect();
-                join_all(links.iter().map(|l| self.get(l)))
+                join_all(links.iter().map(|l| self.get_leaf(l)))
                     .await
                     .into_iter()
                     .flatten()
@@ -260,7 +360,7 @@ impl<F: Fetch> Walk<'_, F> {
         let simple = if usable {
             Vec::new()
         } else {
-            self.linked(system, "SimpleStorage")
+            self.linked_leaves(system, "SimpleStorage")
                 .await
                 .unwrap_or_default()
         };
@@ -293,7 +393,7 @@ impl<F: Fetch> Walk<'_, F> {
             };
             let per_adapter = join_all(adapters.into_iter().map(|a| async move {
                 let mut out = Vec::new();
-                if let Some(ports) = self.linked(&a, "Ports").await {
+                if let Some(ports) = self.linked_leaves(&a, "Ports").await {
                     out.extend(ports.into_iter().map(|p| (a.clone(), p, false)));
                 }
                 let has_mac = out.iter().any(|(_, p, _)| {
@@ -301,7 +401,7 @@ impl<F: Fetch> Walk<'_, F> {
                         .and_then(Value::as_str)
                         .is_some()
                 });
-                if !has_mac && let Some(ports) = self.linked(&a, "NetworkPorts").await {
+                if !has_mac && let Some(ports) = self.linked_leaves(&a, "NetworkPorts").await {
                     out.extend(ports.into_iter().map(|p| (a.clone(), p, true)));
                 }
                 out
@@ -317,7 +417,7 @@ impl<F: Fetch> Walk<'_, F> {
         join_all(
             chassis
                 .iter()
-                .map(|c| async move { self.linked(c, "Drives").await.unwrap_or_default() }),
+                .map(|c| async move { self.linked_leaves(c, "Drives").await.unwrap_or_default() }),
         )
         .await
         .into_iter()
@@ -336,28 +436,26 @@ fn is_system(v: &Value) -> bool {
 }
 
 /// Walk one BMC. Errors only when the service itself cannot be read.
-pub async fn crawl<F: Fetch>(f: &F, root: Value) -> Result<RawBmc, FetchError> {
+pub async fn crawl<F: Fetch>(
+    f: &F,
+    root: Value,
+    prefetched: Option<Value>,
+) -> Result<RawBmc, FetchError> {
     let w = Walk {
         f,
         notes: Mutex::new(Vec::new()),
         seen: Mutex::new(BTreeSet::new()),
+        expand_verdict: tokio::sync::Mutex::new(None),
     };
     let systems_link = root
         .get("Systems")
         .and_then(link)
         .unwrap_or_else(|| "/redfish/v1/Systems".into());
-    // The Systems collection is fetched directly so its failure is fatal and visible.
-    let first = if f.expand() {
-        match f.get(&format!("{systems_link}?$expand=.($levels=1)")).await {
-            Ok(v) => v,
-            Err(FetchError::Status(..) | FetchError::BadJson(_)) => {
-                f.expand_failed();
-                f.get(&systems_link).await?
-            }
-            Err(e) => return Err(e),
-        }
-    } else {
-        f.get(&systems_link).await?
+    // The Systems collection is fetched directly so its failure is fatal and visible. The
+    // caller may have fetched the standard path already, together with the ServiceRoot.
+    let first = match prefetched {
+        Some(v) if systems_link == "/redfish/v1/Systems" => v,
+        _ => f.get(&systems_link).await?,
     };
     if !first.is_object() {
         return Err(FetchError::BadJson(

@@ -9,6 +9,7 @@
 pub mod client;
 pub mod config;
 pub mod crawl;
+mod gate;
 pub mod normalize;
 pub mod pins;
 #[cfg(test)]
@@ -121,7 +122,13 @@ fn explain(e: &FetchError) -> String {
     }
 }
 
-async fn one(entry: &BmcEntry, site_dir: &Path, opts: &Options, now: &str) -> BmcOutcome {
+async fn one(
+    entry: &BmcEntry,
+    site_dir: &Path,
+    opts: &Options,
+    now: &str,
+    shared: &Result<reqwest::Client, String>,
+) -> BmcOutcome {
     let started = Instant::now();
     let mut out = BmcOutcome {
         address: entry.address.clone(),
@@ -153,8 +160,12 @@ async fn one(entry: &BmcEntry, site_dir: &Path, opts: &Options, now: &str) -> Bm
             return out;
         }
     };
-    let client = match BmcClient::new(&url, tls, opts.limits.clone()) {
-        Ok(c) => c,
+    let http = match tls {
+        Some(cfg) => BmcClient::http(Some(cfg), &opts.limits),
+        None => shared.clone(),
+    };
+    let client = match http {
+        Ok(h) => BmcClient::new(&url, h, opts.limits.clone()),
         Err(e) => {
             out.error = Some(e);
             return out;
@@ -171,10 +182,16 @@ async fn one(entry: &BmcEntry, site_dir: &Path, opts: &Options, now: &str) -> Bm
         None => None,
     };
     let work = async {
-        let root = client
-            .get("/redfish/v1")
-            .await
-            .map_err(|e| format!("ServiceRoot: {}", explain(&e)))?;
+        // The Systems collection sits at a path the standard fixes; asking for it together
+        // with the ServiceRoot saves a round trip on every BMC. With credentials it is asked
+        // after login instead.
+        let (root, systems) = if password.is_none() {
+            let (r, s) = tokio::join!(client.get("/redfish/v1"), client.get("/redfish/v1/Systems"));
+            (r, s.ok())
+        } else {
+            (client.get("/redfish/v1").await, None)
+        };
+        let root = root.map_err(|e| format!("ServiceRoot: {}", explain(&e)))?;
         let expand = root.pointer("/ProtocolFeaturesSupported/ExpandQuery");
         let yes = |k: &str| {
             expand
@@ -199,7 +216,7 @@ async fn one(entry: &BmcEntry, site_dir: &Path, opts: &Options, now: &str) -> Bm
                 )
                 .await?;
         }
-        let raw = crawl::crawl(&client, root)
+        let raw = crawl::crawl(&client, root, systems)
             .await
             .map_err(|e| format!("Systems: {}", explain(&e)));
         Ok::<_, String>((auth, raw))
@@ -247,9 +264,10 @@ pub async fn discover(
 ) -> Vec<BmcOutcome> {
     tls::install_provider();
     let gate = Semaphore::new(opts.concurrency.max(1));
+    let shared = BmcClient::http(None, &opts.limits);
     join_all(entries.iter().map(|e| async {
         let _permit = gate.acquire().await.expect("never closed");
-        let o = one(e, site_dir, opts, now).await;
+        let o = one(e, site_dir, opts, now, &shared).await;
         progress(&o);
         o
     }))

@@ -82,7 +82,7 @@ fn run(docs: Vec<(&str, Value)>) -> (Vec<Node>, Vec<String>, Vec<String>) {
         .build()
         .unwrap();
     let root = m.docs["/redfish/v1"].clone();
-    let raw = rt.block_on(crawl(&m, root)).unwrap();
+    let raw = rt.block_on(crawl(&m, root, None)).unwrap();
     let mut notes = raw.notes.clone();
     let nodes = raw
         .systems
@@ -450,7 +450,7 @@ fn q16_expand_is_used_when_advertised_and_dropped_when_refused() {
         .build()
         .unwrap();
     let raw = rt
-        .block_on(crawl(&m, m.docs["/redfish/v1"].clone()))
+        .block_on(crawl(&m, m.docs["/redfish/v1"].clone(), None))
         .unwrap();
     assert_eq!(raw.systems.len(), 1);
     let log = m.log.lock().unwrap().clone();
