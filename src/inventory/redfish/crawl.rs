@@ -152,46 +152,53 @@ impl<F: Fetch> Walk<'_, F> {
                 self.get(&page).await
             };
             let Some(coll) = coll else { break };
-            let mut links = Vec::new();
-            for m in coll
-                .get("Members")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let Some(id) = link(m) else { continue };
-                // Dedup by case-insensitive path (iLO mixes cases).
-                if !self
-                    .seen
-                    .lock()
-                    .expect("not poisoned")
-                    .insert(id.to_ascii_lowercase())
-                {
-                    continue;
-                }
-                let inline = m
-                    .as_object()
-                    .is_some_and(|o| o.len() > 2 && o.contains_key("@odata.type"));
-                if inline {
-                    docs.push(m.clone());
-                } else {
-                    links.push(id);
-                }
-            }
-            let fetched = join_all(links.iter().map(|l| async move {
-                if leaves {
-                    self.get_leaf(l).await
-                } else {
-                    self.get(l).await
-                }
-            }))
-            .await;
-            docs.extend(fetched.into_iter().flatten());
+            docs.extend(self.member_docs(&coll, leaves).await);
             next = coll
                 .get("Members@odata.nextLink")
                 .and_then(Value::as_str)
                 .map(str::to_string);
         }
+        docs
+    }
+
+    /// The member documents of one collection page: inline where the service expanded
+    /// them, otherwise fetched concurrently. A member seen before (iLO repeats links in
+    /// another case) is skipped.
+    async fn member_docs(&self, coll: &Value, leaves: bool) -> Vec<Value> {
+        let mut docs = Vec::new();
+        let mut links = Vec::new();
+        for m in coll
+            .get("Members")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(id) = link(m) else { continue };
+            if !self
+                .seen
+                .lock()
+                .expect("not poisoned")
+                .insert(id.to_ascii_lowercase())
+            {
+                continue;
+            }
+            if m.as_object()
+                .is_some_and(|o| o.len() > 2 && o.contains_key("@odata.type"))
+            {
+                docs.push(m.clone());
+            } else {
+                links.push(id);
+            }
+        }
+        let fetched = join_all(links.iter().map(|l| async move {
+            if leaves {
+                self.get_leaf(l).await
+            } else {
+                self.get(l).await
+            }
+        }))
+        .await;
+        docs.extend(fetched.into_iter().flatten());
         docs
     }
 
@@ -462,30 +469,7 @@ pub async fn crawl<F: Fetch>(
             "the Systems collection is not an object".into(),
         ));
     }
-    let mut docs = Vec::new();
-    let mut links = Vec::new();
-    for m in first
-        .get("Members")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(id) = link(m) {
-            if m.as_object()
-                .is_some_and(|o| o.len() > 2 && o.contains_key("@odata.type"))
-            {
-                docs.push(m.clone());
-            } else {
-                links.push(id);
-            }
-        }
-    }
-    docs.extend(
-        join_all(links.iter().map(|l| w.get(l)))
-            .await
-            .into_iter()
-            .flatten(),
-    );
+    let docs = w.member_docs(&first, false).await;
     let mut systems: Vec<Value> = Vec::new();
     for d in docs {
         if is_system(&d) {
