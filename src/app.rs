@@ -144,7 +144,11 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
         }
         Command::Discover(Discover::Redfish(args)) => crate::app_discover::run(args, json),
         Command::Discover(Discover::Ssh(_)) => Err(Error::NotImplemented("discover ssh")),
-        Command::Simulate { .. } => Err(Error::NotImplemented("simulate")),
+        Command::Simulate {
+            scenario,
+            site,
+            plot,
+        } => crate::app_simulate::run(scenario, site.as_ref(), plot.as_ref(), json),
         Command::Serve(_) => Err(Error::NotImplemented("serve")),
         Command::Boot { .. } => Err(Error::NotImplemented("boot")),
     }

@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod app_discover;
+pub mod app_simulate;
 pub mod cli;
 pub mod error;
 pub mod fsio;
@@ -20,5 +21,6 @@ pub mod profile;
 pub mod render;
 pub mod report;
 pub mod secrets;
+pub mod sim;
 pub mod site;
 pub mod yamlio;

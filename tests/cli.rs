@@ -19,7 +19,6 @@ fn unimplemented_commands_say_so_and_exit_2() {
     let site = Site::example();
     for args in [
         vec!["discover", "ssh", "--site", "{site}"],
-        vec!["simulate", "simulations/reference-factory.yaml"],
         vec!["serve", "--site", "{site}"],
         vec!["boot", "--site", "{site}", "--all"],
     ] {

@@ -12,3 +12,4 @@ mod redfish_faults;
 mod redfish_mockups;
 mod redfish_tls;
 mod render;
+mod sim;

@@ -3,6 +3,8 @@
 
 use std::io::IsTerminal;
 
+pub mod svg;
+
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 

@@ -1,0 +1,393 @@
+//! `simulations/<scenario>.yaml`: the fleet, the platform settings, the tenant clusters
+//! (inline shapes or Rancher `Cluster` + `HarvesterConfig` files), teams with quotas and
+//! lifetimes, failure rates and what to analyse.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::path;
+use crate::yamlio::{self, InputError, Source};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    pub fleet: Fleet,
+    #[serde(default)]
+    pub network: Network,
+    #[serde(default)]
+    pub platform: Platform,
+    #[serde(default)]
+    pub failures: Failures,
+    /// Cluster shapes by name.
+    pub shapes: BTreeMap<String, ShapeSpec>,
+    /// Clusters running now.
+    #[serde(default)]
+    pub clusters: Vec<ClusterCount>,
+    #[serde(default)]
+    pub teams: Vec<Team>,
+    #[serde(default)]
+    pub analysis: Analysis,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fleet {
+    /// Node classes; nodes of a class are spread round-robin over its racks.
+    #[serde(default)]
+    pub classes: Vec<NodeClass>,
+    /// Use a site's inventory instead (or as well): `site: ../inventory/example`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
+    /// Rack -> power domain.
+    #[serde(default)]
+    pub racks: BTreeMap<String, RackSpec>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeClass {
+    pub name: String,
+    pub count: u32,
+    /// Logical CPUs (hardware threads): what the kubelet offers.
+    pub threads: u32,
+    pub memory_gib: f64,
+    /// Longhorn data disks and their size in TB (decimal).
+    pub disks: u32,
+    pub disk_tb: f64,
+    pub racks: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RackSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BondMode {
+    #[serde(rename = "802.3ad")]
+    Lacp,
+    #[serde(rename = "active-backup")]
+    ActiveBackup,
+}
+
+/// The storage network of every node.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Network {
+    pub links: u32,
+    pub speed_gbps: f64,
+    pub bond: BondMode,
+    pub mtu: u32,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Network {
+            links: 2,
+            speed_gbps: 25.0,
+            bond: BondMode::Lacp,
+            mtu: 9000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Platform {
+    /// Harvester overcommit-config, percent.
+    pub overcommit_cpu_pct: f64,
+    pub overcommit_memory_pct: f64,
+    pub overcommit_storage_pct: f64,
+    /// Logical CPUs and GiB per node kept for the system, Longhorn and the kubelet.
+    pub reserved_cpu: f64,
+    pub reserved_memory_gib: f64,
+    /// Memory added to every VM's request (virt-launcher overhead), GiB.
+    pub vm_memory_overhead_gib: f64,
+    pub replicas: u32,
+    pub rebuild_limit: u32,
+    pub replenishment_wait_s: f64,
+    pub detection_s: f64,
+    pub minimal_available_pct: f64,
+    /// MB/s of one rebuild stream.
+    pub stream_mbps: f64,
+    pub disk_read_mbps: f64,
+    pub disk_write_mbps: f64,
+    /// Foreground writes per volume, MB/s; replicated to every replica.
+    pub write_mbps_per_volume: f64,
+    /// Actual data as a share of a volume's size.
+    pub data_fill: f64,
+    /// Host down to VM running elsewhere, seconds.
+    pub vm_restart_s: f64,
+    /// Longhorn aborts a single replica rebuild after this long (Long gRPC Timeout).
+    pub rebuild_abort_h: f64,
+}
+
+impl Default for Platform {
+    fn default() -> Self {
+        Platform {
+            overcommit_cpu_pct: 1600.0,
+            overcommit_memory_pct: 150.0,
+            overcommit_storage_pct: 200.0,
+            reserved_cpu: 2.0,
+            reserved_memory_gib: 8.0,
+            vm_memory_overhead_gib: 0.25,
+            replicas: 3,
+            rebuild_limit: 2,
+            replenishment_wait_s: 600.0,
+            detection_s: 45.0,
+            minimal_available_pct: 25.0,
+            stream_mbps: 100.0,
+            disk_read_mbps: 2000.0,
+            disk_write_mbps: 2000.0,
+            write_mbps_per_volume: 0.5,
+            data_fill: 0.6,
+            vm_restart_s: 150.0,
+            rebuild_abort_h: 24.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Failures {
+    pub node_permanent_per_year: f64,
+    pub node_transient_per_year: f64,
+    pub transient_minutes: f64,
+    pub rack_events_per_year: f64,
+    pub rack_outage_hours: f64,
+    /// Share of nodes that do not come back after a rack event.
+    pub rack_event_permanent_share: f64,
+    /// Probability that a node failure takes a second node of its rack with it (Ford et
+    /// al.: 37 % of failures come in bursts).
+    pub burst_fraction: f64,
+}
+
+impl Default for Failures {
+    fn default() -> Self {
+        Failures {
+            node_permanent_per_year: 0.05,
+            node_transient_per_year: 3.0,
+            transient_minutes: 10.0,
+            rack_events_per_year: 0.05,
+            rack_outage_hours: 2.0,
+            rack_event_permanent_share: 0.01,
+            burst_fraction: 0.37,
+        }
+    }
+}
+
+/// A cluster shape: machine pools, or a Rancher file to import.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeSpec {
+    #[serde(default)]
+    pub pools: Vec<Pool>,
+    /// A Rancher `Cluster` plus its `HarvesterConfig` machine configs (multi-document YAML),
+    /// relative to the scenario file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pool {
+    pub name: String,
+    pub count: u32,
+    pub vcpu: f64,
+    pub memory_gib: f64,
+    /// One Longhorn volume per entry, GiB.
+    pub disks_gib: Vec<f64>,
+    /// Required anti-affinity between the VMs of this pool (control planes).
+    #[serde(default)]
+    pub anti_affinity: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterCount {
+    pub shape: String,
+    pub count: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Team {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vcpu_quota: Option<f64>,
+    #[serde(default)]
+    pub requests: Vec<TeamRequest>,
+}
+
+/// `from`/`until` as `YYYY-MM`; `until` is the first month it is gone.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TeamRequest {
+    pub shape: String,
+    pub count: u32,
+    pub from: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Analysis {
+    /// Shape for "how many more clusters fit".
+    pub max_clusters_shape: Option<String>,
+    pub risk_years: u32,
+    pub risk_trials: u32,
+    pub seed: u64,
+    /// Correlated outage what-if: this many nodes fail at once.
+    pub correlated_failed_nodes: u32,
+    /// Scatter width for the copyset-style placement compared with Longhorn's.
+    pub copyset_scatter_width: u32,
+    /// Which node to fail for the rebuild model: the one with most replica data if unset.
+    pub rebuild_node: Option<usize>,
+}
+
+impl Default for Analysis {
+    fn default() -> Self {
+        Analysis {
+            max_clusters_shape: None,
+            risk_years: 10,
+            risk_trials: 10_000,
+            seed: 1,
+            correlated_failed_nodes: 3,
+            copyset_scatter_width: 4,
+            rebuild_node: None,
+        }
+    }
+}
+
+/// A scenario with shapes resolved (imports read) and the file it came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub scenario: Scenario,
+    pub shapes: BTreeMap<String, Vec<Pool>>,
+    pub source: Source,
+    pub dir: PathBuf,
+    /// The fleet from a site inventory, when the scenario (or --site) names one.
+    pub site_topology: Option<super::topology::Topology>,
+}
+
+impl Loaded {
+    pub fn topology(&self) -> super::topology::Topology {
+        self.site_topology
+            .clone()
+            .unwrap_or_else(|| super::topology::Topology::from_scenario(&self.scenario))
+    }
+}
+
+pub fn load(path: &Path) -> Result<Loaded, InputError> {
+    let (scenario, source): (Scenario, Source) = yamlio::load(path)?;
+    let dir = path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let mut shapes = BTreeMap::new();
+    for (name, spec) in &scenario.shapes {
+        let pools = match &spec.import {
+            Some(file) => {
+                let p = dir.join(file);
+                let text = std::fs::read_to_string(&p).map_err(|e| {
+                    source.error_at(
+                        &path!["shapes", name.as_str(), "import"],
+                        format!("cannot read {}: {e}", p.display()),
+                        None,
+                    )
+                })?;
+                super::rancher::pools(&text).map_err(|e| {
+                    source.error_at(
+                        &path!["shapes", name.as_str(), "import"],
+                        format!("{}: {e}", p.display()),
+                        None,
+                    )
+                })?
+            }
+            None => spec.pools.clone(),
+        };
+        if pools.is_empty() {
+            return Err(source.error_at(
+                &path!["shapes", name.as_str()],
+                "a shape needs pools or an import",
+                None,
+            ));
+        }
+        shapes.insert(name.clone(), pools);
+    }
+    let known = |s: &str| shapes.contains_key(s);
+    for (i, c) in scenario.clusters.iter().enumerate() {
+        if !known(&c.shape) {
+            return Err(source.error_at(
+                &path!["clusters", i, "shape"],
+                format!("unknown shape `{}`", c.shape),
+                Some(format!(
+                    "known: {}",
+                    shapes.keys().cloned().collect::<Vec<_>>().join(", ")
+                )),
+            ));
+        }
+    }
+    for (t, team) in scenario.teams.iter().enumerate() {
+        for (i, r) in team.requests.iter().enumerate() {
+            if !known(&r.shape) {
+                return Err(source.error_at(
+                    &path!["teams", t, "requests", i, "shape"],
+                    format!("unknown shape `{}`", r.shape),
+                    None,
+                ));
+            }
+            for (k, m) in [("from", Some(&r.from)), ("until", r.until.as_ref())] {
+                if let Some(m) = m
+                    && month_index(m).is_none()
+                {
+                    return Err(source.error_at(
+                        &path!["teams", t, "requests", i, k],
+                        format!("`{m}` is not a month"),
+                        Some("write YYYY-MM".into()),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(s) = &scenario.analysis.max_clusters_shape
+        && !known(s)
+    {
+        return Err(source.error_at(
+            &path!["analysis", "max_clusters_shape"],
+            format!("unknown shape `{s}`"),
+            None,
+        ));
+    }
+    if scenario.platform.replicas == 0 || scenario.platform.replicas > 4 {
+        return Err(source.error_at(
+            &path!["platform", "replicas"],
+            "replicas must be 1 to 4",
+            None,
+        ));
+    }
+    Ok(Loaded {
+        scenario,
+        shapes,
+        source,
+        dir,
+        site_topology: None,
+    })
+}
+
+/// `2027-03` -> months since year 0.
+pub fn month_index(m: &str) -> Option<i32> {
+    let (y, mo) = m.split_once('-')?;
+    let y: i32 = y.parse().ok()?;
+    let mo: i32 = mo.parse().ok()?;
+    (1..=12).contains(&mo).then_some(y * 12 + mo - 1)
+}
+
+pub fn month_name(i: i32) -> String {
+    format!("{:04}-{:02}", i.div_euclid(12), i.rem_euclid(12) + 1)
+}

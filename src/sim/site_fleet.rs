@@ -1,0 +1,64 @@
+//! A fleet read from a site's inventory (`fleet.site` in a scenario, or `--site`): every
+//! node with its threads, memory, rack and the Longhorn data disks its role profile picks.
+
+use std::path::Path;
+
+use super::topology::{Host, Topology};
+use crate::plan::Inputs;
+use crate::profile::select_disks;
+
+pub fn topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topology {
+    let roles = crate::plan::roles::assign(&inputs.inventory, &inputs.profiles, &inputs.lock);
+    let mut racks: Vec<String> = Vec::new();
+    let mut hosts = Vec::new();
+    for n in &inputs.inventory.nodes {
+        let rack_name = n
+            .annotations
+            .rack
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        let rack = match racks.iter().position(|r| *r == rack_name) {
+            Some(i) => i,
+            None => {
+                racks.push(rack_name);
+                racks.len() - 1
+            }
+        };
+        let role = roles.get(&n.id).map(|d| d.role);
+        let disks: Vec<f64> = match role.and_then(|r| inputs.profiles.get(r)) {
+            Some(p) => select_disks(n, p)
+                .data
+                .iter()
+                .filter_map(|&i| n.disks[i].capacity_bytes)
+                .map(|b| b as f64)
+                .collect(),
+            None => n
+                .disks
+                .iter()
+                .filter_map(|d| d.capacity_bytes)
+                .map(|b| b as f64)
+                .collect(),
+        };
+        let threads = n
+            .cpu
+            .as_ref()
+            .and_then(|c| c.threads.or(c.cores))
+            .unwrap_or(0);
+        hosts.push(Host {
+            name: inputs
+                .lock
+                .get(&n.id)
+                .map_or_else(|| n.id.clone(), |a| a.hostname.clone()),
+            rack,
+            cpu: (f64::from(threads) - reserved_cpu).max(0.0),
+            mem_gib: (n.memory_gib.unwrap_or(0.0) - reserved_mem).max(0.0),
+            disks,
+        });
+    }
+    let power = vec![None; racks.len()];
+    Topology::build(hosts, racks, &power)
+}
+
+pub fn load(dir: &Path) -> Result<Inputs, crate::error::Error> {
+    crate::app::load_inputs(dir)
+}

@@ -1,0 +1,143 @@
+//! The fleet as a graph: power domains feed racks, racks hold nodes (petgraph). Failure
+//! domains for the headroom test are read off it: every node, every rack, every power
+//! domain that feeds more than one rack.
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::Dfs;
+
+use super::scenario::Scenario;
+
+#[derive(Debug, Clone)]
+pub struct Host {
+    pub name: String,
+    pub rack: usize,
+    /// Logical CPUs and GiB the scheduler may hand out (after system reservations).
+    pub cpu: f64,
+    pub mem_gib: f64,
+    /// Longhorn disks, bytes.
+    pub disks: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Domain {
+    Node(usize),
+    Rack(usize),
+    Power(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct Topology {
+    pub hosts: Vec<Host>,
+    pub racks: Vec<String>,
+    graph: DiGraph<Domain, ()>,
+    roots: Vec<NodeIndex>,
+}
+
+impl Topology {
+    pub fn from_scenario(s: &Scenario) -> Topology {
+        let mut racks: Vec<String> = s.fleet.racks.keys().cloned().collect();
+        for c in &s.fleet.classes {
+            for r in &c.racks {
+                if !racks.contains(r) {
+                    racks.push(r.clone());
+                }
+            }
+        }
+        let mut hosts = Vec::new();
+        for c in &s.fleet.classes {
+            for i in 0..c.count as usize {
+                let rack_name = &c.racks[i % c.racks.len().max(1)];
+                hosts.push(Host {
+                    name: format!("{}-{:02}", c.name, i + 1),
+                    rack: racks.iter().position(|r| r == rack_name).expect("listed"),
+                    cpu: (f64::from(c.threads) - s.platform.reserved_cpu).max(0.0),
+                    mem_gib: (c.memory_gib - s.platform.reserved_memory_gib).max(0.0),
+                    disks: vec![c.disk_tb * 1e12; c.disks as usize],
+                });
+            }
+        }
+        let power: Vec<Option<String>> = racks
+            .iter()
+            .map(|r| s.fleet.racks.get(r).and_then(|x| x.power.clone()))
+            .collect();
+        Topology::build(hosts, racks, &power)
+    }
+
+    pub fn build(hosts: Vec<Host>, racks: Vec<String>, power: &[Option<String>]) -> Topology {
+        let mut graph = DiGraph::new();
+        let mut roots = Vec::new();
+        let mut power_nodes: Vec<(String, NodeIndex)> = Vec::new();
+        let rack_nodes: Vec<NodeIndex> = (0..racks.len())
+            .map(|r| graph.add_node(Domain::Rack(r)))
+            .collect();
+        for (r, p) in power.iter().enumerate() {
+            match p {
+                Some(p) => {
+                    let idx = match power_nodes.iter().find(|(n, _)| n == p) {
+                        Some((_, i)) => *i,
+                        None => {
+                            let i = graph.add_node(Domain::Power(p.clone()));
+                            power_nodes.push((p.clone(), i));
+                            roots.push(i);
+                            i
+                        }
+                    };
+                    graph.add_edge(idx, rack_nodes[r], ());
+                }
+                None => roots.push(rack_nodes[r]),
+            }
+        }
+        for (h, host) in hosts.iter().enumerate() {
+            let n = graph.add_node(Domain::Node(h));
+            graph.add_edge(rack_nodes[host.rack], n, ());
+        }
+        Topology {
+            hosts,
+            racks,
+            graph,
+            roots,
+        }
+    }
+
+    /// Hosts below a domain in the graph.
+    fn hosts_under(&self, start: NodeIndex) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut dfs = Dfs::new(&self.graph, start);
+        while let Some(n) = dfs.next(&self.graph) {
+            if let Domain::Node(h) = self.graph[n] {
+                out.push(h);
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Failure scenarios: (name, hosts that fail together).
+    pub fn failure_domains(&self) -> Vec<(String, Vec<usize>)> {
+        let mut out: Vec<(String, Vec<usize>)> = self
+            .hosts
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (format!("node {}", h.name), vec![i]))
+            .collect();
+        for idx in self.graph.node_indices() {
+            match &self.graph[idx] {
+                Domain::Rack(r) => {
+                    let hs = self.hosts_under(idx);
+                    if hs.len() > 1 {
+                        out.push((format!("rack {}", self.racks[*r]), hs));
+                    }
+                }
+                Domain::Power(p) => {
+                    let racks_fed = self.graph.neighbors(idx).count();
+                    if racks_fed > 1 {
+                        out.push((format!("power {p}"), self.hosts_under(idx)));
+                    }
+                }
+                Domain::Node(_) => {}
+            }
+        }
+        debug_assert!(!self.roots.is_empty() || self.hosts.is_empty());
+        out
+    }
+}

@@ -1,0 +1,250 @@
+//! The simulator: published results reproduced by the Monte Carlo engine, the reference
+//! factory end to end through the CLI, Rancher import, determinism.
+
+use rackplan::sim::risk::{self, Copysets};
+use serde_json::Value;
+
+use crate::support::{repo, shared};
+
+/// Copysets (Cidon et al., ATC 2013), N = 5000, R = 3, 1 % of the nodes (50) failing at
+/// once: the Monte Carlo over explicit placements lands on the published numbers, and its
+/// 95 % interval holds the closed form.
+#[test]
+fn copysets_paper_by_monte_carlo() {
+    let (n, f) = (5000usize, 50usize);
+    let cases: Vec<(&str, Copysets, f64, f64, u32)> = vec![
+        (
+            "minimal copysets, S = 2",
+            Copysets::copyset_replication(n, 3, 2, 11),
+            risk::p_loss_copyset(5000, 3, 2, 50),
+            0.0015,
+            40_000,
+        ),
+        (
+            "copyset replication, S = 10",
+            Copysets::copyset_replication(n, 3, 10, 12),
+            risk::p_loss_copyset(5000, 3, 10, 50),
+            0.0078,
+            20_000,
+        ),
+        (
+            "random replication, S = 10",
+            Copysets::random(n, 3, 275_000, 13),
+            risk::p_loss_random(5000, 3, 50, 275_000.0),
+            0.228,
+            2_000,
+        ),
+    ];
+    for (name, sets, closed, published, trials) in cases {
+        let (mc, ci) = risk::what_if_monte_carlo(&sets, n, f, trials, 5);
+        assert!(
+            ci[0] <= closed && closed <= ci[1],
+            "{name}: closed form {closed} outside MC interval {ci:?} (MC {mc})"
+        );
+        assert!(
+            (closed - published).abs() / published < 0.05,
+            "{name}: closed form {closed} vs published {published}"
+        );
+        assert!(
+            (mc - published).abs() <= (ci[1] - ci[0]).max(published * 0.1),
+            "{name}: MC {mc} vs published {published}"
+        );
+    }
+}
+
+#[test]
+fn copysets_paper_ramcloud_random_replication() {
+    // 8000 chunks per node, N * 8000 / 3 chunks on random triples: almost certain loss.
+    let sets = Copysets::random(5000, 3, 5000 * 8000 / 3, 21);
+    let closed = risk::p_loss_random(5000, 3, 50, sets.len() as f64);
+    assert!(closed > 0.9999);
+    let (mc, ci) = risk::what_if_monte_carlo(&sets, 5000, 50, 300, 6);
+    assert!(mc > 0.99 && ci[1] >= closed, "MC {mc} {ci:?}");
+}
+
+fn simulate(args: &[&str]) -> (i32, Value, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .args(["--output", "json", "simulate"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let v = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    (
+        out.status.code().unwrap(),
+        v,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn quick_factory(dir: &std::path::Path) -> std::path::PathBuf {
+    // The shipped scenario with fewer Monte Carlo trials, so the test stays quick.
+    let text = std::fs::read_to_string(repo().join("simulations/reference-factory.yaml")).unwrap();
+    let text = text.replace("risk_trials: 10000", "risk_trials: 500");
+    let p = dir.join("factory.yaml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn reference_factory_gives_a_verdict_max_clusters_rebuild_and_risk_with_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = quick_factory(dir.path());
+    let plots = dir.path().join("plots");
+    let (code, v, stderr) = simulate(&[
+        scenario.to_str().unwrap(),
+        "--plot",
+        plots.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let h = &v["headroom"];
+    assert_eq!(h["verdict"], "pass");
+    assert!(h["rule_25pct"] == "pass" || h["rule_25pct"] == "fail");
+    let scenarios = h["scenarios"].as_array().unwrap();
+    assert_eq!(
+        scenarios.iter().filter(|s| s["kind"] == "node").count(),
+        27,
+        "every node"
+    );
+    assert_eq!(
+        scenarios.iter().filter(|s| s["kind"] == "rack").count(),
+        3,
+        "every rack"
+    );
+    for s in scenarios {
+        for k in ["name", "displaced", "stranded", "slack"] {
+            assert!(!s[k].is_null(), "{k} in {s}");
+        }
+    }
+    let rack = scenarios.iter().find(|s| s["kind"] == "rack").unwrap();
+    assert_eq!(rack["displaced"], 120, "a third of the 360 VMs");
+    assert!(v["max_clusters"]["additional"].as_u64().unwrap() > 0);
+    let rb = &v["rebuild"];
+    assert!(
+        rb["hours_to_full_redundancy"].as_f64().unwrap() > 0.18,
+        "at least detection + wait"
+    );
+    assert!(rb["bottleneck"].is_string());
+    assert_eq!(rb["sweep"].as_array().unwrap().len(), 8);
+    let risk = &v["risk"];
+    assert!(risk["p_data_loss_per_year"].is_number());
+    assert_eq!(risk["ci95"].as_array().unwrap().len(), 2);
+    for f in [
+        "headroom-slack.svg",
+        "rebuild-limit.svg",
+        "risk-replicas.svg",
+    ] {
+        let svg = std::fs::read_to_string(plots.join(f)).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{f}"
+        );
+        assert!(svg.contains("<polyline"), "{f} draws a line");
+    }
+    // Quotas: logistique asks for 2 large clusters (240 vCPU) with a 200 vCPU quota.
+    assert!(
+        v["refused"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["team"] == "logistique")
+    );
+}
+
+#[test]
+fn a_full_fleet_fails_where_the_25_percent_rule_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = quick_factory(dir.path());
+    // Two tiny racks next to a big one: a rack failure displaces more than the rest can take.
+    let text = std::fs::read_to_string(&scenario)
+        .unwrap()
+        .replace(
+            "{shape: standard, count: 60}",
+            "{shape: standard, count: 95}",
+        )
+        .replace(
+            "      racks: [r01, r02, r03]\n  racks:",
+            "      racks: [r01, r01, r01, r01, r02, r03]\n  racks:",
+        );
+    std::fs::write(&scenario, text).unwrap();
+    let (code, v, _) = simulate(&[scenario.to_str().unwrap()]);
+    assert_eq!(code, 1, "a failing verdict exits 1");
+    assert_eq!(v["headroom"]["verdict"], "fail");
+    assert_eq!(v["headroom"]["rule_25pct"], "pass");
+    assert!(
+        v["headroom"]["disagreement"]
+            .as_str()
+            .unwrap()
+            .contains("25 % is free, yet rack r01 strands")
+    );
+}
+
+#[test]
+fn results_are_identical_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = quick_factory(dir.path());
+    let run = |threads: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"))
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["--output", "json", "simulate", scenario.to_str().unwrap()])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(run("1"), run("3"));
+}
+
+#[test]
+fn rancher_cluster_files_import_as_shapes() {
+    let text =
+        std::fs::read_to_string(shared().join("reference/rancher/example-cluster.yaml")).unwrap();
+    let pools = rackplan::sim::rancher::pools(&text).unwrap();
+    assert_eq!(pools.len(), 2);
+    let cp = &pools[0];
+    assert_eq!(
+        (cp.name.as_str(), cp.count, cp.vcpu, cp.memory_gib),
+        ("cp", 3, 4.0, 8.0)
+    );
+    assert_eq!(cp.disks_gib, vec![60.0]);
+    assert!(
+        cp.anti_affinity,
+        "vmAffinity spreads the control plane over hosts"
+    );
+    assert_eq!(pools[1].name, "workers");
+    assert_eq!(pools[1].count, 3);
+    // And through a scenario file.
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = quick_factory(dir.path());
+    let text = std::fs::read_to_string(&scenario).unwrap().replace(
+        "shapes:\n",
+        &format!(
+            "shapes:\n  tenant-a: {{import: \"{}\"}}\n",
+            shared()
+                .join("reference/rancher/example-cluster.yaml")
+                .display()
+        ),
+    );
+    let text = text.replace(
+        "max_clusters_shape: standard",
+        "max_clusters_shape: tenant-a",
+    );
+    std::fs::write(&scenario, text).unwrap();
+    let (code, v, stderr) = simulate(&[scenario.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["max_clusters"]["shape"], "tenant-a");
+}
+
+#[test]
+fn a_site_inventory_can_be_the_fleet() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = quick_factory(dir.path());
+    let (code, v, stderr) = simulate(&[
+        scenario.to_str().unwrap(),
+        "--site",
+        repo().join("inventory/example").to_str().unwrap(),
+    ]);
+    assert!(code == 0 || code == 1, "{stderr}");
+    assert_eq!(v["nodes"], 15);
+    assert_eq!(v["racks"], 3);
+}
