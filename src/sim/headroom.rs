@@ -53,13 +53,13 @@ fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> 
             .total_cmp(&pl.vms[a].mem_req)
             .then(a.cmp(&b))
     });
-    let mut extra = Vec::new();
+    let mut extra = std::collections::HashSet::new();
     'vm: for v in order {
         let vm = &pl.vms[v];
         for (n, &up) in alive.iter().enumerate() {
-            let blocked = vm.group.is_some_and(|g| {
-                pl.groups[n].contains(&g) || extra.iter().any(|&(en, eg)| en == n && eg == g)
-            });
+            let blocked = vm
+                .group
+                .is_some_and(|g| pl.groups[n].contains(&g) || extra.contains(&(n, g)));
             if up
                 && !blocked
                 && free.cpu[n] >= vm.cpu_req - 1e-9
@@ -68,7 +68,7 @@ fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> 
                 free.cpu[n] -= vm.cpu_req;
                 free.mem[n] -= vm.mem_req;
                 if let Some(g) = vm.group {
-                    extra.push((n, g));
+                    extra.insert((n, g));
                 }
                 continue 'vm;
             }
@@ -89,7 +89,7 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
     let displaced: Vec<usize> = (0..pl.vms.len())
         .filter(|&v| pl.vm_node[v].is_some_and(|h| !alive[h]))
         .collect();
-    let mut extra = Vec::new();
+    let mut extra = std::collections::HashSet::new();
     let mut stranded = Vec::new();
     for &v in &displaced {
         let vm = &pl.vms[v];
@@ -98,7 +98,7 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
                 free.cpu[h] -= vm.cpu_req;
                 free.mem[h] -= vm.mem_req;
                 if let Some(g) = vm.group {
-                    extra.push((h, g));
+                    extra.insert((h, g));
                 }
             }
             None => stranded.push(v),
@@ -108,11 +108,14 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
         !stranded.is_empty() && first_fit_decreasing(pl, &alive, &displaced);
     // Longhorn re-homes each lost replica onto a node that does not hold the volume.
     let (mut displaced_replicas, mut stranded_replicas) = (0, 0);
-    for vol in &pl.volumes {
-        if vol.replicas.iter().all(|&(h, _)| alive[h]) {
-            continue;
-        }
-        let mut v = vol.clone();
+    let mut affected: Vec<usize> = failed
+        .iter()
+        .flat_map(|&f| pl.vols_on[f].iter().copied())
+        .collect();
+    affected.sort_unstable();
+    affected.dedup();
+    for &vi in &affected {
+        let mut v = pl.volumes[vi].clone();
         let lost: Vec<(usize, usize)> = v
             .replicas
             .iter()
@@ -124,8 +127,7 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
             let draw = (displaced_replicas as u64) << 8 | k as u64;
             match pick_disk(&v, &free, &pl.topo, &pl.rules, &alive, draw) {
                 Some((h, d)) => {
-                    free.disk[h][d].0 += v.size;
-                    free.disk[h][d].1 += v.data;
+                    free.add_replica(&pl.topo, h, d, &v);
                     v.replicas.push((h, d));
                 }
                 None => stranded_replicas += 1,
@@ -192,7 +194,11 @@ pub fn analyse(pl: &Placement) -> Headroom {
                 .to_string(),
         ),
         (false, true) => {
-            let worst = scenarios.iter().filter(counts).find(|s| s.stranded > 0 || s.stranded_replicas > 0);
+            let worst = scenarios
+                .iter()
+                .filter(counts)
+                .filter(|s| s.stranded > 0 || s.stranded_replicas > 0)
+                .max_by_key(|s| (s.stranded, s.stranded_replicas));
             Some(format!(
                 "25 % is free, yet {} strands {} VM(s) and {} replica(s): free capacity in total is not free capacity where the VMs can go",
                 worst.map_or("placement", |w| w.name.as_str()),

@@ -108,7 +108,8 @@ pub fn place(l: &Loaded, clusters: &[&[Pool]]) -> Placement {
     Placement::build(l.topology(), vms, vols, &s.platform)
 }
 
-fn current(l: &Loaded) -> Vec<&[Pool]> {
+/// The clusters running now, as pool lists.
+pub fn current(l: &Loaded) -> Vec<&[Pool]> {
     let mut out = Vec::new();
     for c in &l.scenario.clusters {
         for _ in 0..c.count {
@@ -321,7 +322,7 @@ pub fn rebuild_input(l: &Loaded, pl: &Placement, failed: usize, limit: u32) -> R
     }
 }
 
-fn fleet_risk(l: &Loaded, pl: &Placement, window_h: f64) -> FleetRisk {
+pub fn fleet_risk(l: &Loaded, pl: &Placement, window_h: f64) -> FleetRisk {
     let r = l.scenario.platform.replicas as usize;
     let mut vms_per_node = vec![0.0; pl.topo.hosts.len()];
     for n in pl.vm_node.iter().flatten() {

@@ -85,6 +85,22 @@ pub struct Free {
     pub mem: Vec<f64>,
     /// Per node, per disk: (scheduled bytes, used bytes).
     pub disk: Vec<Vec<(f64, f64)>>,
+    /// Per node: the room left on its emptiest disk (kept in step with `disk`).
+    pub node_room: Vec<f64>,
+}
+
+impl Free {
+    /// Record a replica on (node, disk).
+    pub fn add_replica(&mut self, topo: &Topology, n: usize, d: usize, vol: &Volume) {
+        self.disk[n][d].0 += vol.size;
+        self.disk[n][d].1 += vol.data;
+        self.node_room[n] = topo.hosts[n]
+            .disks
+            .iter()
+            .zip(&self.disk[n])
+            .map(|(max, s)| max - s.1)
+            .fold(0.0, f64::max);
+    }
 }
 
 /// Longhorn's storage rules for one replica on one disk.
@@ -118,6 +134,9 @@ pub struct Placement {
     pub stranded_vms: usize,
     pub stranded_replicas: usize,
     pub rules: StorageRules,
+    /// Per node: the VMs and the volumes (with a replica) it holds.
+    pub vms_on: Vec<Vec<usize>>,
+    pub vols_on: Vec<Vec<usize>>,
 }
 
 /// The scheduler's choice for one VM among `alive` nodes; `extra` are (node, group) pairs
@@ -127,7 +146,7 @@ pub fn pick_node(
     free: &Free,
     topo: &Topology,
     groups: &[HashSet<u32>],
-    extra: &[(usize, u32)],
+    extra: &HashSet<(usize, u32)>,
     alive: &[bool],
 ) -> Option<usize> {
     let mut best: Option<(f64, usize)> = None;
@@ -136,14 +155,12 @@ pub fn pick_node(
             continue;
         }
         if let Some(g) = vm.group
-            && (groups[n].contains(&g) || extra.iter().any(|&(en, eg)| en == n && eg == g))
+            && (groups[n].contains(&g) || extra.contains(&(n, g)))
         {
             continue;
         }
-        let h = &topo.hosts[n];
-        let score = ((free.cpu[n] - vm.cpu_req) / h.cpu.max(1e-9)
-            + (free.mem[n] - vm.mem_req) / h.mem_gib.max(1e-9))
-            / 2.0;
+        let (ic, im) = topo.inv_cap[n];
+        let score = ((free.cpu[n] - vm.cpu_req) * ic + (free.mem[n] - vm.mem_req) * im) / 2.0;
         if best.is_none_or(|(s, _)| score > s + 1e-12) {
             best = Some((score, n));
         }
@@ -169,36 +186,63 @@ pub fn pick_disk(
         .iter()
         .map(|&(n, _)| topo.hosts[n].rack)
         .collect();
-    let mut cands: Vec<(bool, f64, usize, usize)> = Vec::new();
-    for (n, disks) in free.disk.iter().enumerate() {
-        if !alive[n] || vol.replicas.iter().any(|&(rn, _)| rn == n) {
+    // One pass: every node that could take the replica, by its emptiest disk.
+    let mut cands: Vec<(usize, f64, bool)> = Vec::with_capacity(64);
+    let mut any_new = false;
+    for (n, host) in topo.hosts.iter().enumerate() {
+        let room = free.node_room[n];
+        if !alive[n] || room <= vol.data || vol.replicas.iter().any(|&(rn, _)| rn == n) {
             continue;
         }
-        let new_rack = !used_racks.contains(&topo.hosts[n].rack);
-        let best_disk = disks
+        let new_rack = !used_racks.contains(&host.rack);
+        any_new |= new_rack;
+        cands.push((n, room, new_rack));
+    }
+    // Zone anti-affinity is soft: nodes in racks without a replica first, the rest after.
+    let mut draw = draw;
+    for prefer_new in [true, false] {
+        if prefer_new && !any_new {
+            continue;
+        }
+        let mut group: Vec<(usize, f64, bool)> = cands
             .iter()
-            .enumerate()
-            .filter(|&(d, &state)| rules.fits(topo.hosts[n].disks[d], state, vol))
-            .map(|(d, &state)| (topo.hosts[n].disks[d] - state.1, d))
-            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-        if let Some((room, d)) = best_disk {
-            cands.push((new_rack, room, n, d));
+            .copied()
+            .filter(|c| c.2 == prefer_new)
+            .collect();
+        while !group.is_empty() {
+            let top = group.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max);
+            let near_count = group.iter().filter(|c| c.1 >= top * 0.95).count() as u64;
+            // A small deterministic mix of the draw number (splitmix64).
+            let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let nth = (z % near_count) as usize;
+            let at = (0..group.len())
+                .filter(|&i| group[i].1 >= top * 0.95)
+                .nth(nth)
+                .expect("counted");
+            let n = group[at].0;
+            // The chosen node's disks are checked against the storage rules; a node none of
+            // whose disks fits is passed over.
+            let disk = topo.hosts[n]
+                .disks
+                .iter()
+                .enumerate()
+                .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol))
+                .max_by(|a, b| {
+                    (a.1 - free.disk[n][a.0].1)
+                        .total_cmp(&(b.1 - free.disk[n][b.0].1))
+                        .then(b.0.cmp(&a.0))
+                });
+            if let Some((d, _)) = disk {
+                return Some((n, d));
+            }
+            group.swap_remove(at);
+            draw = draw.wrapping_add(1);
         }
     }
-    let any_new = cands.iter().any(|c| c.0);
-    cands.retain(|c| c.0 == any_new);
-    let top = cands.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max);
-    cands.retain(|c| c.1 >= top * 0.95);
-    if cands.is_empty() {
-        return None;
-    }
-    // A small deterministic mix of the draw number (splitmix64).
-    let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    let c = cands[(z % cands.len() as u64) as usize];
-    Some((c.2, c.3))
+    None
 }
 
 impl Placement {
@@ -217,6 +261,11 @@ impl Placement {
                 .iter()
                 .map(|h| vec![(0.0, 0.0); h.disks.len()])
                 .collect(),
+            node_room: topo
+                .hosts
+                .iter()
+                .map(|h| h.disks.iter().copied().fold(0.0, f64::max))
+                .collect(),
         };
         let mut pl = Placement {
             groups: vec![HashSet::new(); topo.hosts.len()],
@@ -228,10 +277,19 @@ impl Placement {
             stranded_vms: 0,
             stranded_replicas: 0,
             rules: StorageRules::from(p),
+            vms_on: Vec::new(),
+            vols_on: Vec::new(),
         };
         let alive = vec![true; pl.topo.hosts.len()];
         for v in 0..pl.vms.len() {
-            match pick_node(&pl.vms[v], &pl.free, &pl.topo, &pl.groups, &[], &alive) {
+            match pick_node(
+                &pl.vms[v],
+                &pl.free,
+                &pl.topo,
+                &pl.groups,
+                &HashSet::new(),
+                &alive,
+            ) {
                 Some(n) => {
                     pl.free.cpu[n] -= pl.vms[v].cpu_req;
                     pl.free.mem[n] -= pl.vms[v].mem_req;
@@ -249,9 +307,7 @@ impl Placement {
                 let draw = (i as u64) << 8 | k as u64;
                 match pick_disk(vol, &pl.free, &pl.topo, &pl.rules, &alive, draw) {
                     Some((n, d)) => {
-                        let s = &mut pl.free.disk[n][d];
-                        s.0 += vol.size;
-                        s.1 += vol.data;
+                        pl.free.add_replica(&pl.topo, n, d, vol);
                         vol.replicas.push((n, d));
                     }
                     None => pl.stranded_replicas += 1,
@@ -259,6 +315,19 @@ impl Placement {
             }
         }
         pl.volumes = volumes;
+        let hosts = pl.topo.hosts.len();
+        pl.vms_on = vec![Vec::new(); hosts];
+        pl.vols_on = vec![Vec::new(); hosts];
+        for (v, n) in pl.vm_node.iter().enumerate() {
+            if let Some(n) = n {
+                pl.vms_on[*n].push(v);
+            }
+        }
+        for (i, vol) in pl.volumes.iter().enumerate() {
+            for &(n, _) in &vol.replicas {
+                pl.vols_on[n].push(i);
+            }
+        }
         pl
     }
 
@@ -278,5 +347,102 @@ impl Placement {
         }
         let frac = |used: f64, total: f64| if total > 0.0 { used / total } else { 0.0 };
         (frac(ac - fc, ac), frac(am - fm, am), frac(sused, smax))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scenario::Platform;
+    use crate::sim::topology::Host;
+
+    fn host(rack: usize, tb: f64) -> Host {
+        Host {
+            name: format!("h{rack}"),
+            rack,
+            cpu: 64.0,
+            mem_gib: 256.0,
+            disks: vec![tb * 1e12],
+        }
+    }
+
+    #[test]
+    fn zone_anti_affinity_is_soft_and_node_anti_affinity_hard() {
+        // Two racks, three replicas: the third shares a rack, never a node.
+        let topo = Topology::build(
+            vec![host(0, 4.0), host(0, 4.0), host(1, 4.0)],
+            vec!["a".into(), "b".into()],
+            &[None, None],
+        );
+        let pools = [Pool {
+            name: "w".into(),
+            count: 1,
+            vcpu: 2.0,
+            memory_gib: 4.0,
+            disks_gib: vec![100.0],
+            anti_affinity: false,
+        }];
+        let p = Platform::default();
+        let (vms, vols) = workload(&[&pools[..]], &p);
+        let pl = Placement::build(topo, vms, vols, &p);
+        let nodes: Vec<usize> = pl.volumes[0].replicas.iter().map(|r| r.0).collect();
+        assert_eq!(nodes.len(), 3);
+        let mut sorted = nodes.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 3, "three distinct nodes: {nodes:?}");
+        // The first two replicas went to different racks.
+        assert_ne!(pl.topo.hosts[nodes[0]].rack, pl.topo.hosts[nodes[1]].rack);
+    }
+
+    #[test]
+    fn control_planes_of_one_cluster_never_share_a_host() {
+        let topo = Topology::build(
+            (0..4).map(|i| host(i % 2, 4.0)).collect(),
+            vec!["a".into(), "b".into()],
+            &[None, None],
+        );
+        let pools = [Pool {
+            name: "cp".into(),
+            count: 3,
+            vcpu: 4.0,
+            memory_gib: 8.0,
+            disks_gib: vec![60.0],
+            anti_affinity: true,
+        }];
+        let p = Platform::default();
+        let (vms, vols) = workload(&[&pools[..], &pools[..]], &p);
+        let pl = Placement::build(topo, vms, vols, &p);
+        for c in 0..2 {
+            let mut hosts: Vec<usize> = (0..pl.vms.len())
+                .filter(|&v| pl.vms[v].cluster == c)
+                .map(|v| pl.vm_node[v].unwrap())
+                .collect();
+            hosts.sort_unstable();
+            hosts.dedup();
+            assert_eq!(hosts.len(), 3, "cluster {c}");
+        }
+    }
+
+    #[test]
+    fn requests_are_taken_after_overcommit() {
+        let p = Platform::default();
+        let pools = [Pool {
+            name: "w".into(),
+            count: 1,
+            vcpu: 16.0,
+            memory_gib: 30.0,
+            disks_gib: vec![],
+            anti_affinity: false,
+        }];
+        let (vms, _) = workload(&[&pools[..]], &p);
+        assert_eq!(
+            vms[0].cpu_req, 1.0,
+            "16 vCPU at 1600 % overcommit request one CPU"
+        );
+        assert!(
+            (vms[0].mem_req - (20.0 + 0.25)).abs() < 1e-9,
+            "30 GiB at 150 % plus overhead"
+        );
     }
 }

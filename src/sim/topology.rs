@@ -28,6 +28,8 @@ pub enum Domain {
 #[derive(Debug, Clone)]
 pub struct Topology {
     pub hosts: Vec<Host>,
+    /// 1 / allocatable CPU and 1 / allocatable memory of each host, for scoring.
+    pub inv_cap: Vec<(f64, f64)>,
     pub racks: Vec<String>,
     graph: DiGraph<Domain, ()>,
     roots: Vec<NodeIndex>,
@@ -91,8 +93,13 @@ impl Topology {
             let n = graph.add_node(Domain::Node(h));
             graph.add_edge(rack_nodes[host.rack], n, ());
         }
+        let inv_cap = hosts
+            .iter()
+            .map(|h| (1.0 / h.cpu.max(1e-9), 1.0 / h.mem_gib.max(1e-9)))
+            .collect();
         Topology {
             hosts,
+            inv_cap,
             racks,
             graph,
             roots,
