@@ -7,6 +7,7 @@
 
 pub mod model;
 pub mod redfish;
+pub mod ssh;
 pub mod store;
 
 pub use model::{
