@@ -215,7 +215,7 @@ pub fn lsblk(text: &str, by_id: &BTreeMap<String, String>) -> Vec<Disk> {
             .or_else(|| d["rota"].as_str().map(|s| s == "1"));
         let media = match (protocol, rota) {
             (Some(Protocol::Nvme), _) => Some(Media::Ssd),
-            (_, Some(true)) if !removable && tran != "" => Some(Media::Hdd),
+            (_, Some(true)) if !removable && !tran.is_empty() => Some(Media::Hdd),
             (_, Some(false)) => Some(Media::Ssd),
             _ => None,
         };

@@ -10,14 +10,14 @@ use crate::inventory::{Inventory, LinkState, Node, Protocol};
 
 /// The inventory record this OS view belongs to, if any.
 pub fn find_match<'a>(inv: &'a Inventory, os: &Node) -> Option<&'a Node> {
-    if let Some(sn) = &os.serial {
-        if let Some(n) = inv.nodes.iter().find(|n| {
+    if let Some(sn) = &os.serial
+        && let Some(n) = inv.nodes.iter().find(|n| {
             n.serial
                 .as_deref()
                 .is_some_and(|s| s.eq_ignore_ascii_case(sn))
-        }) {
-            return Some(n);
-        }
+        })
+    {
+        return Some(n);
     }
     inv.nodes.iter().find(|n| {
         n.nics
