@@ -143,7 +143,7 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
             Ok(exit::OK)
         }
         Command::Discover(Discover::Redfish(args)) => crate::app_discover::run(args, json),
-        Command::Discover(Discover::Ssh(_)) => Err(Error::NotImplemented("discover ssh")),
+        Command::Discover(Discover::Ssh(args)) => crate::app_discover::run_ssh(args, json),
         Command::Simulate {
             scenario,
             site,

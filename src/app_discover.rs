@@ -131,3 +131,218 @@ pub fn run(args: &RedfishArgs, json: bool) -> Result<u8, Error> {
     }
     Ok(if failed > 0 { exit::PARTIAL } else { exit::OK })
 }
+
+/// `ssh.yaml` in a site: defaults for `discover ssh`.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SshSite {
+    #[serde(default)]
+    user: Option<String>,
+    #[serde(default)]
+    identity: Option<String>,
+    #[serde(default)]
+    known_hosts: Option<String>,
+    #[serde(default)]
+    accept_new: bool,
+    #[serde(default)]
+    hosts: Vec<String>,
+}
+
+pub fn run_ssh(args: &crate::cli::SshArgs, json: bool) -> Result<u8, Error> {
+    use crate::inventory::ssh::{self, HostSpec, reconcile};
+    let dir = &args.site.site;
+    let site_file = dir.join("ssh.yaml");
+    let (conf, conf_src) = if site_file.exists() {
+        let (c, s): (SshSite, _) = yamlio::load(&site_file)?;
+        (c, Some(s))
+    } else {
+        (SshSite::default(), None)
+    };
+    let user = args
+        .user
+        .clone()
+        .or(conf.user.clone())
+        .unwrap_or_else(|| "root".into());
+    let mut hosts: Vec<HostSpec> = Vec::new();
+    let listed = if args.hosts.is_empty() {
+        conf.hosts.clone()
+    } else {
+        args.hosts.clone()
+    };
+    for (i, h) in listed.iter().enumerate() {
+        let spec =
+            HostSpec::parse(h, &user).map_err(|msg| match (&conf_src, args.hosts.is_empty()) {
+                (Some(src), true) => Error::from(src.error_at(
+                    &path!["hosts", i],
+                    msg,
+                    Some("write user@host[:port]".into()),
+                )),
+                _ => Error::Usage(format!("--hosts: {msg}")),
+            })?;
+        hosts.push(spec);
+    }
+    if hosts.is_empty() {
+        let (lock, _) = crate::plan::Lock::load(&dir.join("allocations.yaml"))?;
+        for a in &lock.nodes {
+            hosts.push(HostSpec {
+                user: user.clone(),
+                host: a.management_ip.to_string(),
+                port: 22,
+                node: Some(a.id.clone()),
+            });
+        }
+    }
+    if hosts.is_empty() {
+        return Err(Error::Usage("no host to probe: give --hosts, a `hosts` list in ssh.yaml, or run `rackplan plan` first".into()));
+    }
+    let identity = args
+        .identity
+        .clone()
+        .or_else(|| conf.identity.as_ref().map(|p| dir.join(p)))
+        .ok_or_else(|| {
+            Error::Usage("no SSH key: give --identity FILE (or `identity` in ssh.yaml)".into())
+        })?;
+    let key = russh::keys::load_secret_key(&identity, None)
+        .map_err(|e| Error::Usage(format!("cannot load the SSH key {}: {e} (encrypted keys need an agent, which is not supported yet)", identity.display())))?;
+    let known_hosts = args
+        .known_hosts
+        .clone()
+        .or_else(|| conf.known_hosts.as_ref().map(|p| dir.join(p)))
+        .unwrap_or_else(|| dir.join("known_hosts"));
+    let opts = ssh::Options {
+        known_hosts,
+        accept_new: args.accept_new || conf.accept_new,
+        timeout: Duration::from_secs_f64(args.timeout.max(0.1)),
+        concurrency: args.concurrency.max(1),
+        retries: args.retries,
+    };
+    let nodes_path = dir.join("nodes.yaml");
+    let mut inv = if nodes_path.exists() {
+        store::load(&nodes_path)?.0
+    } else {
+        Inventory::default()
+    };
+    let bar = if !json && std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(hosts.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} hosts {pos}/{len} [{bar:30}] {elapsed_precise}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let now = utc_now();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start the async runtime: {e}")))?;
+    let mut outcomes = rt.block_on(ssh::discover(
+        &hosts,
+        std::sync::Arc::new(key),
+        &opts,
+        &now,
+        &|_| bar.inc(1),
+    ));
+    bar.finish_and_clear();
+
+    let mut found = crate::inventory::store::Discovery::default();
+    let mut matched: Vec<Option<String>> = Vec::new();
+    for o in &mut outcomes {
+        match &o.node {
+            Some(os) => {
+                let target = o
+                    .spec_node
+                    .as_ref()
+                    .and_then(|id| inv.nodes.iter().find(|n| n.id == *id))
+                    .or_else(|| reconcile::find_match(&inv, os));
+                match target {
+                    Some(bmc) => {
+                        let (merged, notes) = reconcile::merge(bmc, os);
+                        o.notes.extend(notes);
+                        matched.push(Some(merged.id.clone()));
+                        found.seen.push(merged);
+                    }
+                    None => {
+                        matched.push(Some(os.id.clone()));
+                        found.seen.push(os.clone());
+                    }
+                }
+            }
+            None => {
+                matched.push(None);
+                if let Some(id) = &o.spec_node {
+                    found.failed.push((
+                        id.clone(),
+                        o.error.clone().unwrap_or_else(|| "failed".into()),
+                    ));
+                }
+            }
+        }
+    }
+    let merge = store::merge(&mut inv, found, &now);
+    store::save(&nodes_path, &inv)?;
+    let failed = outcomes.iter().filter(|o| !o.ok).count();
+    if json {
+        let nodes: Vec<_> = matched
+            .iter()
+            .flatten()
+            .filter_map(|id| inv.nodes.iter().find(|n| n.id == *id))
+            .collect();
+        let body = serde_json::json!({
+            "nodes": nodes,
+            "hosts": outcomes,
+            "merge": {"added": merge.added, "updated": merge.updated, "marked_stale": merge.marked_stale},
+        });
+        println!("{}", report::json(&body));
+    } else {
+        let mut t = report::table(&[
+            "host",
+            "node",
+            "cores",
+            "memory",
+            "disks (by-id)",
+            "ports",
+            "status",
+        ]);
+        for (o, id) in outcomes.iter().zip(&matched) {
+            let n = id
+                .as_ref()
+                .and_then(|id| inv.nodes.iter().find(|n| n.id == *id));
+            t.add_row(vec![
+                o.address.clone(),
+                id.clone().unwrap_or_else(|| "-".into()),
+                n.and_then(|n| n.cores())
+                    .map_or("?".into(), |c| c.to_string()),
+                n.and_then(|n| n.memory_gib)
+                    .map_or("?".into(), |m| format!("{m:.0} GiB")),
+                n.map_or("-".into(), |n| {
+                    format!(
+                        "{} ({})",
+                        n.disks.len(),
+                        n.disks.iter().filter(|d| d.path.is_some()).count()
+                    )
+                }),
+                n.map_or("-".into(), |n| n.nics.len().to_string()),
+                if o.ok {
+                    format!("ok, host key {}", o.host_key)
+                } else {
+                    "FAILED".into()
+                },
+            ]);
+        }
+        println!("{t}");
+        for o in &outcomes {
+            if let Some(e) = &o.error {
+                println!("  {}: {e}", o.address);
+            }
+            for n in &o.notes {
+                println!("  {}: note: {n}", o.address);
+            }
+        }
+    }
+    Ok(if failed > 0 { exit::PARTIAL } else { exit::OK })
+}

@@ -85,8 +85,8 @@ pub enum Command {
 pub enum Discover {
     /// Crawl the BMCs listed in bmcs.yaml into nodes.yaml.
     Redfish(RedfishArgs),
-    /// Probe hosts over SSH (lsblk, ip, lscpu, ...).
-    Ssh(SiteArg),
+    /// Probe hosts over SSH (lsblk, ip, lscpu, ...) and merge with the BMC view.
+    Ssh(SshArgs),
 }
 
 #[derive(Debug, Args)]
@@ -111,5 +111,34 @@ pub struct RedfishArgs {
     pub bmc_timeout: f64,
     /// Retries of a failed request (5xx, 429, reset, timeout).
     #[arg(long, default_value_t = 2, value_name = "N")]
+    pub retries: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct SshArgs {
+    #[command(flatten)]
+    pub site: SiteArg,
+    /// Hosts as `user@host:port,...` (default: ssh.yaml's hosts, else the planned
+    /// management addresses of allocations.yaml).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub hosts: Vec<String>,
+    /// Private key (ed25519 or ECDSA) to log in with.
+    #[arg(long, value_name = "FILE")]
+    pub identity: Option<std::path::PathBuf>,
+    /// known_hosts file the site owns (default: DIR/known_hosts).
+    #[arg(long, value_name = "FILE")]
+    pub known_hosts: Option<std::path::PathBuf>,
+    /// Record the key of a host not yet in known_hosts (a changed key is still refused).
+    #[arg(long)]
+    pub accept_new: bool,
+    /// User when a host does not name one.
+    #[arg(long, value_name = "USER")]
+    pub user: Option<String>,
+    #[arg(long, default_value_t = 32, value_name = "N")]
+    pub concurrency: usize,
+    /// Seconds allowed per host.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
+    #[arg(long, default_value_t = 1, value_name = "N")]
     pub retries: u32,
 }

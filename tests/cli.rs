@@ -18,7 +18,6 @@ fn check_on_the_example_is_clean() {
 fn unimplemented_commands_say_so_and_exit_2() {
     let site = Site::example();
     for args in [
-        vec!["discover", "ssh", "--site", "{site}"],
         vec!["serve", "--site", "{site}"],
         vec!["boot", "--site", "{site}", "--all"],
     ] {

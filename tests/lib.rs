@@ -13,3 +13,4 @@ mod redfish_mockups;
 mod redfish_tls;
 mod render;
 mod sim;
+mod ssh;

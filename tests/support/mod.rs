@@ -138,4 +138,5 @@ pub fn flat(s: &str) -> String {
 }
 
 pub mod replay;
+pub mod sshd;
 pub mod sushy;
