@@ -149,7 +149,7 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
             site,
             plot,
         } => crate::app_simulate::run(scenario, site.as_ref(), plot.as_ref(), json),
-        Command::Serve(_) => Err(Error::NotImplemented("serve")),
-        Command::Boot { .. } => Err(Error::NotImplemented("boot")),
+        Command::Serve(args) => crate::app_serve::run(args),
+        Command::Boot(args) => crate::app_boot::run(args, json),
     }
 }

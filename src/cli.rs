@@ -69,16 +69,9 @@ pub enum Command {
         plot: Option<PathBuf>,
     },
     /// Serve iPXE scripts and install configs over HTTP for PXE installs.
-    Serve(SiteArg),
-    /// Boot nodes into the installer over Redfish virtual media.
-    Boot {
-        #[command(flatten)]
-        site: SiteArg,
-        #[arg(long, value_name = "ID")]
-        node: Option<String>,
-        #[arg(long)]
-        all: bool,
-    },
+    Serve(ServeArgs),
+    /// Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes).
+    Boot(BootArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -141,4 +134,43 @@ pub struct SshArgs {
     pub timeout: f64,
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub retries: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct BootArgs {
+    #[command(flatten)]
+    pub site: SiteArg,
+    /// Node id or hostname (repeatable).
+    #[arg(long, value_name = "ID")]
+    pub node: Vec<String>,
+    /// Every node of the inventory that has a BMC.
+    #[arg(long)]
+    pub all: bool,
+    /// Carry out the plan (without it, only the requests are printed).
+    #[arg(long)]
+    pub yes: bool,
+    /// Eject the ISO and clear the boot override instead of booting.
+    #[arg(long)]
+    pub eject: bool,
+    /// Installer ISO URL (default: harvester.iso_url of site.yaml).
+    #[arg(long, value_name = "URL")]
+    pub iso: Option<String>,
+    /// Seconds to wait for the node to report power on after the reset.
+    #[arg(long, default_value_t = 600.0, value_name = "SECS")]
+    pub wait: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub site: SiteArg,
+    /// Address to listen on (default 127.0.0.1:8080; port 0 picks a free one).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// The URL nodes reach this server at (default: harvester.pxe_base_url of site.yaml).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Folder with the installer's kernel, initrd, rootfs and ISO, served as they are.
+    #[arg(long, value_name = "DIR")]
+    pub artifacts: Option<std::path::PathBuf>,
 }

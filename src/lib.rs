@@ -9,8 +9,11 @@
 //! `report` renders results; `app` and `cli` are the thin command-line shell.
 
 pub mod app;
+pub mod app_boot;
 pub mod app_discover;
+pub mod app_serve;
 pub mod app_simulate;
+pub mod boot;
 pub mod cli;
 pub mod error;
 pub mod fsio;
@@ -21,6 +24,7 @@ pub mod profile;
 pub mod render;
 pub mod report;
 pub mod secrets;
+pub mod serve;
 pub mod sim;
 pub mod site;
 pub mod yamlio;

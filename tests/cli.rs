@@ -15,23 +15,6 @@ fn check_on_the_example_is_clean() {
 }
 
 #[test]
-fn unimplemented_commands_say_so_and_exit_2() {
-    let site = Site::example();
-    for args in [
-        vec!["serve", "--site", "{site}"],
-        vec!["boot", "--site", "{site}", "--all"],
-    ] {
-        let r = site.run(&args);
-        assert_eq!(r.code, 2, "{args:?}");
-        assert!(
-            r.stderr.contains("is not implemented yet"),
-            "{args:?}: {}",
-            r.stderr
-        );
-    }
-}
-
-#[test]
 fn usage_errors_exit_2() {
     let site = Site::example();
     let r = site.run(&["check"]);

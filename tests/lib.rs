@@ -3,6 +3,7 @@
 mod support;
 
 mod bad_input;
+mod bootstrap;
 mod check;
 mod cli;
 mod crds;

@@ -168,6 +168,25 @@ pub fn build(cx: &NodeContext<'_>) -> HarvesterConfig {
         data_disk,
         iso_url: Some(site.harvester.iso_url.clone()),
         tty: site.harvester.console.clone(),
+        // Install progress reaches `rackplan serve`, which shows it per node.
+        webhooks: Some(
+            ["STARTED", "SUCCEEDED", "FAILED"]
+                .iter()
+                .map(|ev| super::installer::Webhook {
+                    event: (*ev).to_string(),
+                    method: "POST".into(),
+                    headers: None,
+                    url: format!(
+                        "{}/webhook/{}/{ev}",
+                        site.harvester.pxe_base_url.trim_end_matches('/'),
+                        cx.alloc.hostname
+                    ),
+                    payload: None,
+                    insecure: None,
+                    basic_auth: None,
+                })
+                .collect(),
+        ),
         skipchecks: site.harvester.skip_preflight_checks.then_some(true),
         ..Install::default()
     };

@@ -331,11 +331,12 @@ impl Server {
             return;
         };
         let n = self.stats.requests.fetch_add(1, Ordering::SeqCst);
-        self.stats
-            .log
-            .lock()
-            .unwrap()
-            .push(format!("{} {}", req.method, req.target));
+        let body = String::from_utf8_lossy(&req.body).into_owned();
+        self.stats.log.lock().unwrap().push(if body.is_empty() {
+            format!("{} {}", req.method, req.target)
+        } else {
+            format!("{} {} {body}", req.method, req.target)
+        });
         if self.spec.max_connections > 0 && active > self.spec.max_connections {
             self.stats.refused.fetch_add(1, Ordering::Relaxed);
             respond(&mut sock, 503, &[], b"{\"error\":\"too many connections\"}").await;

@@ -305,6 +305,39 @@ impl BmcClient {
     }
 }
 
+impl BmcClient {
+    /// A state-changing request (POST/PATCH/DELETE) with an optional JSON body and
+    /// If-Match; one attempt (actions are not blindly retried). Returns the status code.
+    pub async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        if_match: Option<&str>,
+    ) -> Result<u16, FetchError> {
+        let _permit = self.gate.acquire(Priority::Branch).await;
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let m = reqwest::Method::from_bytes(method.as_bytes())
+            .map_err(|e| FetchError::Transport(e.to_string()))?;
+        let mut req = self
+            .authorize(self.http.request(m, self.url(path)))
+            .header("Accept", "application/json");
+        if let Some(b) = body {
+            req = req
+                .header("Content-Type", "application/json")
+                .body(b.to_string());
+        }
+        if let Some(tag) = if_match {
+            req = req.header("If-Match", tag);
+        }
+        match tokio::time::timeout(self.limits.request_timeout, req.send()).await {
+            Ok(Ok(r)) => Ok(r.status().as_u16()),
+            Ok(Err(e)) => Err(FetchError::Transport(describe(&e))),
+            Err(_) => Err(FetchError::Timeout(self.limits.request_timeout)),
+        }
+    }
+}
+
 impl Fetch for BmcClient {
     async fn get(&self, path: &str) -> Result<Value, FetchError> {
         self.get_with(path, Priority::Branch).await

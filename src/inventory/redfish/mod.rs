@@ -313,3 +313,46 @@ pub fn apply(
     }
     report
 }
+
+/// A logged-in client for one BMC of bmcs.yaml (or an address with no entry: no
+/// credentials, default trust). First-use trust is not offered here: boot acts on the
+/// machine, so the BMC must already be pinned or trusted.
+pub async fn connect(
+    entry: &BmcEntry,
+    site_dir: &Path,
+    limits: &Limits,
+) -> Result<BmcClient, String> {
+    tls::install_provider();
+    let url = config::base_url(entry)?;
+    let seen = Arc::new(Mutex::new(None));
+    let mut e = entry.clone();
+    if let Some(t) = e.tls.as_mut() {
+        t.trust_on_first_use = false;
+    }
+    let (tls, _) = tls_for(&e, &url, site_dir, false, &seen)?;
+    let client = BmcClient::new(&url, BmcClient::http(tls, limits)?, limits.clone());
+    if let Some(c) = &entry.credentials {
+        let pw = c
+            .password
+            .resolve(site_dir)
+            .map_err(|m| format!("credentials.password: {m}"))?;
+        let root = client
+            .get("/redfish/v1")
+            .await
+            .map_err(|e| format!("ServiceRoot: {}", explain(&e)))?;
+        let sessions = root
+            .pointer("/Links/Sessions")
+            .and_then(crawl::link)
+            .unwrap_or_else(|| "/redfish/v1/SessionService/Sessions".into());
+        client
+            .login(
+                &sessions,
+                &c.username,
+                pw,
+                entry.auth == AuthMode::Session,
+                entry.auth != AuthMode::Basic,
+            )
+            .await?;
+    }
+    Ok(client)
+}

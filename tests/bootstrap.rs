@@ -1,0 +1,427 @@
+//! Bootstrap: `serve` (iPXE by MAC, one-time config tokens, traversal refused, webhooks),
+//! `boot` per vendor through the replay BMC server, and the full loop render -> serve ->
+//! boot (sushy-emulator's fake driver) -> webhook status.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::replay::{BmcSpec, Fleet};
+use crate::support::sushy::{free_port, mockup};
+use crate::support::{Site, id_of};
+
+/// A raw HTTP/1.1 exchange; the path is sent exactly as given.
+fn http(port: u16, method: &str, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).unwrap();
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let code = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (code, body)
+}
+
+struct Serve {
+    child: Child,
+    port: u16,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Serve {
+    fn start(site: &Site, artifacts: Option<&std::path::Path>) -> Serve {
+        let port = free_port();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rackplan"));
+        cmd.args(["serve", "--site"]).arg(site.dir()).args([
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--base-url",
+            &format!("http://127.0.0.1:{port}"),
+        ]);
+        if let Some(a) = artifacts {
+            cmd.arg("--artifacts").arg(a);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(first.contains(&format!("127.0.0.1:{port}")), "{first}");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let l = log.clone();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                l.lock().unwrap().push(line);
+            }
+        });
+        Serve { child, port, log }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn mac_of(site: &Site, hostname: &str) -> String {
+    let id = id_of(site, hostname);
+    site.inventory()
+        .nodes
+        .into_iter()
+        .find(|n| n.id == id)
+        .unwrap()
+        .nics[0]
+        .mac
+        .clone()
+}
+
+#[test]
+fn serve_hands_each_node_its_own_config_once() {
+    let site = Site::example();
+    let art = tempfile::tempdir().unwrap();
+    std::fs::write(
+        art.path().join("harvester-v1.6.1-vmlinuz-amd64"),
+        b"kernel bytes",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", art.path().join("escape")).unwrap();
+    let s = Serve::start(&site, Some(art.path()));
+    let mac = mac_of(&site, "hv-c01");
+    let (code, script) = http(s.port, "GET", &format!("/ipxe?mac={}", mac.to_uppercase()));
+    assert_eq!(code, 200);
+    assert!(script.starts_with("#!ipxe"), "{script}");
+    let url = script
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("harvester.install.config_url="))
+        .unwrap()
+        .to_string();
+    assert!(
+        url.starts_with(&format!(
+            "http://127.0.0.1:{}/nodes/hv-c01/config.yaml?token=",
+            s.port
+        )),
+        "{url}"
+    );
+    let path = url.split_once(&s.port.to_string()).unwrap().1.to_string();
+    let (code, cfg) = http(s.port, "GET", &path);
+    assert_eq!(code, 200);
+    let (parsed, _): (rackplan::render::installer::HarvesterConfig, _) =
+        rackplan::yamlio::parse(std::path::Path::new("config.yaml"), &cfg).unwrap();
+    assert_eq!(parsed.os.unwrap().hostname.as_deref(), Some("hv-c01"));
+    assert_eq!(http(s.port, "GET", &path).0, 403, "one time only");
+    let token = path.rsplit('=').next().unwrap().to_string();
+    assert_eq!(
+        http(
+            s.port,
+            "GET",
+            &format!("/nodes/hv-c02/config.yaml?token={token}")
+        )
+        .0,
+        403,
+        "not another node's"
+    );
+    assert_eq!(http(s.port, "GET", "/nodes/hv-c01/config.yaml").0, 403);
+    // A second script for another node carries a different token that opens only its config.
+    let (_, other) = http(
+        s.port,
+        "GET",
+        &format!("/ipxe?mac={}", mac_of(&site, "hv-c02")),
+    );
+    let other_url = other
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("harvester.install.config_url="))
+        .unwrap();
+    assert!(other_url.contains("/nodes/hv-c02/") && !other_url.contains(&token));
+    // Unknown MAC: a script that says so and stops.
+    let (code, unknown) = http(s.port, "GET", "/ipxe?mac=02:00:00:00:00:99");
+    assert_eq!(code, 200);
+    assert!(
+        unknown.contains("is not in the inventory") && unknown.contains("shell"),
+        "{unknown}"
+    );
+    // Artefacts, and no way out of their folder.
+    assert_eq!(
+        http(s.port, "GET", "/harvester-v1.6.1-vmlinuz-amd64"),
+        (200, "kernel bytes".to_string())
+    );
+    for bad in [
+        "/../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/escape",
+        "/x/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "/..%2f..%2fetc%2fpasswd",
+    ] {
+        let (code, body) = http(s.port, "GET", bad);
+        assert!(code == 400 || code == 404, "{bad}: {code}");
+        assert!(!body.contains("root:"), "{bad} leaked");
+    }
+    // Non-secret files are served; rendered secrets only through tokens.
+    assert_eq!(
+        http(s.port, "GET", "/manifests/50-longhorn-settings.yaml").0,
+        200
+    );
+    // Webhooks.
+    assert_eq!(http(s.port, "POST", "/webhook/hv-c01/STARTED").0, 204);
+    let (_, st) = http(s.port, "GET", "/status");
+    let v: Value = serde_json::from_str(&st).unwrap();
+    assert_eq!(v["nodes"]["hv-c01"]["state"], "installing");
+    assert_eq!(http(s.port, "POST", "/webhook/hv-c01/SUCCEEDED").0, 204);
+    let v: Value = serde_json::from_str(&http(s.port, "GET", "/status").1).unwrap();
+    assert_eq!(v["nodes"]["hv-c01"]["state"], "installed");
+    assert_eq!(v["nodes"]["hv-c02"]["state"], "waiting");
+    std::thread::sleep(Duration::from_millis(200));
+    let log = s.log.lock().unwrap().join("\n");
+    let id = id_of(&site, "hv-c01");
+    assert!(log.contains(&format!("hv-c01 ({id})")), "{log}");
+    assert!(!log.contains(&token), "tokens never reach the log");
+    assert!(log.contains("refused (path traversal)"), "{log}");
+}
+
+fn point_bmc(site: &Site, hostname: &str, url: &str) {
+    let id = id_of(site, hostname);
+    site.edit_inventory(|inv| {
+        inv.nodes
+            .iter_mut()
+            .find(|n| n.id == id)
+            .unwrap()
+            .bmc
+            .as_mut()
+            .unwrap()
+            .address = url.to_string();
+    });
+}
+
+fn boot(site: &Site, args: &[&str]) -> (i32, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .args(["--output", "json", "boot", "--site"])
+        .arg(site.dir())
+        .args(args)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap(), v)
+}
+
+#[test]
+fn boot_requests_per_vendor_through_the_replay_server() {
+    let site = Site::example();
+    std::fs::remove_file(site.file("bmcs.yaml")).unwrap();
+    let mut supermicro = BmcSpec::new(&mockup("dell-poweredge-r750-idrac9-6.00"));
+    supermicro.patches.push((
+        "/redfish/v1/Systems/System.Embedded.1".into(),
+        "/Manufacturer".into(),
+        serde_json::json!("Supermicro"),
+    ));
+    let fleet = Fleet::start(vec![
+        BmcSpec::new(&mockup("dell-poweredge-r750-idrac9-6.00")),
+        BmcSpec::new(&mockup("hpe-proliant-xl675d-gen10plus-ilo5-2.70")),
+        BmcSpec::new(&mockup("lenovo-thinksystem-sr670v2-xcc")),
+        supermicro,
+    ]);
+    let hosts = ["hv-c01", "hv-c02", "hv-c03", "hv-c04"];
+    for (h, b) in hosts.iter().zip(&fleet.bmcs) {
+        point_bmc(&site, h, &b.url());
+    }
+    let iso = "http://10.10.0.5/harvester/v1.6.1/harvester-v1.6.1-amd64.iso";
+    // Dry run: nothing but GETs reach the BMCs.
+    let mut args: Vec<&str> = hosts.iter().flat_map(|h| ["--node", *h]).collect();
+    let (code, v) = boot(&site, &args);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["dry_run"], true);
+    for b in &fleet.bmcs {
+        assert!(
+            b.stats
+                .log
+                .lock()
+                .unwrap()
+                .iter()
+                .all(|l| l.starts_with("GET ")),
+            "dry run sent something"
+        );
+    }
+    args.extend(["--yes", "--wait", "5"]);
+    let (code, v) = boot(&site, &args);
+    assert_eq!(code, 0, "{v:#}");
+    let writes = |i: usize| -> Vec<String> {
+        fleet.bmcs[i]
+            .stats
+            .log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| !l.starts_with("GET "))
+            .cloned()
+            .collect()
+    };
+    let boot_patch = r#"{"Boot":{"BootSourceOverrideEnabled":"Once","BootSourceOverrideMode":"UEFI","BootSourceOverrideTarget":"Cd"}}"#;
+    // (method, path, body): bodies compared as JSON values, key order aside.
+    let norm = |l: &str| -> (String, String, Value) {
+        let parts: Vec<&str> = l.splitn(3, ' ').collect();
+        let body = parts.get(2).map_or(Value::Null, |b| {
+            serde_json::from_str(b).unwrap_or(Value::String((*b).to_string()))
+        });
+        (parts[0].to_string(), parts[1].to_string(), body)
+    };
+    let image = format!(r#"{{"Image":"{iso}","Inserted":true,"WriteProtected":true}}"#);
+    let expect = [
+        vec![
+            format!("POST /redfish/v1/Systems/System.Embedded.1/VirtualMedia/1/Actions/VirtualMedia.InsertMedia {image}"),
+            format!("PATCH /redfish/v1/Systems/System.Embedded.1 {boot_patch}"),
+            r#"POST /redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset {"ResetType":"ForceRestart"}"#.to_string(),
+        ],
+        vec![
+            format!("POST /redfish/v1/Managers/1/VirtualMedia/2/Actions/VirtualMedia.InsertMedia/ {image}"),
+            format!("PATCH /redfish/v1/Systems/1 {boot_patch}"),
+            r#"POST /redfish/v1/Systems/1/Actions/ComputerSystem.Reset/ {"ResetType":"ForceRestart"}"#.to_string(),
+        ],
+        vec![
+            format!("PATCH /redfish/v1/Systems/1/VirtualMedia/EXT1 {image}"),
+            format!("PATCH /redfish/v1/Systems/1 {boot_patch}"),
+            r#"POST /redfish/v1/Systems/1/Actions/ComputerSystem.Reset {"ResetType":"ForceRestart"}"#.to_string(),
+        ],
+        vec![
+            format!(r#"POST /redfish/v1/Systems/System.Embedded.1/VirtualMedia/1/Actions/VirtualMedia.InsertMedia {{"Image":"{iso}"}}"#),
+            format!("PATCH /redfish/v1/Systems/System.Embedded.1 {boot_patch}"),
+            r#"POST /redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset {"ResetType":"ForceRestart"}"#.to_string(),
+        ],
+    ];
+    for (i, want) in expect.iter().enumerate() {
+        let got: Vec<(String, String, Value)> = writes(i).iter().map(|l| norm(l)).collect();
+        let want: Vec<(String, String, Value)> = want.iter().map(|l| norm(l)).collect();
+        assert_eq!(got, want, "{}", hosts[i]);
+    }
+}
+
+#[test]
+fn a_failing_bmc_touches_no_other_node() {
+    let site = Site::example();
+    std::fs::remove_file(site.file("bmcs.yaml")).unwrap();
+    let mut broken = BmcSpec::new(&mockup("dell-poweredge-r750-idrac9-6.00"));
+    broken.fault = crate::support::replay::Fault::Status(500);
+    broken.fault_path = Some("/Systems/System.Embedded.1/Actions".into());
+    let fleet = Fleet::start(vec![
+        broken,
+        BmcSpec::new(&mockup("lenovo-thinksystem-sr670v2-xcc")),
+    ]);
+    point_bmc(&site, "hv-c01", &fleet.bmcs[0].url());
+    point_bmc(&site, "hv-c02", &fleet.bmcs[1].url());
+    let (code, v) = boot(
+        &site,
+        &[
+            "--node", "hv-c01", "--node", "hv-c02", "--yes", "--wait", "5",
+        ],
+    );
+    assert_eq!(code, 3);
+    let nodes = v["nodes"].as_array().unwrap();
+    let ok: Vec<&Value> = nodes.iter().filter(|n| n["ok"] == true).collect();
+    assert_eq!(ok.len(), 1);
+    assert_eq!(ok[0]["node"], "hv-c02");
+}
+
+#[test]
+fn full_loop_render_serve_boot_webhooks() {
+    let emu_port = free_port();
+    let dir = tempfile::tempdir().unwrap();
+    let uuid = "27946b59-9e44-4fa7-8e91-f3527a1ef094";
+    std::fs::create_dir_all(dir.path().join("state")).unwrap();
+    let conf = dir.path().join("emulator.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "SUSHY_EMULATOR_LISTEN_IP = '127.0.0.1'\nSUSHY_EMULATOR_LISTEN_PORT = {emu_port}\nSUSHY_EMULATOR_FAKE_DRIVER = True\n\
+             SUSHY_EMULATOR_STATE_DIR = '{}'\nSUSHY_EMULATOR_FAKE_SYSTEMS = [{{'uuid': '{uuid}', 'name': 'node-1', 'power_state': 'Off', 'external_notifier': False, 'nics': [{{'mac': '00:5c:52:31:3a:9c', 'ip': '127.0.0.10'}}]}}]\n",
+            dir.path().join("state").display()
+        ),
+    )
+    .unwrap();
+    let emulator = crate::support::sushy::sushy_static().with_file_name("sushy-emulator");
+    let mut emu = Command::new(emulator)
+        .arg("--config")
+        .arg(&conf)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", emu_port)).is_err() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let site = Site::example();
+    std::fs::remove_file(site.file("bmcs.yaml")).unwrap();
+    point_bmc(&site, "hv-m01", &format!("http://127.0.0.1:{emu_port}"));
+    let art = tempfile::tempdir().unwrap();
+    std::fs::write(art.path().join("harvester-test.iso"), vec![0u8; 64 * 1024]).unwrap();
+    let s = Serve::start(&site, Some(art.path()));
+    let iso = format!("http://127.0.0.1:{}/harvester-test.iso", s.port);
+    let (code, v) = boot(
+        &site,
+        &["--node", "hv-m01", "--yes", "--iso", &iso, "--wait", "40"],
+    );
+    {
+        assert_eq!(code, 0, "{v:#}");
+        let sys: Value =
+            serde_json::from_str(&http(emu_port, "GET", &format!("/redfish/v1/Systems/{uuid}")).1)
+                .unwrap();
+        assert_eq!(sys["PowerState"], "On");
+        assert_eq!(sys["Boot"]["BootSourceOverrideTarget"], "Cd");
+        let cd: Value = serde_json::from_str(
+            &http(
+                emu_port,
+                "GET",
+                &format!("/redfish/v1/Systems/{uuid}/VirtualMedia/Cd"),
+            )
+            .1,
+        )
+        .unwrap();
+        assert_eq!(cd["Inserted"], true, "{cd:#}");
+        assert_eq!(cd["Image"], iso);
+        assert!(
+            s.log
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|l| l.contains("GET /harvester-test.iso -> 200")),
+            "the BMC fetched the ISO from serve"
+        );
+        // The installer's webhooks, as it would send them, show up in the status.
+        assert_eq!(http(s.port, "POST", "/webhook/hv-m01/STARTED").0, 204);
+        assert_eq!(http(s.port, "POST", "/webhook/hv-m01/SUCCEEDED").0, 204);
+        let st: Value = serde_json::from_str(&http(s.port, "GET", "/status").1).unwrap();
+        assert_eq!(st["nodes"]["hv-m01"]["state"], "installed");
+        // Eject and restore.
+        let (code, v) = boot(&site, &["--node", "hv-m01", "--yes", "--eject"]);
+        assert_eq!(code, 0, "{v:#}");
+        let cd: Value = serde_json::from_str(
+            &http(
+                emu_port,
+                "GET",
+                &format!("/redfish/v1/Systems/{uuid}/VirtualMedia/Cd"),
+            )
+            .1,
+        )
+        .unwrap();
+        assert_eq!(cd["Inserted"], false, "{cd:#}");
+    };
+    let _ = emu.kill();
+    let _ = emu.wait();
+}
