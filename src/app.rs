@@ -153,3 +153,27 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
         Command::Boot(args) => crate::app_boot::run(args, json),
     }
 }
+
+/// The async runtime for commands that talk to the network.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start the async runtime: {e}")))
+}
+
+/// A progress bar on a terminal (hidden for JSON output or when stderr is piped).
+pub fn progress(len: usize, what: &str, json: bool) -> indicatif::ProgressBar {
+    if json || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let b = indicatif::ProgressBar::new(len as u64);
+    b.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{spinner}} {what} {{pos}}/{{len}} [{{bar:30}}] {{elapsed_precise}} {{msg}}"
+        ))
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    b
+}

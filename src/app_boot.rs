@@ -98,10 +98,7 @@ pub fn run(args: &BootArgs, json: bool) -> Result<u8, Error> {
         retries: 1,
         ..Limits::default()
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Usage(e.to_string()))?;
+    let rt = crate::app::runtime()?;
     let results: Vec<NodeResult> = rt.block_on(join_all(targets.iter().map(|(name, entry)| {
         let (iso, limits, dir) = (&iso, &limits, dir);
         async move {

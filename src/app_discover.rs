@@ -1,6 +1,5 @@
 //! `rackplan discover redfish`: read bmcs.yaml, crawl, merge into nodes.yaml, report.
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
 use crate::cli::RedfishArgs;
@@ -63,24 +62,9 @@ pub fn run(args: &RedfishArgs, json: bool) -> Result<u8, Error> {
         concurrency: args.concurrency.max(1),
         trust_on_first_use: args.trust_on_first_use,
     };
-    let bar = if !json && std::io::stderr().is_terminal() {
-        let b = indicatif::ProgressBar::new(file.bmcs.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} BMCs {pos}/{len} [{bar:30}] {elapsed_precise} {msg}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        b
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = crate::app::progress(file.bmcs.len(), "BMCs", json);
     let now = utc_now();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Usage(format!("cannot start the async runtime: {e}")))?;
+    let rt = crate::app::runtime()?;
     let outcomes = rt.block_on(redfish::discover(&file.bmcs, dir, &opts, &now, &|o| {
         bar.inc(1);
         if !o.ok {
@@ -222,24 +206,9 @@ pub fn run_ssh(args: &crate::cli::SshArgs, json: bool) -> Result<u8, Error> {
     } else {
         Inventory::default()
     };
-    let bar = if !json && std::io::stderr().is_terminal() {
-        let b = indicatif::ProgressBar::new(hosts.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} hosts {pos}/{len} [{bar:30}] {elapsed_precise}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        b
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = crate::app::progress(hosts.len(), "hosts", json);
     let now = utc_now();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Usage(format!("cannot start the async runtime: {e}")))?;
+    let rt = crate::app::runtime()?;
     let mut outcomes = rt.block_on(ssh::discover(
         &hosts,
         std::sync::Arc::new(key),

@@ -47,10 +47,7 @@ pub fn run(args: &ServeArgs) -> Result<u8, Error> {
         args.artifacts.clone(),
         Box::new(|line| eprintln!("{line}")),
     ));
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Usage(e.to_string()))?;
+    let rt = crate::app::runtime()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&listen)
             .await

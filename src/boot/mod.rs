@@ -81,6 +81,16 @@ fn is_cd(slot: &Value, id: &str) -> bool {
     types.iter().any(|t| t == "CD" || t == "DVD")
 }
 
+/// The boot override targets the system offers (empty when it does not say).
+fn boot_targets(sys: &Value) -> Vec<&str> {
+    sys.pointer("/Boot/BootSourceOverrideTarget@Redfish.AllowableValues")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 /// Read the BMC and plan the requests for `action`.
 pub async fn plan(c: &BmcClient, iso: &str, action: Action) -> Result<Plan, String> {
     let root = get(c, "/redfish/v1").await?;
@@ -187,13 +197,7 @@ pub async fn plan(c: &BmcClient, iso: &str, action: Action) -> Result<Plan, Stri
                     why: "this slot has no InsertMedia action: mount by PATCH".into(),
                 }),
             }
-            let allowed: Vec<&str> = sys
-                .pointer("/Boot/BootSourceOverrideTarget@Redfish.AllowableValues")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let allowed = boot_targets(&sys);
             if !allowed.is_empty() && !allowed.contains(&"Cd") {
                 return Err(format!(
                     "the BMC does not offer a `Cd` boot override (offers {})",
@@ -317,13 +321,7 @@ pub async fn plan(c: &BmcClient, iso: &str, action: Action) -> Result<Plan, Stri
                 }),
             }
             // Target, enabled and mode go together (some BMCs reject a lone `Enabled`).
-            let allowed: Vec<&str> = sys
-                .pointer("/Boot/BootSourceOverrideTarget@Redfish.AllowableValues")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let allowed = boot_targets(&sys);
             let target = if allowed.is_empty() || allowed.contains(&"None") {
                 "None"
             } else {
