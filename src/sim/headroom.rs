@@ -53,13 +53,13 @@ fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> 
             .total_cmp(&pl.vms[a].mem_req)
             .then(a.cmp(&b))
     });
-    let mut extra = std::collections::HashSet::new();
+    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); pl.topo.hosts.len()];
     'vm: for v in order {
         let vm = &pl.vms[v];
         for (n, &up) in alive.iter().enumerate() {
             let blocked = vm
                 .group
-                .is_some_and(|g| pl.groups[n].contains(&g) || extra.contains(&(n, g)));
+                .is_some_and(|g| pl.groups[n].contains(&g) || extra[n].contains(&g));
             if up
                 && !blocked
                 && free.cpu[n] >= vm.cpu_req - 1e-9
@@ -68,7 +68,7 @@ fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> 
                 free.cpu[n] -= vm.cpu_req;
                 free.mem[n] -= vm.mem_req;
                 if let Some(g) = vm.group {
-                    extra.insert((n, g));
+                    extra[n].push(g);
                 }
                 continue 'vm;
             }
@@ -89,7 +89,7 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
     let displaced: Vec<usize> = (0..pl.vms.len())
         .filter(|&v| pl.vm_node[v].is_some_and(|h| !alive[h]))
         .collect();
-    let mut extra = std::collections::HashSet::new();
+    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); pl.topo.hosts.len()];
     let mut stranded = Vec::new();
     for &v in &displaced {
         let vm = &pl.vms[v];
@@ -98,7 +98,7 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
                 free.cpu[h] -= vm.cpu_req;
                 free.mem[h] -= vm.mem_req;
                 if let Some(g) = vm.group {
-                    extra.insert((h, g));
+                    extra[h].push(g);
                 }
             }
             None => stranded.push(v),

@@ -6,8 +6,6 @@
 //! zone anti-affinity, racks as zones), on the disk with most room, subject to Longhorn's
 //! two storage rules (minimal available percentage, over-provisioning).
 
-use std::collections::HashSet;
-
 use super::scenario::{Platform, Pool};
 use super::topology::Topology;
 
@@ -129,8 +127,8 @@ pub struct Placement {
     pub volumes: Vec<Volume>,
     pub vm_node: Vec<Option<usize>>,
     pub free: Free,
-    /// Anti-affinity groups present on each node.
-    pub groups: Vec<HashSet<u32>>,
+    /// Anti-affinity groups present on each node (a few per node: a plain list is fastest).
+    pub groups: Vec<Vec<u32>>,
     pub stranded_vms: usize,
     pub stranded_replicas: usize,
     pub rules: StorageRules,
@@ -139,14 +137,14 @@ pub struct Placement {
     pub vols_on: Vec<Vec<usize>>,
 }
 
-/// The scheduler's choice for one VM among `alive` nodes; `extra` are (node, group) pairs
-/// placed during a scenario on top of `groups`.
+/// The scheduler's choice for one VM among `alive` nodes; `extra[n]` are the groups placed
+/// on node n during a scenario, on top of `groups` (empty slice: no overlay).
 pub fn pick_node(
     vm: &Vm,
     free: &Free,
     topo: &Topology,
-    groups: &[HashSet<u32>],
-    extra: &HashSet<(usize, u32)>,
+    groups: &[Vec<u32>],
+    extra: &[Vec<u32>],
     alive: &[bool],
 ) -> Option<usize> {
     let mut best: Option<(f64, usize)> = None;
@@ -155,7 +153,7 @@ pub fn pick_node(
             continue;
         }
         if let Some(g) = vm.group
-            && (groups[n].contains(&g) || extra.contains(&(n, g)))
+            && (groups[n].contains(&g) || extra.get(n).is_some_and(|e| e.contains(&g)))
         {
             continue;
         }
@@ -181,68 +179,80 @@ pub fn pick_disk(
     alive: &[bool],
     draw: u64,
 ) -> Option<(usize, usize)> {
-    let used_racks: Vec<usize> = vol
-        .replicas
-        .iter()
-        .map(|&(n, _)| topo.hosts[n].rack)
-        .collect();
-    // One pass: every node that could take the replica, by its emptiest disk.
-    let mut cands: Vec<(usize, f64, bool)> = Vec::with_capacity(64);
-    let mut any_new = false;
-    for (n, host) in topo.hosts.iter().enumerate() {
-        let room = free.node_room[n];
-        if !alive[n] || room <= vol.data || vol.replicas.iter().any(|&(rn, _)| rn == n) {
-            continue;
-        }
-        let new_rack = !used_racks.contains(&host.rack);
-        any_new |= new_rack;
-        cands.push((n, room, new_rack));
+    // At most four replicas: their racks fit in a small array, no allocation.
+    let mut used_racks = [usize::MAX; 4];
+    for (k, &(n, _)) in vol.replicas.iter().take(4).enumerate() {
+        used_racks[k] = topo.hosts[n].rack;
     }
-    // Zone anti-affinity is soft: nodes in racks without a replica first, the rest after.
-    let mut draw = draw;
-    for prefer_new in [true, false] {
-        if prefer_new && !any_new {
-            continue;
-        }
-        let mut group: Vec<(usize, f64, bool)> = cands
-            .iter()
-            .copied()
-            .filter(|c| c.2 == prefer_new)
-            .collect();
-        while !group.is_empty() {
-            let top = group.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max);
-            let near_count = group.iter().filter(|c| c.1 >= top * 0.95).count() as u64;
-            // A small deterministic mix of the draw number (splitmix64).
-            let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            let nth = (z % near_count) as usize;
-            let at = (0..group.len())
-                .filter(|&i| group[i].1 >= top * 0.95)
-                .nth(nth)
-                .expect("counted");
-            let n = group[at].0;
-            // The chosen node's disks are checked against the storage rules; a node none of
-            // whose disks fits is passed over.
-            let disk = topo.hosts[n]
-                .disks
-                .iter()
-                .enumerate()
-                .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol))
-                .max_by(|a, b| {
-                    (a.1 - free.disk[n][a.0].1)
-                        .total_cmp(&(b.1 - free.disk[n][b.0].1))
-                        .then(b.0.cmp(&a.0))
-                });
-            if let Some((d, _)) = disk {
-                return Some((n, d));
+    SCRATCH.with(|cell| {
+        let mut cands = cell.borrow_mut();
+        cands.clear();
+        // One pass: every node that could take the replica, by its emptiest disk.
+        let mut any_new = false;
+        for (n, host) in topo.hosts.iter().enumerate() {
+            let room = free.node_room[n];
+            if !alive[n] || room <= vol.data || vol.replicas.iter().any(|&(rn, _)| rn == n) {
+                continue;
             }
-            group.swap_remove(at);
-            draw = draw.wrapping_add(1);
+            let new_rack = !used_racks.contains(&host.rack);
+            any_new |= new_rack;
+            cands.push((n, room, new_rack));
         }
-    }
-    None
+        // Zone anti-affinity is soft: nodes in racks without a replica first, the rest after.
+        let mut draw = draw;
+        for prefer_new in [true, false] {
+            if prefer_new && !any_new {
+                continue;
+            }
+            loop {
+                let top = cands
+                    .iter()
+                    .filter(|c| c.2 == prefer_new)
+                    .map(|c| c.1)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if !top.is_finite() {
+                    break;
+                }
+                let near = |c: &(usize, f64, bool)| c.2 == prefer_new && c.1 >= top * 0.95;
+                let count = cands.iter().filter(|c| near(c)).count() as u64;
+                // A small deterministic mix of the draw number (splitmix64).
+                let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^= z >> 31;
+                let nth = (z % count) as usize;
+                let at = (0..cands.len())
+                    .filter(|&i| near(&cands[i]))
+                    .nth(nth)
+                    .expect("counted");
+                let n = cands[at].0;
+                // The chosen node's disks are checked against the storage rules; a node
+                // none of whose disks fits is passed over.
+                let disk = topo.hosts[n]
+                    .disks
+                    .iter()
+                    .enumerate()
+                    .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol))
+                    .max_by(|a, b| {
+                        (a.1 - free.disk[n][a.0].1)
+                            .total_cmp(&(b.1 - free.disk[n][b.0].1))
+                            .then(b.0.cmp(&a.0))
+                    });
+                if let Some((d, _)) = disk {
+                    return Some((n, d));
+                }
+                cands.swap_remove(at);
+                draw = draw.wrapping_add(1);
+            }
+        }
+        None
+    })
+}
+
+thread_local! {
+    /// Candidate buffer of `pick_disk`, reused: it runs once per replica, a million times
+    /// in a large headroom analysis.
+    static SCRATCH: std::cell::RefCell<Vec<(usize, f64, bool)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Placement {
@@ -268,7 +278,7 @@ impl Placement {
                 .collect(),
         };
         let mut pl = Placement {
-            groups: vec![HashSet::new(); topo.hosts.len()],
+            groups: vec![Vec::new(); topo.hosts.len()],
             vm_node: vec![None; vms.len()],
             topo,
             vms,
@@ -282,19 +292,14 @@ impl Placement {
         };
         let alive = vec![true; pl.topo.hosts.len()];
         for v in 0..pl.vms.len() {
-            match pick_node(
-                &pl.vms[v],
-                &pl.free,
-                &pl.topo,
-                &pl.groups,
-                &HashSet::new(),
-                &alive,
-            ) {
+            match pick_node(&pl.vms[v], &pl.free, &pl.topo, &pl.groups, &[], &alive) {
                 Some(n) => {
                     pl.free.cpu[n] -= pl.vms[v].cpu_req;
                     pl.free.mem[n] -= pl.vms[v].mem_req;
-                    if let Some(g) = pl.vms[v].group {
-                        pl.groups[n].insert(g);
+                    if let Some(g) = pl.vms[v].group
+                        && !pl.groups[n].contains(&g)
+                    {
+                        pl.groups[n].push(g);
                     }
                     pl.vm_node[v] = Some(n);
                 }
