@@ -28,9 +28,6 @@ pub enum Error {
     Findings(String, Vec<Finding>),
     #[error("{0}")]
     Usage(String),
-    #[error("`rackplan {0}` is not implemented yet")]
-    #[diagnostic(help("this command is planned; see the README for what works today"))]
-    NotImplemented(&'static str),
 }
 
 impl From<InputError> for Error {
@@ -62,9 +59,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Findings(..) => exit::FINDINGS,
-            Error::Input(_) | Error::Fs(_) | Error::Usage(_) | Error::NotImplemented(_) => {
-                exit::INPUT
-            }
+            Error::Input(_) | Error::Fs(_) | Error::Usage(_) => exit::INPUT,
         }
     }
 }
