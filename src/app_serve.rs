@@ -30,6 +30,14 @@ pub fn run(args: &ServeArgs) -> Result<u8, Error> {
     let listen = args
         .listen
         .clone()
+        .or_else(|| {
+            inputs
+                .site
+                .site
+                .serve
+                .as_ref()
+                .map(|s| s.listen.to_string())
+        })
         .unwrap_or_else(|| "127.0.0.1:8080".into());
     if let Some(dir) = &args.artifacts
         && !dir.is_dir()

@@ -164,7 +164,8 @@ pub struct BootArgs {
 pub struct ServeArgs {
     #[command(flatten)]
     pub site: SiteArg,
-    /// Address to listen on (default 127.0.0.1:8080; port 0 picks a free one).
+    /// Address to listen on (default: serve.listen of site.yaml, else 127.0.0.1:8080;
+    /// port 0 picks a free one).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
     /// The URL nodes reach this server at (default: harvester.pxe_base_url of site.yaml).

@@ -355,13 +355,20 @@ fn full_loop_render_serve_boot_webhooks() {
     )
     .unwrap();
     let emulator = crate::support::sushy::sushy_static().with_file_name("sushy-emulator");
-    let mut emu = Command::new(emulator)
+    struct Emu(Child);
+    impl Drop for Emu {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _emu = Emu(Command::new(emulator)
         .arg("--config")
         .arg(&conf)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap());
     let deadline = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(("127.0.0.1", emu_port)).is_err() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
@@ -421,7 +428,35 @@ fn full_loop_render_serve_boot_webhooks() {
         )
         .unwrap();
         assert_eq!(cd["Inserted"], false, "{cd:#}");
-    };
-    let _ = emu.kill();
-    let _ = emu.wait();
+    }
+}
+
+#[test]
+fn serve_listens_where_the_site_says() {
+    let site = Site::example();
+    let port = free_port();
+    let text = site.read("site.yaml");
+    site.write(
+        "site.yaml",
+        &format!("{text}\nserve:\n  listen: \"127.0.0.1:{port}\"\n"),
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .args(["serve", "--site"])
+        .arg(site.dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let up = http(port, "GET", "/status").0;
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.contains(&format!("http://127.0.0.1:{port}")),
+        "{first}"
+    );
+    assert_eq!(up, 200);
 }

@@ -38,6 +38,16 @@ pub struct Site {
     #[serde(default)]
     pub longhorn: LonghornSpec,
     pub secrets: Secrets,
+    /// Where `rackplan serve` listens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serve: Option<ServeSpec>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServeSpec {
+    /// `address:port`; the default is 127.0.0.1:8080 (loopback only).
+    pub listen: std::net::SocketAddr,
 }
 
 fn default_profiles_dir() -> String {
