@@ -23,10 +23,7 @@ pub fn run(args: &ServeArgs) -> Result<u8, Error> {
             }
         }
     }
-    let base = args
-        .base_url
-        .clone()
-        .unwrap_or_else(|| inputs.site.site.harvester.pxe_base_url.clone());
+    let base = inputs.site.site.harvester.pxe_base_url.clone();
     let listen = args
         .listen
         .clone()

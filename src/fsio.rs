@@ -108,11 +108,6 @@ fn current_mode(_path: &Path) -> Option<u32> {
     None
 }
 
-/// Read a whole UTF-8 file, naming the path on failure.
-pub fn read_to_string(path: &Path) -> Result<String, FsError> {
-    fs::read_to_string(path).map_err(err("cannot read", path))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::support::replay::{BmcSpec, Fleet};
 use crate::support::sushy::{free_port, mockup};
-use crate::support::{Site, id_of};
+use crate::support::{Site, id_of, json_of, rackplan_json};
 
 /// A raw HTTP/1.1 exchange; the path is sent exactly as given.
 fn http(port: u16, method: &str, path: &str) -> (u16, String) {
@@ -42,13 +42,18 @@ struct Serve {
 
 impl Serve {
     fn start(site: &Site, artifacts: Option<&std::path::Path>) -> Serve {
+        Serve::start_at(site, artifacts, "")
+    }
+
+    /// Serve with `--base-url http://127.0.0.1:<port><path>`.
+    fn start_at(site: &Site, artifacts: Option<&std::path::Path>, path: &str) -> Serve {
         let port = free_port();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_rackplan"));
         cmd.args(["serve", "--site"]).arg(site.dir()).args([
             "--listen",
             &format!("127.0.0.1:{port}"),
             "--base-url",
-            &format!("http://127.0.0.1:{port}"),
+            &format!("http://127.0.0.1:{port}{path}"),
         ]);
         if let Some(a) = artifacts {
             cmd.arg("--artifacts").arg(a);
@@ -196,6 +201,49 @@ fn serve_hands_each_node_its_own_config_once() {
     assert!(log.contains("refused (path traversal)"), "{log}");
 }
 
+#[test]
+fn serve_answers_under_the_path_of_its_base_url() {
+    let site = Site::example();
+    let s = Serve::start_at(&site, None, "/harvester/v1.6.1");
+    let base = format!("http://127.0.0.1:{}/harvester/v1.6.1", s.port);
+    let mac = mac_of(&site, "hv-c01");
+    // The URLs a node is handed are all under the base path, and resolve here.
+    assert_eq!(http(s.port, "GET", &format!("/ipxe?mac={mac}")).0, 404);
+    let (code, script) = http(s.port, "GET", &format!("/harvester/v1.6.1/ipxe?mac={mac}"));
+    assert_eq!(code, 200, "{script}");
+    let url = script
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("harvester.install.config_url="))
+        .unwrap();
+    let path = url
+        .strip_prefix(&format!("http://127.0.0.1:{}", s.port))
+        .unwrap_or_else(|| panic!("{url} is not on {base}"));
+    assert!(path.starts_with("/harvester/v1.6.1/nodes/hv-c01/config.yaml?token="));
+    let (code, cfg) = http(s.port, "GET", path);
+    assert_eq!(code, 200, "{cfg}");
+    let (parsed, _): (rackplan::render::installer::HarvesterConfig, _) =
+        rackplan::yamlio::parse(std::path::Path::new("config.yaml"), &cfg).unwrap();
+    let hook = parsed.install.unwrap().webhooks.unwrap()[0].url.clone();
+    assert_eq!(hook, format!("{base}/webhook/hv-c01/STARTED"));
+    let hook_path = hook
+        .strip_prefix(&format!("http://127.0.0.1:{}", s.port))
+        .unwrap();
+    assert_eq!(http(s.port, "POST", hook_path).0, 204);
+    let (code, st) = http(s.port, "GET", "/harvester/v1.6.1/status");
+    assert_eq!(code, 200);
+    let v: Value = serde_json::from_str(&st).unwrap();
+    assert_eq!(v["nodes"]["hv-c01"]["state"], "installing");
+    assert_eq!(
+        http(
+            s.port,
+            "GET",
+            "/harvester/v1.6.1/manifests/50-longhorn-settings.yaml"
+        )
+        .0,
+        200
+    );
+}
+
 fn point_bmc(site: &Site, hostname: &str, url: &str) {
     let id = id_of(site, hostname);
     site.edit_inventory(|inv| {
@@ -211,15 +259,12 @@ fn point_bmc(site: &Site, hostname: &str, url: &str) {
 }
 
 fn boot(site: &Site, args: &[&str]) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
-        .args(["--output", "json", "boot", "--site"])
-        .arg(site.dir())
-        .args(args)
-        .output()
-        .unwrap();
-    let v = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap(), v)
+    let (code, v, _) = json_of(
+        rackplan_json(&["boot", "--site"])
+            .arg(site.dir())
+            .args(args),
+    );
+    (code, v)
 }
 
 #[test]
@@ -451,7 +496,8 @@ fn serve_listens_where_the_site_says() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
-    let up = http(port, "GET", "/status").0;
+    // Routes live under the path of harvester.pxe_base_url, where nodes are sent.
+    let up = http(port, "GET", "/harvester/v1.6.1/status").0;
     let _ = child.kill();
     let _ = child.wait();
     assert!(

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::support::sushy::{Sushy, mockup, mockup_names};
-use crate::support::{repo, shared};
+use crate::support::{json_of, rackplan_json, repo, shared};
 
 #[derive(Debug, Deserialize, PartialEq, Clone)]
 struct Drive {
@@ -37,19 +37,10 @@ fn expected() -> BTreeMap<String, Expected> {
 }
 
 pub fn run_discovery(dir: &std::path::Path, extra: &[&str]) -> (i32, Value, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"))
-        .args(["--output", "json", "discover", "redfish", "--site"])
-        .arg(dir)
-        .args(extra)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let v: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
-    (
-        out.status.code().unwrap(),
-        v,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    json_of(
+        rackplan_json(&["discover", "redfish", "--site"])
+            .arg(dir)
+            .args(extra),
     )
 }
 

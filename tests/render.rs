@@ -125,6 +125,28 @@ fn every_config_is_what_the_installer_reads_and_accepts() {
             rackplan::secrets::sha512_crypt(password.trim_end(), &a.password_salt)
         );
         assert_eq!(os.hostname.as_deref(), Some(a.hostname.as_str()));
+        // Install progress goes to `rackplan serve`'s webhook route, under pxe_base_url.
+        let hooks: Vec<(String, String, String)> = install
+            .webhooks
+            .clone()
+            .unwrap()
+            .into_iter()
+            .map(|w| (w.event, w.method, w.url))
+            .collect();
+        let hook = |ev: &str| {
+            (
+                ev.to_string(),
+                "POST".to_string(),
+                format!(
+                    "http://10.10.0.5/harvester/v1.6.1/webhook/{}/{ev}",
+                    a.hostname
+                ),
+            )
+        };
+        assert_eq!(
+            hooks,
+            vec![hook("STARTED"), hook("SUCCEEDED"), hook("FAILED")]
+        );
         let role = install.role.unwrap();
         assert_eq!(
             role,

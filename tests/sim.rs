@@ -4,7 +4,7 @@
 use rackplan::sim::risk::{self, Copysets};
 use serde_json::Value;
 
-use crate::support::{repo, shared};
+use crate::support::{json_of, rackplan_json, repo, shared};
 
 /// Copysets (Cidon et al., ATC 2013), N = 5000, R = 3, 1 % of the nodes (50) failing at
 /// once: the Monte Carlo over explicit placements lands on the published numbers, and its
@@ -63,19 +63,7 @@ fn copysets_paper_ramcloud_random_replication() {
 }
 
 fn simulate(args: &[&str]) -> (i32, Value, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"))
-        .args(["--output", "json", "simulate"])
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let v = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
-    (
-        out.status.code().unwrap(),
-        v,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    json_of(rackplan_json(&["simulate"]).args(args))
 }
 
 fn quick_factory(dir: &std::path::Path) -> std::path::PathBuf {

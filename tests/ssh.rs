@@ -6,18 +6,15 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::sshd::{Sshd, UserKey, keygen};
+use crate::support::{json_of, rackplan_json};
 
 fn discover(site: &std::path::Path, args: &[&str]) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
-        .args(["--output", "json", "discover", "ssh", "--site"])
-        .arg(site)
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let v = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap(), v)
+    let (code, v, _) = json_of(
+        rackplan_json(&["discover", "ssh", "--site"])
+            .arg(site)
+            .args(args),
+    );
+    (code, v)
 }
 
 fn sh(cmd: &str) -> String {

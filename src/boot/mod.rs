@@ -164,6 +164,7 @@ pub async fn plan(c: &BmcClient, iso: &str, action: Action) -> Result<Plan, Stri
         .get("@odata.etag")
         .and_then(Value::as_str)
         .map(str::to_string);
+    let power = s(&sys, "PowerState");
     match action {
         Action::Boot => {
             let insert_target = slot
@@ -218,7 +219,6 @@ pub async fn plan(c: &BmcClient, iso: &str, action: Action) -> Result<Plan, Stri
                 if_match: etag.clone(),
                 why: "boot once from the virtual CD, in UEFI mode (target, enabled and mode together)".into(),
             });
-            let power = s(&sys, "PowerState");
             let mut allowed_reset: Vec<String> = sys
                 .pointer("/Actions/#ComputerSystem.Reset/ResetType@Redfish.AllowableValues")
                 .and_then(Value::as_array)
@@ -287,18 +287,6 @@ pub async fn plan(c: &BmcClient, iso: &str, action: Action) -> Result<Plan, Stri
                 if_match: None,
                 why: "poll until PowerState is On".into(),
             });
-            Ok(Plan {
-                system: sys_path,
-                vendor: if vendor.is_empty() {
-                    manufacturer
-                } else {
-                    vendor
-                },
-                power_state: power,
-                slot: slot_path,
-                steps,
-                notes,
-            })
         }
         Action::Eject => {
             match slot
@@ -334,20 +322,20 @@ pub async fn plan(c: &BmcClient, iso: &str, action: Action) -> Result<Plan, Stri
                 if_match: etag,
                 why: "clear the one-time boot override, back to the normal boot order".into(),
             });
-            Ok(Plan {
-                system: sys_path,
-                vendor: if vendor.is_empty() {
-                    manufacturer
-                } else {
-                    vendor
-                },
-                power_state: s(&sys, "PowerState"),
-                slot: slot_path,
-                steps,
-                notes,
-            })
         }
     }
+    Ok(Plan {
+        system: sys_path,
+        vendor: if vendor.is_empty() {
+            manufacturer
+        } else {
+            vendor
+        },
+        power_state: power,
+        slot: slot_path,
+        steps,
+        notes,
+    })
 }
 
 /// Run a plan. A PATCH refused with 412 because of the ETag is retried once without it

@@ -42,11 +42,6 @@ pub fn next_free(pool: &Pool, taken: &std::collections::BTreeSet<Ipv4Addr>) -> O
         .find(|a| !taken.contains(a))
 }
 
-/// Dotted netmask of a prefix, as Harvester's `subnet_mask` wants it.
-pub fn netmask(net: &Ipv4Net) -> Ipv4Addr {
-    net.netmask()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,6 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::Inputs;
-use super::check::check;
 use super::roles::RoleSource;
 use crate::fsio::{self, Mode};
 use crate::network;
@@ -147,8 +146,7 @@ pub fn plan(inputs: &Inputs, release: &[String]) -> Result<PlanOutcome, InputErr
     let site = &inputs.site.site;
     let src = &inputs.site.source;
     let prefix = site.management.hostname_prefix.0.as_str();
-    let report = check(inputs);
-    let roles = &report.roles;
+    let roles = &super::roles::assign(&inputs.inventory, &inputs.profiles, &inputs.lock);
     let in_inventory: BTreeSet<&str> = inputs
         .inventory
         .nodes

@@ -57,11 +57,14 @@ pub fn assign(inv: &Inventory, profiles: &Profiles, lock: &Lock) -> BTreeMap<Str
     let mut need = MANAGEMENT_NODES.saturating_sub(have);
     let mgmt_profile = profiles.get(Role::Management);
     let compute_profile = profiles.get(Role::Compute);
-    let mut candidates: Vec<&Node> = inv
+    // Each candidate with whether it would also make a compute node (those are kept
+    // for compute when there is a choice); the profile check runs once per node.
+    let mut candidates: Vec<(&Node, bool)> = inv
         .nodes
         .iter()
         .filter(|n| !out.contains_key(&n.id))
         .filter(|n| mgmt_profile.is_none_or(|p| meets_profile(n, p)))
+        .map(|n| (n, compute_profile.is_some_and(|p| meets_profile(n, p))))
         .collect();
     // Domains already holding a management node count against spreading more there.
     let mut per_domain: BTreeMap<String, usize> = BTreeMap::new();
@@ -77,17 +80,16 @@ pub fn assign(inv: &Inventory, profiles: &Profiles, lock: &Lock) -> BTreeMap<Str
         let best = candidates
             .iter()
             .enumerate()
-            .min_by_key(|(_, n)| {
-                let also_compute = compute_profile.is_some_and(|p| meets_profile(n, p));
+            .min_by_key(|(_, (n, also_compute))| {
                 (
                     per_domain.get(&domain(n)).copied().unwrap_or(0),
-                    also_compute,
-                    n.id.clone(),
+                    *also_compute,
+                    n.id.as_str(),
                 )
             })
             .map(|(i, _)| i)
             .expect("candidates is not empty");
-        let node = candidates.remove(best);
+        let (node, _) = candidates.remove(best);
         *per_domain.entry(domain(node)).or_default() += 1;
         out.insert(
             node.id.clone(),

@@ -1,4 +1,4 @@
-//! `rackplan serve`: HTTP for PXE installs.
+//! `rackplan serve`: HTTP for PXE installs, every route under the path of the base URL.
 //!
 //! - `GET /ipxe?mac=MAC`: the iPXE script of the node that owns this MAC, its `config_url`
 //!   carrying a fresh one-time token; an unknown MAC gets a script that says so and stops.
@@ -303,19 +303,45 @@ async fn other(State(s): State<Shared>, uri: Uri) -> Response {
     text(StatusCode::NOT_FOUND, "not found\n".into())
 }
 
+/// The routes, under the path of the base URL (`http://h/harvester/v1` serves
+/// `/harvester/v1/ipxe`...), so every URL handed to a node resolves against this server.
 pub fn router(state: Shared) -> Router {
-    Router::new()
+    let prefix = base_path(&state.base_url).to_string();
+    let app = Router::new()
         .route("/ipxe", get(ipxe))
         .route("/nodes/{hostname}/config.yaml", get(config))
         .route("/webhook/{hostname}/{event}", post(webhook))
         .route("/status", get(status))
         .fallback(get(other))
-        .with_state(state)
+        .with_state(state);
+    if prefix.is_empty() {
+        app
+    } else {
+        Router::new().nest(&prefix, app)
+    }
+}
+
+/// The path of a base URL without its trailing slash: `http://h:80/a/b/` -> `/a/b`, `http://h` -> ``.
+fn base_path(base: &str) -> &str {
+    let rest = base.split_once("://").map_or(base, |(_, r)| r);
+    rest.find('/')
+        .map_or("", |i| rest[i..].trim_end_matches('/'))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base_path_is_the_url_path() {
+        assert_eq!(
+            base_path("http://10.10.0.5/harvester/v1.6.1"),
+            "/harvester/v1.6.1"
+        );
+        assert_eq!(base_path("http://10.10.0.5:8080/pxe/"), "/pxe");
+        assert_eq!(base_path("http://127.0.0.1:8080"), "");
+        assert_eq!(base_path("http://127.0.0.1:8080/"), "");
+    }
 
     #[test]
     fn traversal_is_refused() {

@@ -91,6 +91,7 @@ fn mean_ci(v: &[f64]) -> (f64, f64) {
 }
 
 /// Copysets of explicit placements, for the what-if Monte Carlo.
+#[derive(Clone)]
 pub struct Copysets {
     pub r: usize,
     sorted: Vec<u64>,
@@ -271,15 +272,6 @@ pub struct FleetRisk {
     /// Hours a permanently failed node's replicas stay missing (rebuild model).
     pub window_h: f64,
     pub vm_restart_s: f64,
-}
-
-impl Clone for Copysets {
-    fn clone(&self) -> Self {
-        Copysets {
-            r: self.r,
-            sorted: self.sorted.clone(),
-        }
-    }
 }
 
 impl std::fmt::Debug for Copysets {

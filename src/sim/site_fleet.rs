@@ -1,8 +1,6 @@
 //! A fleet read from a site's inventory (`fleet.site` in a scenario, or `--site`): every
 //! node with its threads, memory, rack and the Longhorn data disks its role profile picks.
 
-use std::path::Path;
-
 use super::topology::{Host, Topology};
 use crate::plan::Inputs;
 use crate::profile::select_disks;
@@ -57,8 +55,4 @@ pub fn topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topolo
     }
     let power = vec![None; racks.len()];
     Topology::build(hosts, racks, &power)
-}
-
-pub fn load(dir: &Path) -> Result<Inputs, crate::error::Error> {
-    crate::app::load_inputs(dir)
 }

@@ -110,6 +110,23 @@ impl Site {
     }
 }
 
+/// `rackplan --output json <args>`, for more arguments to be added before [`json_of`].
+pub fn rackplan_json(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rackplan"));
+    cmd.args(["--output", "json"]).args(args);
+    cmd
+}
+
+/// Run a command that prints JSON: its exit code, the parsed stdout and its stderr.
+/// Stdout that is not JSON fails the test, showing both streams.
+pub fn json_of(cmd: &mut Command) -> (i32, serde_json::Value, String) {
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let v = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    (out.status.code().unwrap(), v, stderr)
+}
+
 /// Ids of the example's nodes by hostname, from the committed lock.
 pub fn id_of(site: &Site, hostname: &str) -> String {
     let (lock, _) = rackplan::plan::Lock::load(&site.file("allocations.yaml")).unwrap();

@@ -309,24 +309,14 @@ fn nics(raw: &RawSystem) -> Vec<Nic> {
         let idx = per_adapter.entry(adapter_id.clone()).or_default();
         let nic = Nic {
             name: None,
-            mac: mac.clone(),
+            mac,
             speed_mbps: speed,
             link: link_state(port),
             adapter: Some(adapter_id),
             port: Some(*idx),
         };
-        match by_mac.get_mut(&mac) {
-            Some(existing) => {
-                existing.speed_mbps = existing.speed_mbps.or(nic.speed_mbps);
-                if existing.link == LinkState::Unknown {
-                    existing.link = nic.link;
-                }
-            }
-            None => {
-                *idx += 1;
-                order.push(mac.clone());
-                by_mac.insert(mac, nic);
-            }
+        if merge_nic(&mut by_mac, &mut order, nic) {
+            *idx += 1;
         }
     }
     for e in &raw.ethernet {
@@ -345,35 +335,40 @@ fn nics(raw: &RawSystem) -> Vec<Nic> {
         else {
             continue;
         };
-        let speed = positive_mbps(e.get("SpeedMbps").and_then(Value::as_f64));
-        let link = link_state(e);
-        match by_mac.get_mut(&mac) {
-            Some(existing) => {
-                existing.speed_mbps = existing.speed_mbps.or(speed);
-                if existing.link == LinkState::Unknown {
-                    existing.link = link;
-                }
-            }
-            None => {
-                order.push(mac.clone());
-                by_mac.insert(
-                    mac.clone(),
-                    Nic {
-                        name: None,
-                        mac,
-                        speed_mbps: speed,
-                        link,
-                        adapter: None,
-                        port: None,
-                    },
-                );
-            }
-        }
+        let nic = Nic {
+            name: None,
+            mac,
+            speed_mbps: positive_mbps(e.get("SpeedMbps").and_then(Value::as_f64)),
+            link: link_state(e),
+            adapter: None,
+            port: None,
+        };
+        merge_nic(&mut by_mac, &mut order, nic);
     }
     order
         .into_iter()
         .filter_map(|m| by_mac.remove(&m))
         .collect()
+}
+
+/// Add `nic` unless its MAC is already known, in which case the known one only gains the
+/// speed and link state it lacked (ports and EthernetInterfaces describe the same NICs).
+/// True when the NIC is new.
+fn merge_nic(by_mac: &mut BTreeMap<String, Nic>, order: &mut Vec<String>, nic: Nic) -> bool {
+    match by_mac.get_mut(&nic.mac) {
+        Some(existing) => {
+            existing.speed_mbps = existing.speed_mbps.or(nic.speed_mbps);
+            if existing.link == LinkState::Unknown {
+                existing.link = nic.link;
+            }
+            false
+        }
+        None => {
+            order.push(nic.mac.clone());
+            by_mac.insert(nic.mac.clone(), nic);
+            true
+        }
+    }
 }
 
 /// Vendor name for the BMC, lowercase: from ServiceRoot `Vendor`, else the manufacturer.
