@@ -34,6 +34,13 @@ fn http(port: u16, method: &str, path: &str) -> (u16, String) {
     (code, body)
 }
 
+/// GET a JSON document, which must come with a 200.
+fn get_json(port: u16, path: &str) -> Value {
+    let (code, body) = http(port, "GET", path);
+    assert_eq!(code, 200, "GET {path}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path}: {e}: {body}"))
+}
+
 struct Serve {
     child: Child,
     port: u16,
@@ -186,11 +193,10 @@ fn serve_hands_each_node_its_own_config_once() {
     );
     // Webhooks.
     assert_eq!(http(s.port, "POST", "/webhook/hv-c01/STARTED").0, 204);
-    let (_, st) = http(s.port, "GET", "/status");
-    let v: Value = serde_json::from_str(&st).unwrap();
+    let v = get_json(s.port, "/status");
     assert_eq!(v["nodes"]["hv-c01"]["state"], "installing");
     assert_eq!(http(s.port, "POST", "/webhook/hv-c01/SUCCEEDED").0, 204);
-    let v: Value = serde_json::from_str(&http(s.port, "GET", "/status").1).unwrap();
+    let v = get_json(s.port, "/status");
     assert_eq!(v["nodes"]["hv-c01"]["state"], "installed");
     assert_eq!(v["nodes"]["hv-c02"]["state"], "waiting");
     std::thread::sleep(Duration::from_millis(200));
@@ -229,9 +235,7 @@ fn serve_answers_under_the_path_of_its_base_url() {
         .strip_prefix(&format!("http://127.0.0.1:{}", s.port))
         .unwrap();
     assert_eq!(http(s.port, "POST", hook_path).0, 204);
-    let (code, st) = http(s.port, "GET", "/harvester/v1.6.1/status");
-    assert_eq!(code, 200);
-    let v: Value = serde_json::from_str(&st).unwrap();
+    let v = get_json(s.port, "/harvester/v1.6.1/status");
     assert_eq!(v["nodes"]["hv-c01"]["state"], "installing");
     assert_eq!(
         http(
@@ -431,20 +435,13 @@ fn full_loop_render_serve_boot_webhooks() {
     );
     {
         assert_eq!(code, 0, "{v:#}");
-        let sys: Value =
-            serde_json::from_str(&http(emu_port, "GET", &format!("/redfish/v1/Systems/{uuid}")).1)
-                .unwrap();
+        let sys = get_json(emu_port, &format!("/redfish/v1/Systems/{uuid}"));
         assert_eq!(sys["PowerState"], "On");
         assert_eq!(sys["Boot"]["BootSourceOverrideTarget"], "Cd");
-        let cd: Value = serde_json::from_str(
-            &http(
-                emu_port,
-                "GET",
-                &format!("/redfish/v1/Systems/{uuid}/VirtualMedia/Cd"),
-            )
-            .1,
-        )
-        .unwrap();
+        let cd = get_json(
+            emu_port,
+            &format!("/redfish/v1/Systems/{uuid}/VirtualMedia/Cd"),
+        );
         assert_eq!(cd["Inserted"], true, "{cd:#}");
         assert_eq!(cd["Image"], iso);
         assert!(
@@ -458,20 +455,15 @@ fn full_loop_render_serve_boot_webhooks() {
         // The installer's webhooks, as it would send them, show up in the status.
         assert_eq!(http(s.port, "POST", "/webhook/hv-m01/STARTED").0, 204);
         assert_eq!(http(s.port, "POST", "/webhook/hv-m01/SUCCEEDED").0, 204);
-        let st: Value = serde_json::from_str(&http(s.port, "GET", "/status").1).unwrap();
+        let st = get_json(s.port, "/status");
         assert_eq!(st["nodes"]["hv-m01"]["state"], "installed");
         // Eject and restore.
         let (code, v) = boot(&site, &["--node", "hv-m01", "--yes", "--eject"]);
         assert_eq!(code, 0, "{v:#}");
-        let cd: Value = serde_json::from_str(
-            &http(
-                emu_port,
-                "GET",
-                &format!("/redfish/v1/Systems/{uuid}/VirtualMedia/Cd"),
-            )
-            .1,
-        )
-        .unwrap();
+        let cd = get_json(
+            emu_port,
+            &format!("/redfish/v1/Systems/{uuid}/VirtualMedia/Cd"),
+        );
         assert_eq!(cd["Inserted"], false, "{cd:#}");
     }
 }

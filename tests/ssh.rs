@@ -17,6 +17,26 @@ fn discover(site: &std::path::Path, args: &[&str]) -> (i32, Value) {
     (code, v)
 }
 
+/// Discover one known host with `identity`, which must fail (exit 3): that host's error.
+fn sole_host_error(server: &Sshd, identity: &UserKey) -> String {
+    let site = tempfile::tempdir().unwrap();
+    std::fs::write(site.path().join("known_hosts"), server.known_hosts_line()).unwrap();
+    let (code, v) = discover(
+        site.path(),
+        &[
+            "--hosts",
+            &server.target(),
+            "--identity",
+            identity.private().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 3, "{v:#}");
+    v["hosts"][0]["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error: {v:#}"))
+        .to_string()
+}
+
 fn sh(cmd: &str) -> String {
     String::from_utf8(
         Command::new("sh")
@@ -177,25 +197,8 @@ fn a_key_the_host_does_not_know_fails_authentication() {
     let key = UserKey::new();
     let stranger = UserKey::new();
     let server = Sshd::start("127.0.0.1", &key, "");
-    let site = tempfile::tempdir().unwrap();
-    std::fs::write(site.path().join("known_hosts"), server.known_hosts_line()).unwrap();
-    let (code, v) = discover(
-        site.path(),
-        &[
-            "--hosts",
-            &server.target(),
-            "--identity",
-            stranger.private().to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, 3);
-    assert!(
-        v["hosts"][0]["error"]
-            .as_str()
-            .unwrap()
-            .contains("authentication refused"),
-        "{v:#}"
-    );
+    let e = sole_host_error(&server, &stranger);
+    assert!(e.contains("authentication refused"), "{e}");
 }
 
 #[test]
@@ -266,25 +269,8 @@ fn a_host_printing_garbage_is_an_error_not_a_crash() {
         &key,
         "ForceCommand echo 'Welcome to the appliance shell' && head -c 2000 /dev/urandom | base64",
     );
-    let site = tempfile::tempdir().unwrap();
-    std::fs::write(site.path().join("known_hosts"), server.known_hosts_line()).unwrap();
-    let (code, v) = discover(
-        site.path(),
-        &[
-            "--hosts",
-            &server.target(),
-            "--identity",
-            key.private().to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, 3);
-    assert!(
-        v["hosts"][0]["error"]
-            .as_str()
-            .unwrap()
-            .contains("made no sense"),
-        "{v:#}"
-    );
+    let e = sole_host_error(&server, &key);
+    assert!(e.contains("made no sense"), "{e}");
 }
 
 #[test]
