@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use rackplan::sim::{self, headroom, risk, scenario};
+use rackplan::simulate::{self, headroom, risk, scenario};
 
 fn fleet_yaml(nodes: usize, clusters: usize) -> String {
     let racks = (nodes / 40).max(3);
@@ -36,9 +36,9 @@ fn main() {
         let p = dir.path().join(format!("s-{nodes}-{clusters}.yaml"));
         std::fs::write(&p, fleet_yaml(nodes, clusters)).unwrap();
         let l = scenario::load(&p).unwrap();
-        let cl = sim::current(&l);
+        let cl = simulate::current(&l);
         let t0 = Instant::now();
-        let pl = sim::place(&l, &cl);
+        let pl = simulate::place(&l, &cl);
         let t1 = Instant::now();
         let h = headroom::analyse(&pl);
         let t2 = Instant::now();
@@ -57,9 +57,9 @@ fn main() {
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("simulations/reference-factory.yaml");
     let l = scenario::load(&path).unwrap();
-    let cl = sim::current(&l);
-    let pl = sim::place(&l, &cl);
-    let fr = sim::fleet_risk(&l, &pl, 0.54);
+    let cl = simulate::current(&l);
+    let pl = simulate::place(&l, &cl);
+    let fr = simulate::fleet_risk(&l, &pl, 0.54);
     for (trials, years) in [(1_000, 10), (10_000, 10)] {
         let t = Instant::now();
         let r = risk::monte_carlo(&fr, years, trials, 1);

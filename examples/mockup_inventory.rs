@@ -1,6 +1,6 @@
 //! Print the inventory rackplan reads from a Redfish mockup folder on disk:
 //! `cargo run --example mockup_inventory -- ../shared/reference/redfish-mockups/<name>`
-use rackplan::inventory::redfish::{crawl, normalize};
+use rackplan::discover::redfish::{crawl, normalize};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
@@ -8,7 +8,7 @@ async fn main() {
         .nth(1)
         .expect("usage: mockup_inventory DIR");
     let f = crawl::MockupDir::new(std::path::Path::new(&dir));
-    let root = crawl::Fetch::get(&f, "/redfish/v1")
+    let root = rackplan::redfish::fetch::Fetch::get(&f, "/redfish/v1")
         .await
         .expect("ServiceRoot");
     let raw = crawl::crawl(&f, root, None).await.expect("crawl");
@@ -18,7 +18,7 @@ async fn main() {
         .iter()
         .map(|s| normalize::node(s, &raw.root, "http://mockup", "now", &mut notes))
         .collect();
-    println!("{}", rackplan::yamlio::to_string(&nodes));
+    println!("{}", rackplan::files::yaml::to_string(&nodes));
     eprintln!(
         "requests: {}",
         f.requests.load(std::sync::atomic::Ordering::Relaxed)

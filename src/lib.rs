@@ -1,30 +1,31 @@
 //! rackplan: from racked servers to validated Harvester install configs and a failure-aware
 //! capacity verdict.
 //!
-//! The flow is a chain of pure functions from files to files (see ARCHITECTURE.md):
-//! `inventory` (nodes.yaml) and `site` (site.yaml) with `profile` (role profiles) feed
-//! `plan` (check findings, roles, the allocation lock), which feeds `render` (Harvester
-//! install configs, iPXE scripts, cluster manifests). `yamlio` is the only YAML reader and
-//! writer, `fsio` the only file writer, `secrets` the only place secret values live.
-//! `report` renders results; `app` and `cli` are the thin command-line shell.
+//! Module map, in the order of the flow (ARCHITECTURE.md). Imports run one way: from the
+//! shell (`cli`) down through the stages to the data and file modules.
+//!
+//! - [`cli`]: the only code that prints, reads the terminal or starts tokio.
+//! - [`report`]: every human table and JSON document, one file per command.
+//! - [`discover`]: Redfish crawl and SSH probes that produce node records.
+//! - [`redfish`]: shared Redfish transport (client, TLS, pins, `bmcs.yaml`), used by
+//!   discovery and boot.
+//! - [`plan`]: check findings, roles and the allocation lock.
+//! - [`render`]: install configs, iPXE scripts, cluster manifests and their self-check.
+//! - [`simulate`]: capacity and failure simulation.
+//! - [`bootstrap`]: PXE over HTTP (`serve`) and Redfish virtual-media installs (`boot`).
+//! - [`site`], [`inventory`], [`profile`], [`network`]: the data models of the inputs.
+//! - [`files`]: YAML reading and writing with located errors, atomic writes, secrets.
 
-pub mod app;
-pub mod app_boot;
-pub mod app_discover;
-pub mod app_serve;
-pub mod app_simulate;
-pub mod boot;
+pub mod bootstrap;
 pub mod cli;
-pub mod error;
-pub mod fsio;
+pub mod discover;
+pub mod files;
 pub mod inventory;
 pub mod network;
 pub mod plan;
 pub mod profile;
+pub mod redfish;
 pub mod render;
 pub mod report;
-pub mod secrets;
-pub mod serve;
-pub mod sim;
+pub mod simulate;
 pub mod site;
-pub mod yamlio;

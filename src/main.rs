@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    rackplan::app::main()
+    rackplan::cli::main()
 }

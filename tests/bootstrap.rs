@@ -137,7 +137,7 @@ fn serve_hands_each_node_its_own_config_once() {
     let (code, cfg) = http(s.port, "GET", &path);
     assert_eq!(code, 200);
     let (parsed, _): (rackplan::render::installer::HarvesterConfig, _) =
-        rackplan::yamlio::parse(std::path::Path::new("config.yaml"), &cfg).unwrap();
+        rackplan::files::yaml::parse(std::path::Path::new("config.yaml"), &cfg).unwrap();
     assert_eq!(parsed.os.unwrap().hostname.as_deref(), Some("hv-c01"));
     assert_eq!(http(s.port, "GET", &path).0, 403, "one time only");
     let token = path.rsplit('=').next().unwrap().to_string();
@@ -228,7 +228,7 @@ fn serve_answers_under_the_path_of_its_base_url() {
     let (code, cfg) = http(s.port, "GET", path);
     assert_eq!(code, 200, "{cfg}");
     let (parsed, _): (rackplan::render::installer::HarvesterConfig, _) =
-        rackplan::yamlio::parse(std::path::Path::new("config.yaml"), &cfg).unwrap();
+        rackplan::files::yaml::parse(std::path::Path::new("config.yaml"), &cfg).unwrap();
     let hook = parsed.install.unwrap().webhooks.unwrap()[0].url.clone();
     assert_eq!(hook, format!("{base}/webhook/hv-c01/STARTED"));
     let hook_path = hook

@@ -21,11 +21,11 @@ fn official_examples_parse_and_round_trip() {
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let (cfg, _): (HarvesterConfig, _) =
-            rackplan::yamlio::parse(&path, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            rackplan::files::yaml::parse(&path, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(cfg.scheme_version, Some(1), "{name}");
         assert!(cfg.install.as_ref().unwrap().mode.is_some(), "{name}");
-        let again = rackplan::yamlio::to_string(&cfg);
-        let (back, _): (HarvesterConfig, _) = rackplan::yamlio::parse(&path, &again).unwrap();
+        let again = rackplan::files::yaml::to_string(&cfg);
+        let (back, _): (HarvesterConfig, _) = rackplan::files::yaml::parse(&path, &again).unwrap();
         let mut expected = cfg.clone();
         // `default_route` is read (the docs write it) but never written: the installer ignores it.
         if let Some(n) = expected
@@ -51,7 +51,7 @@ fn aliases_the_installer_accepts_are_read() {
     let path =
         shared().join("reference/harvester/examples/installer-testdata-harvester-config.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
-    let (cfg, _): (HarvesterConfig, _) = rackplan::yamlio::parse(&path, &text).unwrap();
+    let (cfg, _): (HarvesterConfig, _) = rackplan::files::yaml::parse(&path, &text).unwrap();
     let os = cfg.os.unwrap();
     assert_eq!(
         os.sysctls.unwrap()["kernel.kptr_restrict"],
@@ -69,8 +69,9 @@ fn aliases_the_installer_accepts_are_read() {
 fn a_misspelt_installer_key_is_rejected_with_a_suggestion() {
     let text =
         "scheme_version: 1\ninstall:\n  mode: create\n  managment_interface:\n    method: dhcp\n";
-    let e = rackplan::yamlio::parse::<HarvesterConfig>(std::path::Path::new("config.yaml"), text)
-        .unwrap_err();
+    let e =
+        rackplan::files::yaml::parse::<HarvesterConfig>(std::path::Path::new("config.yaml"), text)
+            .unwrap_err();
     assert_eq!(e.key, "install.managment_interface");
     assert!(
         e.hint
@@ -83,7 +84,7 @@ fn a_misspelt_installer_key_is_rejected_with_a_suggestion() {
 fn bond_option_numbers_are_read_as_the_installer_stringifies_them() {
     let text = "install:\n  management_interface:\n    bond_options:\n      mode: 802.3ad\n      miimon: 100\n";
     let (cfg, _): (HarvesterConfig, _) =
-        rackplan::yamlio::parse(std::path::Path::new("c.yaml"), text).unwrap();
+        rackplan::files::yaml::parse(std::path::Path::new("c.yaml"), text).unwrap();
     let b = cfg
         .install
         .unwrap()

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use rackplan::inventory::redfish::tls::fingerprint;
+use rackplan::redfish::tls::fingerprint;
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
 
 use crate::redfish_mockups::run_discovery;

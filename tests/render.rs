@@ -78,7 +78,7 @@ fn every_config_is_what_the_installer_reads_and_accepts() {
         let path = site.out().join(format!("nodes/{}/config.yaml", a.hostname));
         let text = std::fs::read_to_string(&path).unwrap();
         // Strict model: any key the installer does not know fails here.
-        let (cfg, _): (HarvesterConfig, _) = rackplan::yamlio::parse(&path, &text).unwrap();
+        let (cfg, _): (HarvesterConfig, _) = rackplan::files::yaml::parse(&path, &text).unwrap();
         assert_eq!(
             installer_check(&cfg, true),
             Vec::<String>::new(),
@@ -122,7 +122,7 @@ fn every_config_is_what_the_installer_reads_and_accepts() {
         assert_eq!(a.password_salt.len(), 16);
         assert_eq!(
             hash,
-            rackplan::secrets::sha512_crypt(password.trim_end(), &a.password_salt)
+            rackplan::files::secrets::sha512_crypt(password.trim_end(), &a.password_salt)
         );
         assert_eq!(os.hostname.as_deref(), Some(a.hostname.as_str()));
         // Install progress goes to `rackplan serve`'s webhook route, under pxe_base_url.

@@ -6,8 +6,6 @@
 //! records; the merge rules that keep annotations live with the store.
 
 pub mod model;
-pub mod redfish;
-pub mod ssh;
 pub mod store;
 
 pub use model::{

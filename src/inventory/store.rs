@@ -9,9 +9,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::model::{Inventory, Node, Stale, normalize_mac};
-use crate::fsio::{self, Mode};
+use crate::files::fsio::{self, Mode};
+use crate::files::yaml::{self, InputError, Source};
 use crate::path;
-use crate::yamlio::{self, InputError, Source};
 
 const HEADER: &str = "# rackplan inventory: discovered facts per server.\n\
 # `annotations` belong to people (rack, zone, role, labels, networks); discovery never\n\
@@ -19,7 +19,7 @@ const HEADER: &str = "# rackplan inventory: discovered facts per server.\n\
 
 /// Load and check `nodes.yaml`: ids unique, MACs well-formed.
 pub fn load(path: &Path) -> Result<(Inventory, Source), InputError> {
-    let (inv, src): (Inventory, Source) = yamlio::load(path)?;
+    let (inv, src): (Inventory, Source) = yaml::load(path)?;
     validate(&inv, &src)?;
     Ok((inv, src))
 }
@@ -68,7 +68,7 @@ fn validate(inv: &Inventory, src: &Source) -> Result<(), InputError> {
 pub fn save(path: &Path, inv: &Inventory) -> Result<(), fsio::FsError> {
     let mut sorted = inv.clone();
     sorted.nodes.sort_by(|a, b| a.id.cmp(&b.id));
-    let text = format!("{HEADER}{}", yamlio::to_string(&sorted));
+    let text = format!("{HEADER}{}", yaml::to_string(&sorted));
     fsio::write_atomic(path, text.as_bytes(), Mode::Public)
 }
 

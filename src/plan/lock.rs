@@ -14,12 +14,12 @@ use serde::{Deserialize, Serialize};
 
 use super::Inputs;
 use super::roles::RoleSource;
-use crate::fsio::{self, Mode};
+use crate::files::fsio::{self, Mode};
+use crate::files::secrets;
+use crate::files::yaml::{self, InputError, Source};
 use crate::network;
 use crate::path;
 use crate::profile::Role;
-use crate::secrets;
-use crate::yamlio::{self, InputError, Source};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -51,7 +51,7 @@ impl Lock {
         if !path.exists() {
             return Ok((Lock::default(), None));
         }
-        let (lock, src): (Lock, Source) = yamlio::load(path)?;
+        let (lock, src): (Lock, Source) = yaml::load(path)?;
         let mut names = BTreeSet::new();
         let mut ips = BTreeSet::new();
         for (i, a) in lock.nodes.iter().enumerate() {
@@ -84,7 +84,7 @@ impl Lock {
         let text = format!(
             "# rackplan allocations (the lock): written by `rackplan plan`.\n\
              # Entries are never renumbered; `rackplan plan --release ID` frees one.\n{}",
-            yamlio::to_string(self)
+            yaml::to_string(self)
         );
         fsio::write_atomic(path, text.as_bytes(), Mode::Public)
     }

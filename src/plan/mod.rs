@@ -23,6 +23,6 @@ pub struct Inputs {
     pub site: LoadedSite,
     pub profiles: Profiles,
     pub inventory: Inventory,
-    pub inventory_source: crate::yamlio::Source,
+    pub inventory_source: crate::files::yaml::Source,
     pub lock: Lock,
 }

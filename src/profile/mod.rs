@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 pub use bytesize::ByteSize;
 pub use select::{DiskChoice, PortChoice, select_disks, select_ports};
 
+use crate::files::yaml::{self, InputError, Source};
 use crate::inventory::Protocol;
-use crate::yamlio::{self, InputError, Source};
 
 /// What a node is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -161,7 +161,7 @@ impl Profiles {
             if !path.exists() {
                 continue;
             }
-            let (p, src): (Profile, Source) = yamlio::load(&path)?;
+            let (p, src): (Profile, Source) = yaml::load(&path)?;
             if p.role != role {
                 return Err(src.error_at(
                     &crate::path!["role"],

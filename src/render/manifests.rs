@@ -227,7 +227,7 @@ pub fn to_yaml(file: &ManifestFile) -> String {
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&crate::yamlio::to_string(doc));
+        out.push_str(&crate::files::yaml::to_string(doc));
     }
     out
 }

@@ -18,14 +18,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::fsio::{self, FsError, Mode};
+use crate::files::fsio::{self, FsError, Mode};
+use crate::files::secrets::SecretRef;
+use crate::files::yaml::InputError;
 use crate::path;
 use crate::plan::Inputs;
 use crate::plan::check::check;
 use crate::plan::findings::{Finding, has_errors};
 use crate::profile::Role;
-use crate::secrets::SecretRef;
-use crate::yamlio::InputError;
 use node::{NodeContext, ResolvedSecrets};
 
 /// The index of files a render wrote, so the next render can remove what it no longer makes.
@@ -201,7 +201,7 @@ pub fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
             kind: "install-config",
             node: Some(alloc.id.clone()),
             secret: true,
-            bytes: format!("{header}{}", crate::yamlio::to_string(&cfg)).into_bytes(),
+            bytes: format!("{header}{}", crate::files::yaml::to_string(&cfg)).into_bytes(),
         });
         files.push(OutputFile {
             path: format!("nodes/{}/boot.ipxe", alloc.hostname),

@@ -6,10 +6,10 @@ use super::installer::{
     HarvesterChartValues, HarvesterConfig, Install, Network, NetworkInterface, Os,
     StorageClassValues,
 };
+use crate::files::secrets::{self, Secret};
 use crate::inventory::Node;
 use crate::plan::Allocation;
 use crate::profile::{NetworkKind, Profile, Role, select_disks, select_ports};
-use crate::secrets::{self, Secret};
 use crate::site::{Bond, BondMode, Site};
 
 /// Secrets resolved for rendering; kept out of every other structure.

@@ -145,7 +145,7 @@ fn ports_by_speed(n: &crate::inventory::Node) -> String {
 }
 
 pub fn discovery_table(
-    outcomes: &[crate::inventory::redfish::BmcOutcome],
+    outcomes: &[crate::discover::redfish::BmcOutcome],
     merge: &crate::inventory::store::MergeReport,
 ) -> String {
     let mut t = table(&[

@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 pub use types::{ClusterNetworkName, DnsLabel, Mtu, Vlan};
 pub use validate::validate;
 
-use crate::secrets::SecretRef;
-use crate::yamlio::{self, InputError, Source};
+use crate::files::secrets::SecretRef;
+use crate::files::yaml::{self, InputError, Source};
 
 /// The whole `site.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -332,7 +332,7 @@ impl LoadedSite {
 /// Load `<dir>/site.yaml` and check it.
 pub fn load(dir: &Path) -> Result<LoadedSite, InputError> {
     let path = dir.join("site.yaml");
-    let (site, source): (Site, Source) = yamlio::load(&path)?;
+    let (site, source): (Site, Source) = yaml::load(&path)?;
     validate(&site, &source)?;
     Ok(LoadedSite {
         site,

@@ -6,8 +6,8 @@ use std::net::Ipv4Addr;
 use ipnet::Ipv4Net;
 
 use super::Site;
+use crate::files::yaml::{InputError, Seg, Source};
 use crate::path;
-use crate::yamlio::{InputError, Seg, Source};
 
 fn overlaps(a: &Ipv4Net, b: &Ipv4Net) -> bool {
     a.contains(&b.network()) || b.contains(&a.network())
@@ -117,9 +117,9 @@ pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
                     &nets[j].0,
                     format!(
                         "{} ({}) overlaps {} ({})",
-                        crate::yamlio::display_path(&nets[j].0),
+                        crate::files::yaml::display_path(&nets[j].0),
                         nets[j].1,
-                        crate::yamlio::display_path(&nets[i].0),
+                        crate::files::yaml::display_path(&nets[i].0),
                         nets[i].1
                     ),
                     Some("every site network needs its own address range".into()),

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::crawl::{Fetch, FetchError};
+use super::fetch::{Fetch, FetchError};
 use super::gate::{Gate, Priority};
-use crate::secrets::Secret;
+use crate::files::secrets::Secret;
 
 /// Limits for talking to one BMC.
 #[derive(Debug, Clone)]

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::files::yaml::{self, InputError, Source};
 use crate::path;
-use crate::yamlio::{self, InputError, Source};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -285,7 +285,7 @@ impl Loaded {
 }
 
 pub fn load(path: &Path) -> Result<Loaded, InputError> {
-    let (scenario, source): (Scenario, Source) = yamlio::load(path)?;
+    let (scenario, source): (Scenario, Source) = yaml::load(path)?;
     let dir = path
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);

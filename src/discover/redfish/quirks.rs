@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
 
-use super::crawl::{Fetch, FetchError, crawl};
+use super::crawl::crawl;
 use super::normalize;
 use crate::inventory::{LinkState, Node, Protocol};
+use crate::redfish::fetch::{Fetch, FetchError};
 
 struct Mem {
     docs: HashMap<String, Value>,

@@ -12,8 +12,8 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::inventory::redfish::client::BmcClient;
-use crate::inventory::redfish::crawl::{Fetch, link};
+use crate::redfish::client::BmcClient;
+use crate::redfish::fetch::{Fetch, link};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Step {

@@ -1,13 +1,20 @@
 //! Command dispatch: arguments in, files and reports out, an exit code back.
 
+pub mod args;
+pub mod boot;
+pub mod discover;
+pub mod error;
+pub mod serve;
+pub mod simulate;
+
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, Discover, Output};
-use crate::error::{Error, exit};
+use crate::cli::args::{Cli, Command, Discover, Output};
+use crate::cli::error::{Error, exit};
 use crate::inventory::store;
 use crate::plan::{self, Inputs, Lock};
 use crate::profile::Profiles;
@@ -142,15 +149,15 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
             }
             Ok(exit::OK)
         }
-        Command::Discover(Discover::Redfish(args)) => crate::app_discover::run(args, json),
-        Command::Discover(Discover::Ssh(args)) => crate::app_discover::run_ssh(args, json),
+        Command::Discover(Discover::Redfish(args)) => crate::cli::discover::run(args, json),
+        Command::Discover(Discover::Ssh(args)) => crate::cli::discover::run_ssh(args, json),
         Command::Simulate {
             scenario,
             site,
             plot,
-        } => crate::app_simulate::run(scenario, site.as_ref(), plot.as_ref(), json),
-        Command::Serve(args) => crate::app_serve::run(args),
-        Command::Boot(args) => crate::app_boot::run(args, json),
+        } => crate::cli::simulate::run(scenario, site.as_ref(), plot.as_ref(), json),
+        Command::Serve(args) => crate::cli::serve::run(args),
+        Command::Boot(args) => crate::cli::boot::run(args, json),
     }
 }
 

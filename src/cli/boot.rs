@@ -5,15 +5,15 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use serde::Serialize;
 
-use crate::boot::{self, Action, Plan};
-use crate::cli::BootArgs;
-use crate::error::{Error, exit};
-use crate::inventory::redfish::{
+use crate::bootstrap::boot::{self, Action, Plan};
+use crate::cli::args::BootArgs;
+use crate::cli::error::{Error, exit};
+use crate::redfish::{
     self,
     client::Limits,
     config::{AuthMode, BmcEntry, BmcsFile},
 };
-use crate::{report, yamlio};
+use crate::{files::yaml, report};
 
 #[derive(Debug, Serialize)]
 struct NodeResult {
@@ -28,10 +28,10 @@ struct NodeResult {
 }
 
 pub fn run(args: &BootArgs, json: bool) -> Result<u8, Error> {
-    let inputs = crate::app::load_inputs(&args.site.site)?;
+    let inputs = crate::cli::load_inputs(&args.site.site)?;
     let dir = &args.site.site;
     let bmcs: BmcsFile = if dir.join("bmcs.yaml").exists() {
-        yamlio::load(&dir.join("bmcs.yaml"))?.0
+        yaml::load(&dir.join("bmcs.yaml"))?.0
     } else {
         BmcsFile::default()
     };
@@ -98,7 +98,7 @@ pub fn run(args: &BootArgs, json: bool) -> Result<u8, Error> {
         retries: 1,
         ..Limits::default()
     };
-    let rt = crate::app::runtime()?;
+    let rt = crate::cli::runtime()?;
     let results: Vec<NodeResult> = rt.block_on(join_all(targets.iter().map(|(name, entry)| {
         let (iso, limits, dir) = (&iso, &limits, dir);
         async move {
@@ -110,7 +110,7 @@ pub fn run(args: &BootArgs, json: bool) -> Result<u8, Error> {
                 plan: None,
                 done: Vec::new(),
             };
-            let client = match redfish::connect(entry, dir, limits).await {
+            let client = match redfish::connect::connect(entry, dir, limits).await {
                 Ok(c) => c,
                 Err(e) => {
                     r.error = Some(e);

@@ -4,12 +4,12 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Arc;
 
-use crate::cli::ServeArgs;
-use crate::error::{Error, exit};
-use crate::{render, serve};
+use crate::cli::args::ServeArgs;
+use crate::cli::error::{Error, exit};
+use crate::{bootstrap::serve, render};
 
 pub fn run(args: &ServeArgs) -> Result<u8, Error> {
-    let mut inputs = crate::app::load_inputs(&args.site.site)?;
+    let mut inputs = crate::cli::load_inputs(&args.site.site)?;
     if let Some(base) = &args.base_url {
         // Scripts, config URLs and webhooks must point at where this server really is.
         inputs.site.site.harvester.pxe_base_url = base.trim_end_matches('/').to_string();
@@ -52,7 +52,7 @@ pub fn run(args: &ServeArgs) -> Result<u8, Error> {
         args.artifacts.clone(),
         Box::new(|line| eprintln!("{line}")),
     ));
-    let rt = crate::app::runtime()?;
+    let rt = crate::cli::runtime()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&listen)
             .await

@@ -47,7 +47,7 @@ impl From<usize> for Seg {
 macro_rules! path {
     ($($seg:expr),* $(,)?) => {{
         #[allow(clippy::useless_vec)]
-        let p = vec![$($crate::yamlio::Seg::from($seg)),*];
+        let p = vec![$($crate::files::yaml::Seg::from($seg)),*];
         p
     }};
 }

@@ -9,42 +9,13 @@
 //! the ServiceRoot and the Systems collection are fatal.
 
 use std::collections::BTreeSet;
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
 
 use futures_util::future::join_all;
 use serde_json::Value;
 
-/// Why a resource could not be read.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum FetchError {
-    #[error("HTTP {0}")]
-    Status(u16, Option<u64>),
-    #[error("connection failed: {0}")]
-    Transport(String),
-    #[error("no answer within {0:?}")]
-    Timeout(Duration),
-    #[error("response larger than {0} bytes")]
-    TooLarge(usize),
-    #[error("malformed JSON: {0}")]
-    BadJson(String),
-}
-
-/// Reading Redfish resources by path; the seam between the walk and the network.
-pub trait Fetch: Sync {
-    fn get(&self, path: &str) -> impl Future<Output = Result<Value, FetchError>> + Send;
-    /// A document that leads to no further request (a DIMM, a drive, a port): it may wait
-    /// behind requests that do.
-    fn get_leaf(&self, path: &str) -> impl Future<Output = Result<Value, FetchError>> + Send {
-        self.get(path)
-    }
-    /// Whether to ask for `$expand=.($levels=1)` on collections.
-    fn expand(&self) -> bool;
-    /// The service advertised `$expand` but refused it: stop asking.
-    fn expand_failed(&self);
-}
+use crate::redfish::fetch::{Fetch, FetchError, link, normalize_path};
 
 /// Everything read for one host system.
 #[derive(Debug, Clone, Default)]
@@ -67,25 +38,6 @@ pub struct RawBmc {
     pub root: Value,
     pub systems: Vec<RawSystem>,
     pub notes: Vec<String>,
-}
-
-/// The `@odata.id` of a link object.
-pub fn link(v: &Value) -> Option<String> {
-    v.get("@odata.id")
-        .and_then(Value::as_str)
-        .map(normalize_path)
-}
-
-/// Trailing slashes and fragments removed, so `/redfish/v1/Systems/1/` and
-/// `/redfish/v1/Systems/1` are one resource.
-pub fn normalize_path(p: &str) -> String {
-    let p = p.split('#').next().unwrap_or(p);
-    let t = p.trim_end_matches('/');
-    if t.is_empty() {
-        "/".into()
-    } else {
-        t.to_string()
-    }
 }
 
 struct Walk<'a, F: Fetch> {

@@ -6,15 +6,10 @@
 //! seam; `normalize` turns documents into node records. [`discover`] runs them for a list
 //! of BMCs with a global cap on BMCs in flight and a deadline per BMC.
 
-pub mod client;
-pub mod config;
 pub mod crawl;
-mod gate;
 pub mod normalize;
-pub mod pins;
 #[cfg(test)]
 mod quirks;
-pub mod tls;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -25,9 +20,11 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 
 use crate::inventory::Node;
-use client::{BmcClient, Limits};
-use config::{AuthMode, BmcEntry};
-use crawl::{Fetch, FetchError};
+use crate::redfish::client::{BmcClient, Limits};
+use crate::redfish::config;
+use crate::redfish::config::{AuthMode, BmcEntry};
+use crate::redfish::connect::{explain, tls_for};
+use crate::redfish::fetch::Fetch;
 
 /// How a discovery run behaves.
 #[derive(Debug, Clone)]
@@ -73,53 +70,6 @@ pub struct BmcOutcome {
     pub notes: Vec<String>,
     #[serde(skip)]
     pub found: Vec<Node>,
-}
-
-fn tls_for(
-    entry: &BmcEntry,
-    url: &str,
-    site_dir: &Path,
-    tofu: bool,
-    seen: &Arc<Mutex<Option<String>>>,
-) -> Result<(Option<rustls::ClientConfig>, bool), String> {
-    if !url.starts_with("https://") {
-        return Ok((None, false));
-    }
-    let spec = entry.tls.clone().unwrap_or_default();
-    if let Some(pin) = &spec.pin_sha256 {
-        let p = tls::normalize_pin(pin).ok_or_else(|| {
-            format!("tls.pin_sha256 `{pin}` is not a SHA-256 fingerprint (64 hex digits)")
-        })?;
-        return Ok((Some(tls::pinned(&p)), false));
-    }
-    if let Some(bundle) = &spec.ca_bundle {
-        let path = site_dir.join(bundle);
-        let pem = std::fs::read(&path)
-            .map_err(|e| format!("cannot read CA bundle {}: {e}", path.display()))?;
-        return Ok((Some(tls::ca_bundle(&pem)?), false));
-    }
-    if spec.trust_on_first_use || tofu {
-        return Ok((Some(tls::first_use(seen.clone())), true));
-    }
-    Ok((None, false))
-}
-
-fn explain(e: &FetchError) -> String {
-    match e {
-        FetchError::Status(401 | 403, _) => {
-            format!("{e}: authentication failed; check the credentials in bmcs.yaml")
-        }
-        FetchError::Transport(t)
-            if t.contains("certificate")
-                || t.contains("pin mismatch")
-                || t.contains("UnknownIssuer") =>
-        {
-            format!(
-                "{e}; to trust this BMC give tls.pin_sha256 or tls.ca_bundle, or run once with --trust-on-first-use"
-            )
-        }
-        _ => e.to_string(),
-    }
 }
 
 async fn one(
@@ -204,7 +154,7 @@ async fn one(
         if let Some((user, pw)) = password.clone() {
             let sessions = root
                 .pointer("/Links/Sessions")
-                .and_then(crawl::link)
+                .and_then(crate::redfish::fetch::link)
                 .unwrap_or_else(|| "/redfish/v1/SessionService/Sessions".into());
             auth = client
                 .login(
@@ -262,7 +212,7 @@ pub async fn discover(
     now: &str,
     progress: &(dyn Fn(&BmcOutcome) + Sync),
 ) -> Vec<BmcOutcome> {
-    tls::install_provider();
+    crate::redfish::tls::install_provider();
     let gate = Semaphore::new(opts.concurrency.max(1));
     let shared = BmcClient::http(None, &opts.limits);
     join_all(entries.iter().map(|e| async {
@@ -312,47 +262,4 @@ pub fn apply(
         }
     }
     report
-}
-
-/// A logged-in client for one BMC of bmcs.yaml (or an address with no entry: no
-/// credentials, default trust). First-use trust is not offered here: boot acts on the
-/// machine, so the BMC must already be pinned or trusted.
-pub async fn connect(
-    entry: &BmcEntry,
-    site_dir: &Path,
-    limits: &Limits,
-) -> Result<BmcClient, String> {
-    tls::install_provider();
-    let url = config::base_url(entry)?;
-    let seen = Arc::new(Mutex::new(None));
-    let mut e = entry.clone();
-    if let Some(t) = e.tls.as_mut() {
-        t.trust_on_first_use = false;
-    }
-    let (tls, _) = tls_for(&e, &url, site_dir, false, &seen)?;
-    let client = BmcClient::new(&url, BmcClient::http(tls, limits)?, limits.clone());
-    if let Some(c) = &entry.credentials {
-        let pw = c
-            .password
-            .resolve(site_dir)
-            .map_err(|m| format!("credentials.password: {m}"))?;
-        let root = client
-            .get("/redfish/v1")
-            .await
-            .map_err(|e| format!("ServiceRoot: {}", explain(&e)))?;
-        let sessions = root
-            .pointer("/Links/Sessions")
-            .and_then(crawl::link)
-            .unwrap_or_else(|| "/redfish/v1/SessionService/Sessions".into());
-        client
-            .login(
-                &sessions,
-                &c.username,
-                pw,
-                entry.auth == AuthMode::Session,
-                entry.auth != AuthMode::Basic,
-            )
-            .await?;
-    }
-    Ok(client)
 }

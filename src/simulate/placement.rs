@@ -358,8 +358,8 @@ impl Placement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::scenario::Platform;
-    use crate::sim::topology::Host;
+    use crate::simulate::scenario::Platform;
+    use crate::simulate::topology::Host;
 
     fn host(rack: usize, tb: f64) -> Host {
         Host {

@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::secrets::SecretRef;
+use crate::files::secrets::SecretRef;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

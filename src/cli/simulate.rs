@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, exit};
-use crate::fsio::{self, Mode};
+use crate::cli::error::{Error, exit};
+use crate::files::fsio::{self, Mode};
 use crate::report::svg::{self, Chart, Series};
-use crate::sim::{self, Report, scenario};
+use crate::simulate::{self, Report, scenario};
 use crate::{path, report};
 
 pub fn run(
@@ -24,9 +24,9 @@ pub fn run(
             .map(|s| loaded.dir.join(s))
     });
     if let Some(dir) = site_dir {
-        let inputs = crate::app::load_inputs(&dir)?;
+        let inputs = crate::cli::load_inputs(&dir)?;
         let p = &loaded.scenario.platform;
-        let topo = sim::site_fleet::topology(&inputs, p.reserved_cpu, p.reserved_memory_gib);
+        let topo = simulate::site_fleet::topology(&inputs, p.reserved_cpu, p.reserved_memory_gib);
         if topo.hosts.is_empty() {
             return Err(loaded
                 .source
@@ -48,7 +48,7 @@ pub fn run(
             )
             .into());
     }
-    let r = sim::run(&loaded);
+    let r = simulate::run(&loaded);
     if let Some(dir) = plot {
         write_plots(dir, &r)?;
     }
@@ -98,7 +98,7 @@ fn table(r: &Report) -> String {
         "slack memory",
         "slack storage",
     ]);
-    let mut rows: Vec<&sim::headroom::ScenarioResult> =
+    let mut rows: Vec<&simulate::headroom::ScenarioResult> =
         h.scenarios.iter().filter(|s| s.failed_hosts > 1).collect();
     let worst_node = h
         .scenarios
@@ -225,7 +225,7 @@ fn table(r: &Report) -> String {
 fn write_plots(dir: &Path, r: &Report) -> Result<(), Error> {
     let mut files: Vec<(&str, String)> = Vec::new();
     if let Some(m) = &r.max_clusters {
-        let series = |name: &str, f: fn(&sim::headroom::Slack) -> f64| Series {
+        let series = |name: &str, f: fn(&simulate::headroom::Slack) -> f64| Series {
             name: name.to_string(),
             points: m
                 .curve

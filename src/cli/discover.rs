@@ -2,16 +2,20 @@
 
 use std::time::Duration;
 
-use crate::cli::RedfishArgs;
-use crate::error::{Error, exit};
-use crate::inventory::redfish::{self, config::BmcsFile, pins};
+use crate::cli::args::RedfishArgs;
+use crate::cli::error::{Error, exit};
+use crate::discover::redfish;
 use crate::inventory::{Inventory, store, utc_now};
-use crate::{fsio, path, report, yamlio};
+use crate::redfish::{client, config, config::BmcsFile, pins};
+use crate::{
+    files::{fsio, yaml},
+    path, report,
+};
 
 pub fn run(args: &RedfishArgs, json: bool) -> Result<u8, Error> {
     let dir = &args.site.site;
     let bmcs_path = dir.join("bmcs.yaml");
-    let (file, src): (BmcsFile, _) = yamlio::load(&bmcs_path)?;
+    let (file, src): (BmcsFile, _) = yaml::load(&bmcs_path)?;
     if file.bmcs.is_empty() {
         return Err(src
             .error_at(
@@ -22,7 +26,7 @@ pub fn run(args: &RedfishArgs, json: bool) -> Result<u8, Error> {
             .into());
     }
     for (i, e) in file.bmcs.iter().enumerate() {
-        if let Err(msg) = redfish::config::base_url(e) {
+        if let Err(msg) = config::base_url(e) {
             return Err(src
                 .error_at(
                     &path!["bmcs", i, "address"],
@@ -52,7 +56,7 @@ pub fn run(args: &RedfishArgs, json: bool) -> Result<u8, Error> {
 
     let secs = |s: f64| Duration::from_secs_f64(s.max(0.001));
     let opts = redfish::Options {
-        limits: redfish::client::Limits {
+        limits: client::Limits {
             per_bmc_concurrency: args.per_bmc.max(1),
             request_timeout: secs(args.request_timeout),
             retries: args.retries,
@@ -62,9 +66,9 @@ pub fn run(args: &RedfishArgs, json: bool) -> Result<u8, Error> {
         concurrency: args.concurrency.max(1),
         trust_on_first_use: args.trust_on_first_use,
     };
-    let bar = crate::app::progress(file.bmcs.len(), "BMCs", json);
+    let bar = crate::cli::progress(file.bmcs.len(), "BMCs", json);
     let now = utc_now();
-    let rt = crate::app::runtime()?;
+    let rt = crate::cli::runtime()?;
     let outcomes = rt.block_on(redfish::discover(&file.bmcs, dir, &opts, &now, &|o| {
         bar.inc(1);
         if !o.ok {
@@ -92,7 +96,7 @@ pub fn run(args: &RedfishArgs, json: bool) -> Result<u8, Error> {
         }
     }
     if rewrite_all {
-        text = yamlio::to_string(&file_out);
+        text = yaml::to_string(&file_out);
     }
     if text != src.text {
         fsio::write_atomic(&bmcs_path, text.as_bytes(), fsio::Mode::Public)?;
@@ -132,12 +136,12 @@ struct SshSite {
     hosts: Vec<String>,
 }
 
-pub fn run_ssh(args: &crate::cli::SshArgs, json: bool) -> Result<u8, Error> {
-    use crate::inventory::ssh::{self, HostSpec, reconcile};
+pub fn run_ssh(args: &crate::cli::args::SshArgs, json: bool) -> Result<u8, Error> {
+    use crate::discover::ssh::{self, HostSpec, reconcile};
     let dir = &args.site.site;
     let site_file = dir.join("ssh.yaml");
     let (conf, conf_src) = if site_file.exists() {
-        let (c, s): (SshSite, _) = yamlio::load(&site_file)?;
+        let (c, s): (SshSite, _) = yaml::load(&site_file)?;
         (c, Some(s))
     } else {
         (SshSite::default(), None)
@@ -206,9 +210,9 @@ pub fn run_ssh(args: &crate::cli::SshArgs, json: bool) -> Result<u8, Error> {
     } else {
         Inventory::default()
     };
-    let bar = crate::app::progress(hosts.len(), "hosts", json);
+    let bar = crate::cli::progress(hosts.len(), "hosts", json);
     let now = utc_now();
-    let rt = crate::app::runtime()?;
+    let rt = crate::cli::runtime()?;
     let mut outcomes = rt.block_on(ssh::discover(
         &hosts,
         std::sync::Arc::new(key),

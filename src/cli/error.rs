@@ -2,10 +2,10 @@
 
 use miette::Diagnostic;
 
-use crate::fsio::FsError;
+use crate::files::fsio::FsError;
+use crate::files::yaml::InputError;
 use crate::plan::Finding;
 use crate::render::RenderError;
-use crate::yamlio::InputError;
 
 /// Exit codes (ARCHITECTURE.md): 0 ok, 1 failing findings/verdicts, 2 usage or input
 /// errors, 3 partial success.

@@ -118,7 +118,7 @@ pub fn merge(bmc: &Node, os: &Node) -> (Node, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inventory::redfish::{crawl, normalize};
+    use crate::discover::redfish::{crawl, normalize};
     use crate::inventory::{Disk, Media, Nic};
 
     /// The Lenovo SR670 V2 mockup as the BMC sees it, paired with OS outputs of the same
@@ -131,7 +131,9 @@ mod tests {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        let root = rt.block_on(crawl::Fetch::get(&f, "/redfish/v1")).unwrap();
+        let root = rt
+            .block_on(crate::redfish::fetch::Fetch::get(&f, "/redfish/v1"))
+            .unwrap();
         let raw = rt.block_on(crawl::crawl(&f, root, None)).unwrap();
         let mut notes = Vec::new();
         let bmc = normalize::node(&raw.systems[0], &raw.root, "https://bmc", "t0", &mut notes);

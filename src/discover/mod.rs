@@ -1,0 +1,5 @@
+//! Discovery: node records from BMCs (`redfish`) and from hosts (`ssh`), merged into the
+//! inventory by `inventory::store`.
+
+pub mod redfish;
+pub mod ssh;

@@ -1,0 +1,102 @@
+//! One BMC's client as bmcs.yaml describes it: its trust (pin, CA bundle, first use),
+//! its credentials, and a login; shared by discovery and boot.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use super::client::{BmcClient, Limits};
+use super::config::{self, AuthMode, BmcEntry};
+use super::fetch::{Fetch, FetchError};
+use super::tls;
+
+/// How the certificate of `entry` is trusted: `None` for plain http or the default trust
+/// store, and whether the config records a first-use pin into `seen`.
+pub fn tls_for(
+    entry: &BmcEntry,
+    url: &str,
+    site_dir: &Path,
+    tofu: bool,
+    seen: &Arc<Mutex<Option<String>>>,
+) -> Result<(Option<rustls::ClientConfig>, bool), String> {
+    if !url.starts_with("https://") {
+        return Ok((None, false));
+    }
+    let spec = entry.tls.clone().unwrap_or_default();
+    if let Some(pin) = &spec.pin_sha256 {
+        let p = tls::normalize_pin(pin).ok_or_else(|| {
+            format!("tls.pin_sha256 `{pin}` is not a SHA-256 fingerprint (64 hex digits)")
+        })?;
+        return Ok((Some(tls::pinned(&p)), false));
+    }
+    if let Some(bundle) = &spec.ca_bundle {
+        let path = site_dir.join(bundle);
+        let pem = std::fs::read(&path)
+            .map_err(|e| format!("cannot read CA bundle {}: {e}", path.display()))?;
+        return Ok((Some(tls::ca_bundle(&pem)?), false));
+    }
+    if spec.trust_on_first_use || tofu {
+        return Ok((Some(tls::first_use(seen.clone())), true));
+    }
+    Ok((None, false))
+}
+
+pub fn explain(e: &FetchError) -> String {
+    match e {
+        FetchError::Status(401 | 403, _) => {
+            format!("{e}: authentication failed; check the credentials in bmcs.yaml")
+        }
+        FetchError::Transport(t)
+            if t.contains("certificate")
+                || t.contains("pin mismatch")
+                || t.contains("UnknownIssuer") =>
+        {
+            format!(
+                "{e}; to trust this BMC give tls.pin_sha256 or tls.ca_bundle, or run once with --trust-on-first-use"
+            )
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// A logged-in client for one BMC of bmcs.yaml (or an address with no entry: no
+/// credentials, default trust). First-use trust is not offered here: boot acts on the
+/// machine, so the BMC must already be pinned or trusted.
+pub async fn connect(
+    entry: &BmcEntry,
+    site_dir: &Path,
+    limits: &Limits,
+) -> Result<BmcClient, String> {
+    tls::install_provider();
+    let url = config::base_url(entry)?;
+    let seen = Arc::new(Mutex::new(None));
+    let mut e = entry.clone();
+    if let Some(t) = e.tls.as_mut() {
+        t.trust_on_first_use = false;
+    }
+    let (tls, _) = tls_for(&e, &url, site_dir, false, &seen)?;
+    let client = BmcClient::new(&url, BmcClient::http(tls, limits)?, limits.clone());
+    if let Some(c) = &entry.credentials {
+        let pw = c
+            .password
+            .resolve(site_dir)
+            .map_err(|m| format!("credentials.password: {m}"))?;
+        let root = client
+            .get("/redfish/v1")
+            .await
+            .map_err(|e| format!("ServiceRoot: {}", explain(&e)))?;
+        let sessions = root
+            .pointer("/Links/Sessions")
+            .and_then(crate::redfish::fetch::link)
+            .unwrap_or_else(|| "/redfish/v1/SessionService/Sessions".into());
+        client
+            .login(
+                &sessions,
+                &c.username,
+                pw,
+                entry.auth == AuthMode::Session,
+                entry.auth != AuthMode::Basic,
+            )
+            .await?;
+    }
+    Ok(client)
+}

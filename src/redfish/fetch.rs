@@ -1,0 +1,59 @@
+//! The seam between a Redfish walk and the network: [`Fetch`] reads a resource by path,
+//! [`FetchError`] says why it could not, and [`link`] reads an `@odata.id`.
+//!
+//! Discovery (`discover::redfish`) and boot (`bootstrap::boot`) are written against
+//! [`Fetch`]; [`crate::redfish::client::BmcClient`] is the real implementation, and tests
+//! use in-memory ones.
+
+use std::future::Future;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Why a resource could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FetchError {
+    #[error("HTTP {0}")]
+    Status(u16, Option<u64>),
+    #[error("connection failed: {0}")]
+    Transport(String),
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    #[error("response larger than {0} bytes")]
+    TooLarge(usize),
+    #[error("malformed JSON: {0}")]
+    BadJson(String),
+}
+
+/// Reading Redfish resources by path; the seam between the walk and the network.
+pub trait Fetch: Sync {
+    fn get(&self, path: &str) -> impl Future<Output = Result<Value, FetchError>> + Send;
+    /// A document that leads to no further request (a DIMM, a drive, a port): it may wait
+    /// behind requests that do.
+    fn get_leaf(&self, path: &str) -> impl Future<Output = Result<Value, FetchError>> + Send {
+        self.get(path)
+    }
+    /// Whether to ask for `$expand=.($levels=1)` on collections.
+    fn expand(&self) -> bool;
+    /// The service advertised `$expand` but refused it: stop asking.
+    fn expand_failed(&self);
+}
+
+/// The `@odata.id` of a link object.
+pub fn link(v: &Value) -> Option<String> {
+    v.get("@odata.id")
+        .and_then(Value::as_str)
+        .map(normalize_path)
+}
+
+/// Trailing slashes and fragments removed, so `/redfish/v1/Systems/1/` and
+/// `/redfish/v1/Systems/1` are one resource.
+pub fn normalize_path(p: &str) -> String {
+    let p = p.split('#').next().unwrap_or(p);
+    let t = p.trim_end_matches('/');
+    if t.is_empty() {
+        "/".into()
+    } else {
+        t.to_string()
+    }
+}

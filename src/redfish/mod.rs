@@ -1,0 +1,12 @@
+//! Redfish transport shared by discovery and boot: `config` reads `bmcs.yaml`, `tls`
+//! decides how a certificate is trusted, `pins` records first-use pins, `client` is the
+//! HTTP side (auth, retries, caps, the per-BMC priority `gate`), and `fetch` is the seam the
+//! walks are written against.
+
+pub mod client;
+pub mod config;
+pub mod connect;
+pub mod fetch;
+mod gate;
+pub mod pins;
+pub mod tls;
