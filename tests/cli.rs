@@ -1,4 +1,4 @@
-//! The command line as a user meets it: help, exit codes, unimplemented commands.
+//! The command line as a user meets it: help, exit codes, JSON output, closed pipes.
 
 use crate::support::Site;
 
@@ -54,4 +54,31 @@ fn missing_inventory_says_what_to_run() {
         "{}",
         r.stderr
     );
+}
+
+/// `rackplan ... | head -1`: a reader that closes the pipe early ends the run quietly with
+/// exit 0 (Rust ignores SIGPIPE, so an unguarded `println!` panics with exit 101).
+#[test]
+fn a_closed_stdout_pipe_is_a_quiet_exit_0() {
+    let site = Site::example();
+    for args in [
+        vec!["check", "--site", "{site}"],
+        vec!["--output", "json", "plan", "--site", "{site}", "--dry-run"],
+        vec!["--output", "json", "render", "--site", "{site}"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"));
+        for a in &args {
+            cmd.arg(a.replace("{site}", &site.dir().display().to_string()));
+        }
+        let out = cmd
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
 }

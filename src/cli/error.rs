@@ -1,4 +1,8 @@
 //! The top-level error: every module's error, flattened for people, with its exit code.
+//!
+//! Domain modules return their own error types; this is the one place they meet. The exit
+//! codes are the documented ones (ARCHITECTURE.md, `rackplan --help`): 0 ok, 1 findings or
+//! a failing verdict, 2 usage, input or runtime errors, 3 partial success.
 
 use miette::Diagnostic;
 
@@ -18,16 +22,35 @@ pub mod exit {
 
 #[derive(Debug, thiserror::Error, Diagnostic)]
 pub enum Error {
+    /// A located error in an input file.
     #[error(transparent)]
     #[diagnostic(transparent)]
     Input(Box<InputError>),
     #[error(transparent)]
     Fs(#[from] FsError),
+    /// Error-level findings that stop the command.
     #[error("{0}")]
     #[diagnostic(help("run `rackplan check --site DIR` to see every finding"))]
     Findings(String, Vec<Finding>),
+    /// A flag or argument that cannot be used as given, or a missing prerequisite.
     #[error("{0}")]
     Usage(String),
+    /// Generated output that failed its own validation, or a plan that is out of date.
+    #[error(transparent)]
+    Render(RenderError),
+    /// `serve` could not bind its address.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A server that stopped with an error after it started.
+    #[error("server error: {0}")]
+    Server(String),
+    /// The process could not set itself up (the async runtime).
+    #[error("{0}")]
+    Runtime(String),
 }
 
 impl From<InputError> for Error {
@@ -50,8 +73,23 @@ impl From<RenderError> for Error {
             RenderError::Findings(f) => {
                 Error::Findings(RenderError::Findings(f.clone()).to_string(), f)
             }
-            other => Error::Usage(other.to_string()),
+            other => Error::Render(other),
         }
+    }
+}
+
+impl From<crate::plan::LoadError> for Error {
+    fn from(e: crate::plan::LoadError) -> Self {
+        match e {
+            crate::plan::LoadError::Input(i) => Error::Input(i),
+            crate::plan::LoadError::Missing(m) => Error::Usage(m),
+        }
+    }
+}
+
+impl From<super::config::ConfigError> for Error {
+    fn from(e: super::config::ConfigError) -> Self {
+        Error::Usage(e.to_string())
     }
 }
 
@@ -59,7 +97,13 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Findings(..) => exit::FINDINGS,
-            Error::Input(_) | Error::Fs(_) | Error::Usage(_) => exit::INPUT,
+            Error::Input(_)
+            | Error::Fs(_)
+            | Error::Usage(_)
+            | Error::Render(_)
+            | Error::Bind { .. }
+            | Error::Server(_)
+            | Error::Runtime(_) => exit::INPUT,
         }
     }
 }

@@ -16,7 +16,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::path::Path;
+
 use crate::files::secrets::SecretRef;
+use crate::files::yaml::{self, InputError, Source};
+use crate::path;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -121,6 +125,62 @@ pub fn base_url(entry: &BmcEntry) -> Result<String, String> {
         (None, _) => rest.to_string(),
     };
     Ok(format!("{scheme}://{host_port}"))
+}
+
+/// Read `bmcs.yaml` and check every entry's address and password reference, with located
+/// errors: an empty list, an address that is not `scheme://host[:port]`, a literal password.
+pub fn load(path: &Path) -> Result<(BmcsFile, Source), InputError> {
+    let (file, src): (BmcsFile, Source) = yaml::load(path)?;
+    validate(&file, &src)?;
+    Ok((file, src))
+}
+
+/// The checks of [`load`] on a file already parsed.
+pub fn validate(file: &BmcsFile, src: &Source) -> Result<(), InputError> {
+    if file.bmcs.is_empty() {
+        return Err(src.error_at(
+            &path!["bmcs"],
+            "no BMC listed",
+            Some("add entries like `- address: https://10.20.0.11`".into()),
+        ));
+    }
+    for (i, e) in file.bmcs.iter().enumerate() {
+        if let Err(msg) = base_url(e) {
+            return Err(src.error_at(
+                &path!["bmcs", i, "address"],
+                msg,
+                Some("write scheme://host[:port], e.g. https://10.20.0.11".into()),
+            ));
+        }
+        if let Some(c) = &e.credentials
+            && let Err(msg) = c.password.check_shape()
+        {
+            return Err(src.error_at(
+                &path!["bmcs", i, "credentials", "password"],
+                msg,
+                Some("write `{env: VAR}` or `{file: path}`".into()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The entry of `file` whose base URL is `address`, or a bare entry for that address (no
+/// credentials, default trust) when bmcs.yaml does not list it.
+pub fn entry_for(file: &BmcsFile, address: &str) -> BmcEntry {
+    file.bmcs
+        .iter()
+        .find(|e| base_url(e).ok().as_deref() == Some(address))
+        .cloned()
+        .unwrap_or_else(|| BmcEntry {
+            address: address.to_string(),
+            port: None,
+            scheme: None,
+            credentials: None,
+            auth: AuthMode::Auto,
+            tls: None,
+            rack: None,
+        })
 }
 
 #[cfg(test)]

@@ -58,6 +58,35 @@ pub fn record(text: &str, address: &str, pin: &str) -> Option<String> {
     Some(s)
 }
 
+/// The new text of bmcs.yaml with every pin of `recorded` (by entry index) written into its
+/// entry, or `None` when nothing changes. Entries written in block style are edited in
+/// place, keeping comments and order; otherwise the whole file is rewritten from `file`.
+pub fn write_back(
+    text: &str,
+    file: &super::config::BmcsFile,
+    recorded: &[(usize, String)],
+) -> Option<String> {
+    let mut out = text.to_string();
+    let mut rewrite_all = false;
+    let mut whole = file.clone();
+    for (i, pin) in recorded {
+        let Some(entry) = whole.bmcs.get_mut(*i) else {
+            continue;
+        };
+        match record(&out, &entry.address, pin) {
+            Some(t) => out = t,
+            None => rewrite_all = true,
+        }
+        let tls = entry.tls.get_or_insert_with(Default::default);
+        tls.pin_sha256 = Some(pin.clone());
+        tls.trust_on_first_use = false;
+    }
+    if rewrite_all {
+        out = crate::files::yaml::to_string(&whole);
+    }
+    (out != text).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

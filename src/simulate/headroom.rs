@@ -17,6 +17,38 @@ pub struct Slack {
     pub storage: f64,
 }
 
+/// Whether the fleet survives: every VM restarted and every replica re-homed after each
+/// failure that decides the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeadroomVerdict {
+    Pass,
+    Fail,
+}
+
+impl HeadroomVerdict {
+    pub fn from_pass(pass: bool) -> HeadroomVerdict {
+        if pass {
+            HeadroomVerdict::Pass
+        } else {
+            HeadroomVerdict::Fail
+        }
+    }
+
+    pub fn passes(self) -> bool {
+        self == HeadroomVerdict::Pass
+    }
+}
+
+impl std::fmt::Display for HeadroomVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            HeadroomVerdict::Pass => "pass",
+            HeadroomVerdict::Fail => "fail",
+        })
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct ScenarioResult {
     pub name: String,
@@ -34,8 +66,9 @@ pub struct ScenarioResult {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Headroom {
-    pub verdict: &'static str,
-    pub rule_25pct: &'static str,
+    pub verdict: HeadroomVerdict,
+    /// What the "25 % free" rule of thumb says, for comparison.
+    pub rule_25pct: HeadroomVerdict,
     pub utilisation: Slack,
     pub scenarios: Vec<ScenarioResult>,
     pub disagreement: Option<String>,
@@ -209,8 +242,8 @@ pub fn analyse(pl: &Placement) -> Headroom {
         _ => None,
     };
     Headroom {
-        verdict: if pass { "pass" } else { "fail" },
-        rule_25pct: if rule { "pass" } else { "fail" },
+        verdict: HeadroomVerdict::from_pass(pass),
+        rule_25pct: HeadroomVerdict::from_pass(rule),
         utilisation: Slack {
             cpu: c,
             memory: m,

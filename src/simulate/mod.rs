@@ -45,14 +45,14 @@ pub struct MaxClusters {
     /// Clusters of this shape that fit on top of what runs now, every failure survived.
     pub additional: u32,
     /// Minimum slack over all failure scenarios for N additional clusters (for the plot).
-    pub curve: Vec<(u32, Slack, &'static str)>,
+    pub curve: Vec<(u32, Slack, headroom::HeadroomVerdict)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Month {
     pub month: String,
     pub clusters: usize,
-    pub verdict: &'static str,
+    pub verdict: headroom::HeadroomVerdict,
     pub min_slack: Slack,
 }
 
@@ -127,7 +127,7 @@ pub fn max_clusters(l: &Loaded, shape: &str) -> MaxClusters {
         let mut all = base.clone();
         all.extend(std::iter::repeat_n(pools, n as usize));
         let h = headroom::analyse(&place(l, &all));
-        (h.verdict == "pass", headroom::min_slack(&h))
+        (h.verdict.passes(), headroom::min_slack(&h))
     };
     // Upper bound from raw capacity: no more than fit with nobody failing.
     let topo = l.topology();
@@ -160,7 +160,7 @@ pub fn max_clusters(l: &Loaded, shape: &str) -> MaxClusters {
     let mut n = 0;
     while n <= lo + 2 * step {
         let (ok, slack) = eval(n);
-        curve.push((n, slack, if ok { "pass" } else { "fail" }));
+        curve.push((n, slack, headroom::HeadroomVerdict::from_pass(ok)));
         n += step;
     }
     MaxClusters {

@@ -56,3 +56,36 @@ pub fn topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topolo
     let power = vec![None; racks.len()];
     Topology::build(hosts, racks, &power)
 }
+
+/// Use the site's inventory as the fleet of `loaded`; a site with no nodes is an error
+/// located at the scenario's `fleet.site`.
+pub fn attach(
+    loaded: &mut super::scenario::Loaded,
+    inputs: &Inputs,
+) -> Result<(), crate::files::yaml::InputError> {
+    let p = &loaded.scenario.platform;
+    let topo = topology(inputs, p.reserved_cpu, p.reserved_memory_gib);
+    if topo.hosts.is_empty() {
+        return Err(loaded.source.error_at(
+            &crate::path!["fleet", "site"],
+            "the site's inventory has no nodes",
+            None,
+        ));
+    }
+    loaded.site_topology = Some(topo);
+    Ok(())
+}
+
+/// A scenario without a site must describe its fleet by node classes.
+pub fn require_classes(
+    loaded: &super::scenario::Loaded,
+) -> Result<(), crate::files::yaml::InputError> {
+    if loaded.scenario.fleet.classes.is_empty() {
+        return Err(loaded.source.error_at(
+            &crate::path!["fleet"],
+            "no node classes and no site",
+            Some("add fleet.classes or fleet.site".into()),
+        ));
+    }
+    Ok(())
+}

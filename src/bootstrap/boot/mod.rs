@@ -9,6 +9,9 @@
 //! Without `--yes` only the plan is printed. Each node is planned and run on its own: a
 //! failure on one never touches another.
 
+pub mod run;
+pub mod targets;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -26,7 +29,8 @@ pub struct Step {
     pub why: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Action {
     Boot,
     Eject,
@@ -46,11 +50,11 @@ fn s(v: &Value, k: &str) -> String {
     v.get(k).and_then(Value::as_str).unwrap_or("").to_string()
 }
 
-async fn get(c: &BmcClient, path: &str) -> Result<Value, String> {
+async fn get(c: &impl Fetch, path: &str) -> Result<Value, String> {
     c.get(path).await.map_err(|e| format!("GET {path}: {e}"))
 }
 
-async fn members(c: &BmcClient, coll: &str) -> Result<Vec<(String, Value)>, String> {
+async fn members(c: &impl Fetch, coll: &str) -> Result<Vec<(String, Value)>, String> {
     let doc = get(c, coll).await?;
     let mut out = Vec::new();
     for m in doc
@@ -92,7 +96,7 @@ fn boot_targets(sys: &Value) -> Vec<&str> {
 }
 
 /// Read the BMC and plan the requests for `action`.
-pub async fn plan(c: &BmcClient, iso: &str, action: Action) -> Result<Plan, String> {
+pub async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, String> {
     let root = get(c, "/redfish/v1").await?;
     let vendor = s(&root, "Vendor");
     let systems_link = root

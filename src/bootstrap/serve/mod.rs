@@ -73,6 +73,22 @@ impl ServeState {
 
 type Shared = Arc<ServeState>;
 
+/// MAC -> (hostname, node id) for every planned node: the only MACs that get a script.
+pub fn mac_map(
+    inv: &crate::inventory::Inventory,
+    lock: &crate::plan::Lock,
+) -> HashMap<String, (String, String)> {
+    let mut macs = HashMap::new();
+    for n in &inv.nodes {
+        if let Some(a) = lock.get(&n.id) {
+            for nic in &n.nics {
+                macs.insert(nic.mac.clone(), (a.hostname.clone(), n.id.clone()));
+            }
+        }
+    }
+    macs
+}
+
 fn text(code: StatusCode, body: String) -> Response {
     (
         code,

@@ -174,3 +174,13 @@ pub async fn run(
         .await;
     Ok((String::from_utf8_lossy(&out).into_owned(), check))
 }
+
+/// Load a private key file (ed25519 or ECDSA, unencrypted).
+pub fn load_key(path: &std::path::Path) -> Result<russh::keys::PrivateKey, String> {
+    russh::keys::load_secret_key(path, None).map_err(|e| {
+        format!(
+            "cannot load the SSH key {}: {e} (encrypted keys need an agent, which is not supported yet)",
+            path.display()
+        )
+    })
+}

@@ -5,8 +5,10 @@
 //! `reconcile` merges the OS view into the Redfish record of the same server.
 
 pub mod exec;
+pub mod fold;
 pub mod probe;
 pub mod reconcile;
+pub mod site_file;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -72,6 +74,19 @@ impl HostSpec {
             port: port.unwrap_or(22),
             node: None,
         })
+    }
+
+    /// One host per planned node of the lock: its management address, port 22.
+    pub fn from_lock(lock: &crate::plan::Lock, user: &str) -> Vec<HostSpec> {
+        lock.nodes
+            .iter()
+            .map(|a| HostSpec {
+                user: user.to_string(),
+                host: a.management_ip.to_string(),
+                port: 22,
+                node: Some(a.id.clone()),
+            })
+            .collect()
     }
 
     pub fn address(&self) -> String {

@@ -1,0 +1,83 @@
+//! A whole `boot` run: each target connected, planned and (when asked) carried out on its
+//! own, all at once; one node's failure never touches another.
+
+use std::path::Path;
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use serde::Serialize;
+
+use super::targets::Target;
+use super::{Action, Plan, execute, plan};
+use crate::redfish::client::Limits;
+use crate::redfish::connect::connect;
+
+/// What happened at one node.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeResult {
+    pub node: String,
+    pub bmc: String,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Plan>,
+    pub done: Vec<String>,
+}
+
+/// How a run behaves.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub iso: String,
+    pub action: Action,
+    /// Carry the plan out; otherwise only read the BMC and plan.
+    pub execute: bool,
+    /// How long to wait for the host to report power on after the reset.
+    pub wait: Duration,
+}
+
+/// Plan (and with `opts.execute`, run) every target.
+pub async fn run(targets: &[Target], site_dir: &Path, opts: &RunOptions) -> Vec<NodeResult> {
+    let limits = Limits {
+        retries: 1,
+        ..Limits::default()
+    };
+    join_all(targets.iter().map(|t| one(t, site_dir, opts, &limits))).await
+}
+
+async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) -> NodeResult {
+    let mut r = NodeResult {
+        node: t.name.clone(),
+        bmc: t.entry.address.clone(),
+        ok: false,
+        error: None,
+        plan: None,
+        done: Vec::new(),
+    };
+    let client = match connect(&t.entry, site_dir, limits).await {
+        Ok(c) => c,
+        Err(e) => {
+            r.error = Some(e);
+            return r;
+        }
+    };
+    match plan(&client, &opts.iso, opts.action).await {
+        Ok(p) => {
+            if opts.execute {
+                match execute(&client, &p, opts.wait).await {
+                    Ok(done) => {
+                        r.done = done;
+                        r.ok = true;
+                    }
+                    Err(e) => r.error = Some(e),
+                }
+            } else {
+                r.ok = true;
+            }
+            r.plan = Some(p);
+        }
+        Err(e) => r.error = Some(e),
+    }
+    client.logout().await;
+    r
+}

@@ -1,0 +1,467 @@
+//! Raw arguments to resolved configuration, per command: flags win over the site's files,
+//! which win over defaults. Every clamp and cross-check of a flag lives here, so the rest
+//! of the program sees only values it can use, and a flag that cannot be used is a clear
+//! error naming it (never a panic: `Duration::from_secs_f64(inf)` would be one).
+//!
+//! These functions do no I/O: the command file loads whatever file they need and passes
+//! it in, which keeps every rule here unit-testable.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::args::{BootArgs, RedfishArgs, ServeArgs, SshArgs};
+use crate::bootstrap::boot::Action;
+use crate::discover::ssh::HostSpec;
+use crate::discover::ssh::site_file::SshFile;
+use crate::files::yaml::{InputError, Source};
+use crate::path;
+use crate::redfish::client::Limits;
+use crate::site::Site;
+
+/// A flag value that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{flag} {value}: {why}")]
+pub struct ConfigError {
+    pub flag: &'static str,
+    pub value: String,
+    pub why: String,
+}
+
+fn bad(flag: &'static str, value: impl ToString, why: impl Into<String>) -> ConfigError {
+    ConfigError {
+        flag,
+        value: value.to_string(),
+        why: why.into(),
+    }
+}
+
+/// Seconds given on the command line, within `min..=max`.
+pub fn seconds(
+    flag: &'static str,
+    value: f64,
+    min: f64,
+    max: f64,
+) -> Result<Duration, ConfigError> {
+    if !value.is_finite() {
+        return Err(bad(
+            flag,
+            value,
+            format!("give a number of seconds from {min} to {max}"),
+        ));
+    }
+    if value < min || value > max {
+        return Err(bad(
+            flag,
+            value,
+            format!("must be from {min} to {max} seconds"),
+        ));
+    }
+    Ok(Duration::from_secs_f64(value))
+}
+
+/// A count within `min..=max`.
+pub fn count(
+    flag: &'static str,
+    value: usize,
+    min: usize,
+    max: usize,
+) -> Result<usize, ConfigError> {
+    if value < min || value > max {
+        return Err(bad(flag, value, format!("must be from {min} to {max}")));
+    }
+    Ok(value)
+}
+
+fn retries(flag: &'static str, value: u32) -> Result<u32, ConfigError> {
+    if value > 10 {
+        return Err(bad(flag, value, "must be from 0 to 10"));
+    }
+    Ok(value)
+}
+
+/// `discover redfish`, resolved.
+#[derive(Debug, Clone)]
+pub struct RedfishConfig {
+    pub site: PathBuf,
+    pub options: crate::discover::redfish::Options,
+}
+
+impl RedfishConfig {
+    pub fn resolve(args: &RedfishArgs) -> Result<RedfishConfig, ConfigError> {
+        let limits = Limits {
+            per_bmc_concurrency: count("--per-bmc", args.per_bmc, 1, 64)?,
+            request_timeout: seconds("--request-timeout", args.request_timeout, 0.1, 3600.0)?,
+            retries: retries("--retries", args.retries)?,
+            ..Limits::default()
+        };
+        let bmc_timeout = seconds("--bmc-timeout", args.bmc_timeout, 1.0, 86_400.0)?;
+        Ok(RedfishConfig {
+            site: args.site.site.clone(),
+            options: crate::discover::redfish::Options {
+                limits,
+                bmc_timeout,
+                concurrency: count("--concurrency", args.concurrency, 1, 4096)?,
+                trust_on_first_use: args.trust_on_first_use,
+            },
+        })
+    }
+}
+
+/// Where the host list of `discover ssh` came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostsFrom {
+    Flag,
+    SshFile,
+    /// Nothing named hosts: the planned management addresses of allocations.yaml.
+    Lock,
+}
+
+/// `discover ssh`, resolved.
+#[derive(Debug, Clone)]
+pub struct SshConfig {
+    pub site: PathBuf,
+    pub user: String,
+    /// Parsed hosts; empty when they are to come from the lock.
+    pub hosts: Vec<HostSpec>,
+    pub hosts_from: HostsFrom,
+    pub identity: Option<PathBuf>,
+    pub options: crate::discover::ssh::Options,
+}
+
+/// Why `discover ssh` cannot run as configured: a bad flag or a bad line in ssh.yaml.
+#[derive(Debug, thiserror::Error)]
+pub enum SshConfigError {
+    #[error(transparent)]
+    Flag(#[from] ConfigError),
+    #[error(transparent)]
+    File(#[from] Box<InputError>),
+}
+
+impl SshConfig {
+    /// `file` is the site's ssh.yaml with its source, when there is one.
+    pub fn resolve(
+        args: &SshArgs,
+        file: Option<&(SshFile, Source)>,
+    ) -> Result<SshConfig, SshConfigError> {
+        let dir = &args.site.site;
+        let conf = file.map(|(f, _)| f);
+        let user = args
+            .user
+            .clone()
+            .or_else(|| conf.and_then(|c| c.user.clone()))
+            .unwrap_or_else(|| "root".into());
+        let mut hosts = Vec::new();
+        let hosts_from = if !args.hosts.is_empty() {
+            for h in &args.hosts {
+                hosts.push(HostSpec::parse(h, &user).map_err(|msg| bad("--hosts", h, msg))?);
+            }
+            HostsFrom::Flag
+        } else if let Some((f, src)) = file.filter(|(f, _)| !f.hosts.is_empty()) {
+            for (i, h) in f.hosts.iter().enumerate() {
+                hosts.push(HostSpec::parse(h, &user).map_err(|msg| {
+                    Box::new(src.error_at(
+                        &path!["hosts", i],
+                        msg,
+                        Some("write user@host[:port]".into()),
+                    ))
+                })?);
+            }
+            HostsFrom::SshFile
+        } else {
+            HostsFrom::Lock
+        };
+        let identity = args
+            .identity
+            .clone()
+            .or_else(|| conf.and_then(|c| c.identity.as_ref()).map(|p| dir.join(p)));
+        let known_hosts = args
+            .known_hosts
+            .clone()
+            .or_else(|| {
+                conf.and_then(|c| c.known_hosts.as_ref())
+                    .map(|p| dir.join(p))
+            })
+            .unwrap_or_else(|| dir.join("known_hosts"));
+        Ok(SshConfig {
+            site: dir.clone(),
+            user,
+            hosts,
+            hosts_from,
+            identity,
+            options: crate::discover::ssh::Options {
+                known_hosts,
+                accept_new: args.accept_new || conf.is_some_and(|c| c.accept_new),
+                timeout: seconds("--timeout", args.timeout, 0.1, 3600.0)?,
+                concurrency: count("--concurrency", args.concurrency, 1, 4096)?,
+                retries: retries("--retries", args.retries)?,
+            },
+        })
+    }
+}
+
+/// `serve`, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServeConfig {
+    pub site: PathBuf,
+    pub listen: SocketAddr,
+    /// Where nodes reach this server, without a trailing slash.
+    pub base_url: String,
+    pub artifacts: Option<PathBuf>,
+}
+
+impl ServeConfig {
+    pub fn resolve(args: &ServeArgs, site: &Site) -> Result<ServeConfig, ConfigError> {
+        let listen = match &args.listen {
+            Some(l) => l.parse().map_err(|_| {
+                bad(
+                    "--listen",
+                    l,
+                    "write address:port, e.g. 0.0.0.0:8080 (port 0 picks one)",
+                )
+            })?,
+            None => site
+                .serve
+                .as_ref()
+                .map_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080)), |s| s.listen),
+        };
+        let base_url = match &args.base_url {
+            Some(b) => http_url("--base-url", b)?,
+            None => site
+                .harvester
+                .pxe_base_url
+                .trim_end_matches('/')
+                .to_string(),
+        };
+        Ok(ServeConfig {
+            site: args.site.site.clone(),
+            listen,
+            base_url,
+            artifacts: args.artifacts.clone(),
+        })
+    }
+}
+
+/// An absolute http(s) URL with a host, no query or fragment, without its trailing slash.
+fn http_url(flag: &'static str, raw: &str) -> Result<String, ConfigError> {
+    let u = url::Url::parse(raw).map_err(|e| bad(flag, raw, format!("not a URL: {e}")))?;
+    if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() {
+        return Err(bad(
+            flag,
+            raw,
+            "give an http:// or https:// URL with a host",
+        ));
+    }
+    if u.query().is_some() || u.fragment().is_some() {
+        return Err(bad(flag, raw, "the base URL takes no query or fragment"));
+    }
+    if raw.contains(['{', '}', ' ', '"', '\'', '\\']) {
+        return Err(bad(
+            flag,
+            raw,
+            "the URL holds characters that cannot go into an iPXE script",
+        ));
+    }
+    Ok(u.as_str().trim_end_matches('/').to_string())
+}
+
+/// `boot`, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BootConfig {
+    pub site: PathBuf,
+    pub nodes: Vec<String>,
+    pub all: bool,
+    pub execute: bool,
+    pub action: Action,
+    pub iso: String,
+    pub wait: Duration,
+}
+
+impl BootConfig {
+    pub fn resolve(args: &BootArgs, site: &Site) -> Result<BootConfig, ConfigError> {
+        if args.node.is_empty() && !args.all {
+            return Err(bad(
+                "--node",
+                "",
+                "name the nodes with --node ID (repeatable) or use --all",
+            ));
+        }
+        let iso = match &args.iso {
+            Some(i) => {
+                url::Url::parse(i).map_err(|e| bad("--iso", i, format!("not a URL: {e}")))?;
+                i.clone()
+            }
+            None => site.harvester.iso_url.clone(),
+        };
+        Ok(BootConfig {
+            site: args.site.site.clone(),
+            nodes: args.node.clone(),
+            all: args.all,
+            execute: args.yes,
+            action: if args.eject {
+                Action::Eject
+            } else {
+                Action::Boot
+            },
+            iso,
+            wait: seconds("--wait", args.wait, 1.0, 86_400.0)?,
+        })
+    }
+}
+
+/// `simulate`, resolved: the site is the flag's, else the one the scenario names (relative
+/// to the scenario's folder).
+pub fn simulate_site(
+    flag: Option<&Path>,
+    scenario_dir: &Path,
+    named: Option<&str>,
+) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf)
+        .or_else(|| named.map(|s| scenario_dir.join(s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::SiteArg;
+
+    fn redfish_args() -> RedfishArgs {
+        RedfishArgs {
+            site: SiteArg { site: "s".into() },
+            trust_on_first_use: false,
+            concurrency: 64,
+            per_bmc: 4,
+            request_timeout: 30.0,
+            bmc_timeout: 300.0,
+            retries: 2,
+        }
+    }
+
+    #[test]
+    fn infinite_and_huge_durations_are_refused_not_panics() {
+        for v in [f64::INFINITY, f64::NAN, 1e20, -1.0, 0.0] {
+            let mut a = redfish_args();
+            a.request_timeout = v;
+            let e = RedfishConfig::resolve(&a).unwrap_err();
+            assert_eq!(e.flag, "--request-timeout", "{v}");
+        }
+        let mut a = redfish_args();
+        a.bmc_timeout = 1e20;
+        assert_eq!(
+            RedfishConfig::resolve(&a).unwrap_err().flag,
+            "--bmc-timeout"
+        );
+    }
+
+    #[test]
+    fn counts_are_bounded() {
+        let mut a = redfish_args();
+        a.concurrency = usize::MAX;
+        assert_eq!(
+            RedfishConfig::resolve(&a).unwrap_err().flag,
+            "--concurrency"
+        );
+        let mut a = redfish_args();
+        a.per_bmc = 0;
+        assert_eq!(RedfishConfig::resolve(&a).unwrap_err().flag, "--per-bmc");
+        let c = RedfishConfig::resolve(&redfish_args()).unwrap();
+        assert_eq!(c.options.concurrency, 64);
+        assert_eq!(c.options.limits.request_timeout, Duration::from_secs(30));
+    }
+
+    fn ssh_args() -> SshArgs {
+        SshArgs {
+            site: SiteArg {
+                site: "site".into(),
+            },
+            hosts: Vec::new(),
+            identity: None,
+            known_hosts: None,
+            accept_new: false,
+            user: None,
+            concurrency: 32,
+            timeout: 30.0,
+            retries: 1,
+        }
+    }
+
+    fn ssh_file(text: &str) -> (SshFile, Source) {
+        crate::files::yaml::parse(Path::new("site/ssh.yaml"), text).unwrap()
+    }
+
+    #[test]
+    fn ssh_flags_win_over_ssh_yaml_which_wins_over_defaults() {
+        let f = ssh_file("user: admin\nidentity: keys/id\nhosts: [10.0.0.1]\naccept_new: true\n");
+        let c = SshConfig::resolve(&ssh_args(), Some(&f)).unwrap();
+        assert_eq!(c.user, "admin");
+        assert_eq!(c.hosts_from, HostsFrom::SshFile);
+        assert_eq!(c.hosts[0].user, "admin");
+        assert_eq!(c.identity, Some(PathBuf::from("site/keys/id")));
+        assert_eq!(c.options.known_hosts, PathBuf::from("site/known_hosts"));
+        assert!(c.options.accept_new);
+
+        let mut a = ssh_args();
+        a.user = Some("ops".into());
+        a.hosts = vec!["127.0.0.2:2222".into()];
+        a.identity = Some("/k".into());
+        let c = SshConfig::resolve(&a, Some(&f)).unwrap();
+        assert_eq!((c.user.as_str(), c.hosts_from), ("ops", HostsFrom::Flag));
+        assert_eq!(
+            (c.hosts[0].host.as_str(), c.hosts[0].port),
+            ("127.0.0.2", 2222)
+        );
+        assert_eq!(c.identity, Some(PathBuf::from("/k")));
+
+        let c = SshConfig::resolve(&ssh_args(), None).unwrap();
+        assert_eq!((c.user.as_str(), c.hosts_from), ("root", HostsFrom::Lock));
+    }
+
+    #[test]
+    fn a_bad_host_in_ssh_yaml_is_located() {
+        let f = ssh_file("hosts:\n  - ok.example\n  - \"bad:port\"\n");
+        let Err(SshConfigError::File(e)) = SshConfig::resolve(&ssh_args(), Some(&f)) else {
+            panic!("expected a located error");
+        };
+        assert!(e.to_string().contains("bad port"), "{e}");
+        let mut a = ssh_args();
+        a.hosts = vec!["x:y".into()];
+        let Err(SshConfigError::Flag(e)) = SshConfig::resolve(&a, None) else {
+            panic!("expected a flag error");
+        };
+        assert_eq!(e.flag, "--hosts");
+        let mut a = ssh_args();
+        a.timeout = f64::INFINITY;
+        assert!(SshConfig::resolve(&a, None).is_err());
+    }
+
+    #[test]
+    fn base_urls_are_checked() {
+        assert_eq!(
+            http_url("--base-url", "http://10.0.0.5:8080/pxe/").unwrap(),
+            "http://10.0.0.5:8080/pxe"
+        );
+        for bad_url in [
+            "http://x/{id}",
+            "ftp://x",
+            "not a url",
+            "http://x/?a=1",
+            "http://x/a b",
+        ] {
+            assert!(http_url("--base-url", bad_url).is_err(), "{bad_url}");
+        }
+    }
+
+    #[test]
+    fn simulate_site_prefers_the_flag() {
+        let d = Path::new("sims");
+        assert_eq!(
+            simulate_site(Some(Path::new("a")), d, Some("b")),
+            Some(PathBuf::from("a"))
+        );
+        assert_eq!(
+            simulate_site(None, d, Some("b")),
+            Some(PathBuf::from("sims/b"))
+        );
+        assert_eq!(simulate_site(None, d, None), None);
+    }
+}

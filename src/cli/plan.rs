@@ -1,0 +1,24 @@
+//! `rackplan plan`: roles, hostnames and addresses into allocations.yaml.
+
+use std::path::Path;
+
+use super::error::{Error, exit};
+use super::{Ctx, term};
+use crate::{plan, report};
+
+pub fn run(site: &Path, release: &[String], dry_run: bool, ctx: &Ctx) -> Result<u8, Error> {
+    let inputs = plan::load_inputs(site)?;
+    let outcome = plan::lock::plan(&inputs, release)?;
+    if !dry_run {
+        outcome.lock.save(&inputs.site.file("allocations.yaml"))?;
+    }
+    if ctx.json {
+        term::outln(&report::json(&outcome));
+    } else {
+        term::out(&report::plan::plan_table(&outcome));
+        if dry_run {
+            term::outln("dry run: allocations.yaml not written");
+        }
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,22 @@
+//! `rackplan render`: install configs, iPXE scripts and manifests into the output folder.
+
+use std::path::{Path, PathBuf};
+
+use super::error::{Error, exit};
+use super::{Ctx, term};
+use crate::{plan, render, report};
+
+pub fn run(site: &Path, out: Option<&PathBuf>, ctx: &Ctx) -> Result<u8, Error> {
+    let inputs = plan::load_inputs(site)?;
+    let files = render::build(&inputs)?;
+    let out_dir = out
+        .cloned()
+        .unwrap_or_else(|| render::default_out_dir(site, &inputs.site.site.name.0));
+    let outcome = render::write(&out_dir, files)?;
+    if ctx.json {
+        term::outln(&report::json(&outcome));
+    } else {
+        term::out(&report::render::render_table(&outcome));
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,63 @@
+//! `rackplan discover ssh`: probe hosts over SSH and merge what the OS sees into nodes.yaml.
+
+use std::sync::Arc;
+
+use super::config::{HostsFrom, SshConfig, SshConfigError};
+use super::error::{Error, exit};
+use super::{Ctx, term};
+use crate::cli::args::SshArgs;
+use crate::discover::ssh::{self, HostSpec, fold, site_file};
+use crate::inventory::{Inventory, store, utc_now};
+use crate::{plan, report};
+
+pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
+    let file = site_file::load(&args.site.site)?;
+    let mut cfg = SshConfig::resolve(args, file.as_ref()).map_err(|e| match e {
+        SshConfigError::Flag(f) => Error::from(f),
+        SshConfigError::File(i) => Error::Input(i),
+    })?;
+    let dir = cfg.site.clone();
+    if cfg.hosts_from == HostsFrom::Lock {
+        let (lock, _) = plan::Lock::load(&dir.join("allocations.yaml"))?;
+        cfg.hosts = HostSpec::from_lock(&lock, &cfg.user);
+    }
+    if cfg.hosts.is_empty() {
+        return Err(Error::Usage(
+            "no host to probe: give --hosts, a `hosts` list in ssh.yaml, or run `rackplan plan` first".into(),
+        ));
+    }
+    let identity = cfg.identity.clone().ok_or_else(|| {
+        Error::Usage("no SSH key: give --identity FILE (or `identity` in ssh.yaml)".into())
+    })?;
+    let key = ssh::exec::load_key(&identity).map_err(Error::Usage)?;
+    let nodes_path = dir.join("nodes.yaml");
+    let mut inv = if nodes_path.exists() {
+        store::load(&nodes_path)?.0
+    } else {
+        Inventory::default()
+    };
+    let bar = term::progress(cfg.hosts.len(), "hosts", ctx.json);
+    let now = utc_now();
+    let mut outcomes = term::runtime()?.block_on(ssh::discover(
+        &cfg.hosts,
+        Arc::new(key),
+        &cfg.options,
+        &now,
+        &|_| bar.inc(1),
+    ));
+    bar.finish_and_clear();
+    let folded = fold::fold(&mut inv, &mut outcomes, &now);
+    store::save(&nodes_path, &inv)?;
+    if ctx.json {
+        term::outln(&report::json(&report::discover::SshJson::new(
+            &inv, &outcomes, &folded,
+        )));
+    } else {
+        term::out(&report::discover::ssh_table(&inv, &outcomes, &folded));
+    }
+    Ok(if outcomes.iter().any(|o| !o.ok) {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    })
+}

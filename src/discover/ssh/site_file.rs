@@ -1,0 +1,40 @@
+//! `ssh.yaml` in a site folder: the defaults of `discover ssh`.
+//!
+//! ```yaml
+//! user: root                 # when a host does not name one
+//! identity: keys/id_ed25519  # relative to the site folder
+//! known_hosts: known_hosts   # the site's own file (default: known_hosts)
+//! accept_new: false          # record keys of hosts not yet known
+//! hosts: [root@10.10.0.11, 10.10.0.12:2222]
+//! ```
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::files::yaml::{self, InputError, Source};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SshFile {
+    #[serde(default)]
+    pub user: Option<String>,
+    #[serde(default)]
+    pub identity: Option<String>,
+    #[serde(default)]
+    pub known_hosts: Option<String>,
+    #[serde(default)]
+    pub accept_new: bool,
+    #[serde(default)]
+    pub hosts: Vec<String>,
+}
+
+/// `DIR/ssh.yaml` if it exists, with its source for located errors.
+pub fn load(dir: &Path) -> Result<Option<(SshFile, Source)>, InputError> {
+    let path = dir.join("ssh.yaml");
+    if !path.exists() {
+        return Ok(None);
+    }
+    let (file, src): (SshFile, Source) = yaml::load(&path)?;
+    Ok(Some((file, src)))
+}

@@ -1,0 +1,55 @@
+//! `boot`: per node, the plan read off its BMC (every request with why), what was done, and
+//! whether anything was sent.
+
+use serde::Serialize;
+
+use crate::bootstrap::boot::run::NodeResult;
+
+/// `boot --output json`.
+#[derive(Debug, Serialize)]
+pub struct BootJson<'a> {
+    pub dry_run: bool,
+    pub nodes: &'a [NodeResult],
+}
+
+pub fn boot_text(results: &[NodeResult], dry_run: bool) -> String {
+    let mut out = String::new();
+    for r in results {
+        out.push_str(&format!("{} (BMC {})\n", r.node, r.bmc));
+        if let Some(p) = &r.plan {
+            out.push_str(&format!(
+                "  system {}, virtual media {}, power {}\n",
+                p.system, p.slot, p.power_state
+            ));
+            for st in &p.steps {
+                let body = st
+                    .body
+                    .as_ref()
+                    .map(|b| format!(" {b}"))
+                    .unwrap_or_default();
+                let tag = st
+                    .if_match
+                    .as_ref()
+                    .map(|t| format!(" [If-Match {t}]"))
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    "  {} {}{body}{tag}\n      {}\n",
+                    st.method, st.path, st.why
+                ));
+            }
+            for n in &p.notes {
+                out.push_str(&format!("  note: {n}\n"));
+            }
+        }
+        for d in &r.done {
+            out.push_str(&format!("  done: {d}\n"));
+        }
+        if let Some(e) = &r.error {
+            out.push_str(&format!("  FAILED: {e}\n"));
+        }
+    }
+    if dry_run {
+        out.push_str("dry run: nothing was sent; add --yes to carry out the plan\n");
+    }
+    out
+}

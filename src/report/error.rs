@@ -1,0 +1,14 @@
+//! The JSON document of a command that failed.
+
+use serde::Serialize;
+
+use crate::plan::Finding;
+
+/// `--output json` when a command fails: the message, the exit code, and the findings that
+/// stopped it, if any.
+#[derive(Debug, Serialize)]
+pub struct ErrorJson<'a> {
+    pub error: String,
+    pub exit_code: u8,
+    pub findings: Option<&'a [Finding]>,
+}
