@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use rackplan::simulate::{self, headroom, risk, scenario};
+use rackplan::simulate::{self, headroom, loader, risk};
 
 fn fleet_yaml(nodes: usize, clusters: usize) -> String {
     let racks = (nodes / 40).max(3);
@@ -35,7 +35,7 @@ fn main() {
     ] {
         let p = dir.path().join(format!("s-{nodes}-{clusters}.yaml"));
         std::fs::write(&p, fleet_yaml(nodes, clusters)).unwrap();
-        let l = scenario::load(&p).unwrap();
+        let l = loader::load(&p).unwrap();
         let cl = simulate::current(&l);
         let t0 = Instant::now();
         let pl = simulate::place(&l, &cl);
@@ -56,7 +56,7 @@ fn main() {
 
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("simulations/reference-factory.yaml");
-    let l = scenario::load(&path).unwrap();
+    let l = loader::load(&path).unwrap();
     let cl = simulate::current(&l);
     let pl = simulate::place(&l, &cl);
     let fr = simulate::fleet_risk(&l, &pl, 0.54);

@@ -14,6 +14,7 @@
 //! - [`simulate`]: capacity and failure simulation.
 //! - [`bootstrap`]: PXE over HTTP (`serve`) and Redfish virtual-media installs (`boot`).
 //! - [`site`], [`inventory`], [`profile`], [`network`]: the data models of the inputs.
+//! - [`vocab`]: the role and network words every stage shares (a leaf).
 //! - [`files`]: YAML reading and writing with located errors, atomic writes, secrets.
 
 pub mod bootstrap;
@@ -29,3 +30,4 @@ pub mod render;
 pub mod report;
 pub mod simulate;
 pub mod site;
+pub mod vocab;

@@ -8,6 +8,7 @@ mod check;
 mod cli;
 mod crds;
 mod installer_examples;
+mod layout;
 mod plan;
 mod redfish_faults;
 mod redfish_mockups;

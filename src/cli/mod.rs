@@ -36,6 +36,7 @@ pub struct Ctx {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     term::install_error_hook();
+    term::fit_tables_to_terminal();
     let ctx = Ctx {
         json: cli.output == Output::Json,
     };

@@ -8,7 +8,7 @@ use crate::{plan, report};
 
 pub fn run(site: &Path, release: &[String], dry_run: bool, ctx: &Ctx) -> Result<u8, Error> {
     let inputs = plan::load_inputs(site)?;
-    let outcome = plan::lock::plan(&inputs, release)?;
+    let outcome = plan::allocate::plan(&inputs, release)?;
     if !dry_run {
         outcome.lock.save(&inputs.site.file("allocations.yaml"))?;
     }

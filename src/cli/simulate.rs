@@ -6,7 +6,7 @@ use super::config::simulate_site;
 use super::error::{Error, exit};
 use super::{Ctx, term};
 use crate::files::fsio::{self, Mode};
-use crate::simulate::{self, scenario};
+use crate::simulate::{self, loader};
 use crate::{plan, report};
 
 pub fn run(
@@ -15,7 +15,7 @@ pub fn run(
     plot: Option<&PathBuf>,
     ctx: &Ctx,
 ) -> Result<u8, Error> {
-    let mut loaded = scenario::load(file)?;
+    let mut loaded = loader::load(file)?;
     let site_dir = simulate_site(
         site.map(PathBuf::as_path),
         &loaded.dir,

@@ -60,6 +60,15 @@ pub fn progress(len: usize, what: &str, json: bool) -> indicatif::ProgressBar {
     b
 }
 
+/// Tell `report` how wide the terminal is (120 columns when stdout is not a terminal).
+pub fn fit_tables_to_terminal() {
+    if std::io::stdout().is_terminal()
+        && let Some(w) = comfy_table::Table::new().width()
+    {
+        crate::report::set_width(w);
+    }
+}
+
 /// Plain, uncoloured diagnostics when stderr is not a terminal, so logs and tests read
 /// the same everywhere.
 pub fn install_error_hook() {

@@ -177,14 +177,14 @@ pub struct Annotations {
     pub zone: Option<String>,
     /// Overrides role assignment: `management`, `compute` or `witness`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<crate::profile::Role>,
+    pub role: Option<crate::vocab::Role>,
     /// Extra Kubernetes node labels, written into the install config.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
     /// Explicit NIC names per network (`management`, `vm`, `storage`), overriding the
     /// profile's port selection.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub networks: BTreeMap<crate::profile::NetworkKind, Vec<String>>,
+    pub networks: BTreeMap<crate::vocab::NetworkKind, Vec<String>>,
     /// Explicit install disks, overriding the profile's disk selection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub install_device: Option<String>,

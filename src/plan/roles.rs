@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::check::meets_profile;
-use super::lock::Lock;
+use super::allocations::Lock;
+use super::fit::meets_profile;
 use crate::inventory::{Inventory, Node};
 use crate::profile::{Profiles, Role};
 

@@ -8,7 +8,6 @@ mod bytesize;
 mod select;
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -19,76 +18,7 @@ pub use select::{DiskChoice, PortChoice, select_disks, select_ports};
 use crate::files::yaml::{self, InputError, Source};
 use crate::inventory::Protocol;
 
-/// What a node is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Management,
-    Compute,
-    Witness,
-}
-
-impl Role {
-    pub const ALL: [Role; 3] = [Role::Management, Role::Compute, Role::Witness];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Management => "management",
-            Role::Compute => "compute",
-            Role::Witness => "witness",
-        }
-    }
-
-    /// The value of Harvester's `install.role`: compute nodes are `worker`, so Harvester never
-    /// promotes them to the control plane; management nodes are preferred for promotion.
-    pub fn harvester_role(self) -> &'static str {
-        match self {
-            Role::Management => "management",
-            Role::Compute => "worker",
-            Role::Witness => "witness",
-        }
-    }
-
-    /// Letter used in generated hostnames.
-    pub fn letter(self) -> char {
-        match self {
-            Role::Management => 'm',
-            Role::Compute => 'c',
-            Role::Witness => 'w',
-        }
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The three bonded networks of the reference design.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NetworkKind {
-    Management,
-    Vm,
-    Storage,
-}
-
-impl NetworkKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NetworkKind::Management => "management",
-            NetworkKind::Vm => "vm",
-            NetworkKind::Storage => "storage",
-        }
-    }
-}
-
-impl fmt::Display for NetworkKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::vocab::{NetworkKind, Role};
 
 /// One `profiles/<role>.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

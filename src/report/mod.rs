@@ -3,7 +3,7 @@
 //! JSON documents are serde structs, so their shape is fixed by types and pinned by
 //! snapshot tests.
 
-use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU16, Ordering};
 
 pub mod boot;
 pub mod check;
@@ -18,15 +18,21 @@ pub mod svg;
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 
-/// A table sized to the terminal, or 120 columns when output is piped.
+/// Columns tables are fitted to; `cli` sets it from the terminal (120 when piped).
+static WIDTH: AtomicU16 = AtomicU16::new(120);
+
+/// Fit every table from now on to `columns` (at least 40).
+pub fn set_width(columns: u16) {
+    WIDTH.store(columns.max(40), Ordering::Relaxed);
+}
+
+/// A table fitted to the width `cli` set.
 pub fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(header.iter().copied());
-    if !std::io::stdout().is_terminal() {
-        t.set_width(120);
-    }
+        .set_header(header.iter().copied())
+        .set_width(WIDTH.load(Ordering::Relaxed));
     t
 }
 

@@ -1,7 +1,7 @@
 //! `plan`: the allocation table.
 
 use super::table;
-use crate::plan::lock::{Change, PlanOutcome};
+use crate::plan::allocate::{Change, PlanOutcome};
 
 pub fn plan_table(p: &PlanOutcome) -> String {
     let mut t = table(&["hostname", "node", "role", "mode", "address", "change"]);

@@ -7,6 +7,7 @@
 //! the closed forms it is checked against. [`run`] ties them into one report.
 
 pub mod headroom;
+pub mod loader;
 pub mod placement;
 pub mod rancher;
 pub mod rebuild;
@@ -18,10 +19,11 @@ pub mod topology;
 use serde::Serialize;
 
 use headroom::{Headroom, Slack};
+use loader::Loaded;
 use placement::{Placement, workload};
 use rebuild::{Job, NodeCaps, RebuildInput, RebuildResult, SweepPoint};
 use risk::{Copysets, FleetRisk, RiskResult};
-use scenario::{BondMode, Loaded, Pool};
+use scenario::{BondMode, Pool};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {

@@ -60,7 +60,7 @@ pub fn topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topolo
 /// Use the site's inventory as the fleet of `loaded`; a site with no nodes is an error
 /// located at the scenario's `fleet.site`.
 pub fn attach(
-    loaded: &mut super::scenario::Loaded,
+    loaded: &mut super::loader::Loaded,
     inputs: &Inputs,
 ) -> Result<(), crate::files::yaml::InputError> {
     let p = &loaded.scenario.platform;
@@ -78,7 +78,7 @@ pub fn attach(
 
 /// A scenario without a site must describe its fleet by node classes.
 pub fn require_classes(
-    loaded: &super::scenario::Loaded,
+    loaded: &super::loader::Loaded,
 ) -> Result<(), crate::files::yaml::InputError> {
     if loaded.scenario.fleet.classes.is_empty() {
         return Err(loaded.source.error_at(

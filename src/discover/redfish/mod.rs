@@ -9,7 +9,7 @@
 pub mod crawl;
 pub mod normalize;
 #[cfg(test)]
-mod quirks;
+mod quirk_tests;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

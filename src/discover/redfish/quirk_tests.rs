@@ -1,4 +1,4 @@
-//! One test per vendor quirk of redfish-facts.md §4 that inventory meets (12 to 14 are about
+//! Tests only (compiled under `cfg(test)`): one test per vendor quirk of redfish-facts.md §4 that inventory meets (12 to 14 are about
 //! boot and virtual media, which `boot` handles). Each builds the smallest service that
 //! shows the quirk, in memory, and runs the real walk and normalisation over it.
 

@@ -1,0 +1,55 @@
+//! Everything check, plan and render read from a site folder, loaded in one step.
+
+use super::allocations::Lock;
+use crate::inventory::Inventory;
+use crate::profile::Profiles;
+use crate::site::LoadedSite;
+
+/// Everything `check`, `plan` and `render` read.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    pub site: LoadedSite,
+    pub profiles: Profiles,
+    pub inventory: Inventory,
+    pub inventory_source: crate::files::yaml::Source,
+    pub lock: Lock,
+}
+
+/// Why the inputs of check, plan and render could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Input(#[from] Box<crate::files::yaml::InputError>),
+    /// A file the command needs does not exist; the message says what creates it.
+    #[error("{0}")]
+    Missing(String),
+}
+
+impl From<crate::files::yaml::InputError> for LoadError {
+    fn from(e: crate::files::yaml::InputError) -> Self {
+        LoadError::Input(Box::new(e))
+    }
+}
+
+/// Load everything check, plan and render read from the site folder `dir`.
+pub fn load_inputs(dir: &std::path::Path) -> Result<Inputs, LoadError> {
+    let site = crate::site::load(dir)?;
+    let profiles = Profiles::load_dir(&site.profiles_dir())?;
+    let nodes_path = site.file("nodes.yaml");
+    if !nodes_path.exists() {
+        return Err(LoadError::Missing(format!(
+            "{} does not exist: run `rackplan discover redfish --site {}` (or write it by hand)",
+            nodes_path.display(),
+            dir.display()
+        )));
+    }
+    let (inventory, inventory_source) = crate::inventory::store::load(&nodes_path)?;
+    let (lock, _) = Lock::load(&site.file("allocations.yaml"))?;
+    Ok(Inputs {
+        site,
+        profiles,
+        inventory,
+        inventory_source,
+        lock,
+    })
+}
