@@ -16,3 +16,4 @@ mod redfish_tls;
 mod render;
 mod sim;
 mod ssh;
+mod tables;

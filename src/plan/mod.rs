@@ -12,6 +12,8 @@ pub mod check;
 pub mod findings;
 pub mod fit;
 pub mod inputs;
+#[cfg(test)]
+mod plan_tests;
 pub mod roles;
 
 pub use allocate::PlanOutcome;

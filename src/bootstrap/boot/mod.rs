@@ -9,6 +9,8 @@
 //! Without `--yes` only the plan is printed. Each node is planned and run on its own: a
 //! failure on one never touches another.
 
+#[cfg(test)]
+mod plan_tests;
 pub mod run;
 pub mod targets;
 

@@ -1,0 +1,125 @@
+//! Every human table and the shape of every JSON document, pinned by snapshots: the example
+//! site (check, plan, render), the reference scenario (simulate), a discovery of two mockups
+//! through sushy-static. A change to what users read shows up here for review.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::sushy::{Sushy, mockup};
+use crate::support::{Site, repo};
+
+/// The JSON document's shape: every key with the type of its value, arrays by their first
+/// element. Values that vary (numbers, strings) do not enter it; the shape is the contract.
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Null => Value::from("null"),
+        Value::Bool(_) => Value::from("bool"),
+        Value::Number(_) => Value::from("number"),
+        Value::String(_) => Value::from("string"),
+        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+    }
+}
+
+fn text(site: &Site, args: &[&str]) -> String {
+    let r = site.run(args);
+    assert!(
+        r.code == 0 || r.code == 1,
+        "{args:?}: {}{}",
+        r.stdout,
+        r.stderr
+    );
+    r.stdout
+        .replace(&site.tmp.path().display().to_string(), "<tmp>")
+}
+
+fn json(site: &Site, args: &[&str]) -> Value {
+    let mut a = vec!["--output", "json"];
+    a.extend_from_slice(args);
+    let r = site.run(&a);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+#[test]
+fn example_site_tables() {
+    let site = Site::example();
+    insta::assert_snapshot!("check_table", text(&site, &["check", "--site", "{site}"]));
+    insta::assert_snapshot!(
+        "plan_table",
+        text(&site, &["plan", "--site", "{site}", "--dry-run"])
+    );
+    insta::assert_snapshot!("render_table", text(&site, &["render", "--site", "{site}"]));
+}
+
+#[test]
+fn example_site_json_shapes() {
+    let site = Site::example();
+    insta::assert_json_snapshot!(
+        "check_json",
+        shape(&json(&site, &["check", "--site", "{site}"]))
+    );
+    insta::assert_json_snapshot!(
+        "plan_json",
+        shape(&json(&site, &["plan", "--site", "{site}", "--dry-run"]))
+    );
+    insta::assert_json_snapshot!(
+        "render_json",
+        shape(&json(&site, &["render", "--site", "{site}"]))
+    );
+}
+
+#[test]
+fn reference_scenario_table_and_json_shape() {
+    let run = |json: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rackplan"));
+        if json {
+            cmd.args(["--output", "json"]);
+        }
+        let out = cmd
+            .arg("simulate")
+            .arg(repo().join("simulations/reference-factory.yaml"))
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    insta::assert_snapshot!("simulate_table", run(false));
+    let v: Value = serde_json::from_str(&run(true)).unwrap();
+    insta::assert_json_snapshot!("simulate_json", shape(&v));
+}
+
+#[test]
+fn discovery_of_two_mockups_table_and_json_shape() {
+    let dell = Sushy::start(&mockup("dell-poweredge-r750-idrac9-6.00"), None);
+    let lenovo = Sushy::start(&mockup("lenovo-thinksystem-sr670v2-xcc"), None);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bmcs.yaml"),
+        format!(
+            "bmcs:\n  - address: \"{}\"\n  - address: \"{}\"\n",
+            dell.url(),
+            lenovo.url()
+        ),
+    )
+    .unwrap();
+    let run = |json: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rackplan"));
+        if json {
+            cmd.args(["--output", "json"]);
+        }
+        let out = cmd
+            .args(["discover", "redfish", "--site"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .replace(&dell.url(), "<dell>")
+            .replace(&lenovo.url(), "<lenovo>")
+    };
+    // The first run adds both nodes; the second updates them: that table is stable.
+    run(false);
+    insta::assert_snapshot!("discover_table", run(false));
+    let v: Value = serde_json::from_str(&run(true)).unwrap();
+    insta::assert_json_snapshot!("discover_json", shape(&v));
+}
