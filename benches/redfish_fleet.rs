@@ -25,9 +25,10 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(100);
     let per_bmc = 4usize;
-    let shared = std::env::var_os("RACKPLAN_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    let shared = std::env::var_os("RACKPLAN_SHARED").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+        PathBuf::from,
+    );
     let root = shared.join("reference/redfish-mockups");
     let mut mockups: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("mockups")

@@ -38,11 +38,7 @@ fn expect(site: &Site, node: &str, sev: &str, code: &str) {
         "expected {sev} {code} on {node}, got {list:#?}"
     );
     let errors = list.iter().any(|(_, s, _)| s == "error");
-    assert_eq!(
-        exit,
-        if errors { 1 } else { 0 },
-        "exit code follows error findings"
-    );
+    assert_eq!(exit, i32::from(errors), "exit code follows error findings");
 }
 
 fn edit_node(
@@ -59,7 +55,7 @@ fn edit_node(
 fn too_few_cores() {
     let site = Site::example();
     let id = edit_node(&site, "hv-c03", |n| {
-        n.cpu.as_mut().unwrap().cores = Some(48)
+        n.cpu.as_mut().unwrap().cores = Some(48);
     });
     expect(&site, &id, "error", "cpu-cores");
 }
@@ -205,7 +201,7 @@ fn fewer_than_three_management_capable_nodes() {
 fn four_management_annotations() {
     let site = Site::example();
     edit_node(&site, "hv-c01", |n| {
-        n.annotations.role = Some(Role::Management)
+        n.annotations.role = Some(Role::Management);
     });
     expect(&site, "site", "error", "management-count");
 }
@@ -272,7 +268,7 @@ fn harvester_install_disk_floor() {
         .replace("min_size: 240GB", "min_size: 100GB");
     std::fs::write(&profile, text).unwrap();
     let id = edit_node(&site, "hv-c12", |n| {
-        n.disks[0].capacity_bytes = Some(150_000_000_000)
+        n.disks[0].capacity_bytes = Some(150_000_000_000);
     });
     expect(&site, &id, "error", "harvester-min-disk");
 }
@@ -307,7 +303,7 @@ fn stale_record() {
         n.stale = Some(Stale {
             since: "2026-11-28T10:00:00Z".into(),
             error: "BMC timed out".into(),
-        })
+        });
     });
     expect(&site, &id, "warning", "stale");
 }
@@ -317,7 +313,7 @@ fn role_without_a_profile() {
     let site = Site::example();
     std::fs::remove_file(site.tmp.path().join("profiles/witness.yaml")).unwrap();
     let id = edit_node(&site, "hv-c12", |n| {
-        n.annotations.role = Some(Role::Witness)
+        n.annotations.role = Some(Role::Witness);
     });
     expect(&site, &id, "error", "profile-missing");
 }
@@ -326,7 +322,7 @@ fn role_without_a_profile() {
 fn findings_table_says_what_why_and_how() {
     let site = Site::example();
     edit_node(&site, "hv-c03", |n| {
-        n.cpu.as_mut().unwrap().cores = Some(48)
+        n.cpu.as_mut().unwrap().cores = Some(48);
     });
     let r = site.run(&["check", "--site", "{site}"]);
     assert_eq!(r.code, 1);

@@ -28,7 +28,7 @@ pub struct ConfigError {
     pub why: String,
 }
 
-fn bad(flag: &'static str, value: impl ToString, why: impl Into<String>) -> ConfigError {
+fn bad(flag: &'static str, value: impl std::fmt::Display, why: impl Into<String>) -> ConfigError {
     ConfigError {
         flag,
         value: value.to_string(),

@@ -23,7 +23,7 @@ pub fn utc_now() -> String {
 
 /// Seconds since the epoch as RFC 3339 UTC (civil-from-days, proleptic Gregorian).
 pub fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
+    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
     let rem = secs % 86_400;
     let z = days + 719_468;
     let era = z.div_euclid(146_097);

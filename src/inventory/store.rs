@@ -96,25 +96,22 @@ pub fn merge(inv: &mut Inventory, found: Discovery, now: &str) -> MergeReport {
     let mut touched = BTreeSet::new();
     for mut fresh in found.seen {
         touched.insert(fresh.id.clone());
-        match inv.nodes.iter_mut().find(|n| n.id == fresh.id) {
-            Some(old) => {
-                fresh.annotations = std::mem::take(&mut old.annotations);
-                // A source that did not take part in this run keeps its last-seen time.
-                if fresh.sources.redfish.is_none() {
-                    fresh.sources.redfish = old.sources.redfish.take();
-                }
-                if fresh.sources.ssh.is_none() {
-                    fresh.sources.ssh = old.sources.ssh.take();
-                }
-                fresh.stale = None;
-                *old = fresh;
-                report.updated.push(old.id.clone());
+        if let Some(old) = inv.nodes.iter_mut().find(|n| n.id == fresh.id) {
+            fresh.annotations = std::mem::take(&mut old.annotations);
+            // A source that did not take part in this run keeps its last-seen time.
+            if fresh.sources.redfish.is_none() {
+                fresh.sources.redfish = old.sources.redfish.take();
             }
-            None => {
-                fresh.annotations = Default::default();
-                report.added.push(fresh.id.clone());
-                inv.nodes.push(fresh);
+            if fresh.sources.ssh.is_none() {
+                fresh.sources.ssh = old.sources.ssh.take();
             }
+            fresh.stale = None;
+            *old = fresh;
+            report.updated.push(old.id.clone());
+        } else {
+            fresh.annotations = Default::default();
+            report.added.push(fresh.id.clone());
+            inv.nodes.push(fresh);
         }
     }
     for (id, error) in found.failed {

@@ -122,7 +122,14 @@ pub fn plan(inputs: &Inputs, release: &[String]) -> Result<PlanOutcome, InputErr
             .filter_map(|a| index_of(prefix, role, &a.hostname))
             .collect()
     };
-    let next_index = |used: &BTreeSet<u32>| (1..).find(|i| !used.contains(i)).expect("unbounded");
+    // The lowest index not in use: at most `used.len() + 1`.
+    let next_index = |used: &BTreeSet<u32>| {
+        (1..=u32::try_from(used.len())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1))
+            .find(|i| !used.contains(i))
+            .unwrap_or(u32::MAX)
+    };
 
     // Role changes asked for by annotations: new hostname, same address.
     for i in 0..lock.nodes.len() {

@@ -9,12 +9,10 @@ pub fn record(text: &str, address: &str, pin: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let is_addr = |l: &str| {
         let t = l.trim_start().trim_start_matches("- ").trim_start();
-        t.strip_prefix("address:")
-            .map(|v| {
-                let v = v.split(" #").next().unwrap_or(v);
-                v.trim().trim_matches('"').trim_matches('\'') == address
-            })
-            .unwrap_or(false)
+        t.strip_prefix("address:").is_some_and(|v| {
+            let v = v.split(" #").next().unwrap_or(v);
+            v.trim().trim_matches('"').trim_matches('\'') == address
+        })
     };
     let start = lines.iter().position(|l| is_addr(l))?;
     let entry_indent = lines[start].len() - lines[start].trim_start().len();

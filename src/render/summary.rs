@@ -120,7 +120,7 @@ pub fn render(
         let _ = writeln!(
             s,
             "- The management network is tagged (VLAN {}): PXE needs the install VLAN untagged (native) on the node's switch ports.",
-            site.management.vlan.map(|v| v.0).unwrap_or(0)
+            site.management.vlan.map_or(0, |v| v.0)
         );
     }
     let _ = writeln!(

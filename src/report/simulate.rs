@@ -113,7 +113,7 @@ pub fn simulate_text(r: &Report) -> String {
         rb.replicas_to_rebuild,
         rb.tib_to_rebuild,
         rb.hours_to_full_redundancy,
-        rb.sweep.iter().find(|p| p.hours == rb.hours_to_full_redundancy).map_or(0, |p| p.limit),
+        rb.limit,
         rb.bottleneck
     ));
     out.push_str(&format!(

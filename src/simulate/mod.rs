@@ -69,6 +69,8 @@ pub struct Refusal {
 #[derive(Debug, Clone, Serialize)]
 pub struct RebuildReport {
     pub failed_node: String,
+    /// The scenario's `concurrent-replica-rebuild-per-node-limit`, which the headline uses.
+    pub limit: u32,
     pub replicas_to_rebuild: usize,
     pub tib_to_rebuild: f64,
     pub hours_to_full_redundancy: f64,
@@ -380,6 +382,7 @@ pub fn run(l: &Loaded) -> Report {
     let mut hours: Vec<f64> = r.windows.iter().map(|w| w.hours).collect();
     hours.sort_by(f64::total_cmp);
     let rebuild_report = RebuildReport {
+        limit: s.platform.rebuild_limit,
         failed_node: pl
             .topo
             .hosts

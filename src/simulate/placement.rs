@@ -38,7 +38,7 @@ pub fn workload(clusters: &[&[Pool]], p: &Platform) -> (Vec<Vm>, Vec<Volume>) {
     let mut vols = Vec::new();
     let mut group = 0u32;
     for (c, pools) in clusters.iter().enumerate() {
-        for pool in pools.iter() {
+        for pool in *pools {
             let g = pool.anti_affinity.then(|| {
                 group += 1;
                 group
@@ -158,7 +158,10 @@ pub fn pick_node(
             continue;
         }
         let (ic, im) = topo.inv_cap[n];
-        let score = ((free.cpu[n] - vm.cpu_req) * ic + (free.mem[n] - vm.mem_req) * im) / 2.0;
+        let score = f64::midpoint(
+            (free.cpu[n] - vm.cpu_req) * ic,
+            (free.mem[n] - vm.mem_req) * im,
+        );
         if best.is_none_or(|(s, _)| score > s + 1e-12) {
             best = Some((score, n));
         }
@@ -441,8 +444,8 @@ mod tests {
             anti_affinity: false,
         }];
         let (vms, _) = workload(&[&pools[..]], &p);
-        assert_eq!(
-            vms[0].cpu_req, 1.0,
+        assert!(
+            (vms[0].cpu_req - 1.0).abs() < 1e-12,
             "16 vCPU at 1600 % overcommit request one CPU"
         );
         assert!(

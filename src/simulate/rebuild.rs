@@ -361,22 +361,21 @@ mod tests {
             })
             .collect();
         let mut jobs = Vec::new();
-        match one_big {
-            Some(b) => jobs.push(Job {
+        if let Some(b) = one_big {
+            jobs.push(Job {
                 volume: 0,
                 bytes: b,
                 holders: vec![0, 1],
-            }),
-            None => {
-                let rest = (15.0 * TIB - 500.0 * GIB) / 299.0;
-                for v in 0..300 {
-                    let bytes = if v == 0 { 500.0 * GIB } else { rest };
-                    jobs.push(Job {
-                        volume: v,
-                        bytes,
-                        holders: vec![v % survivors, (v + 1) % survivors],
-                    });
-                }
+            });
+        } else {
+            let rest = (15.0 * TIB - 500.0 * GIB) / 299.0;
+            for v in 0..300 {
+                let bytes = if v == 0 { 500.0 * GIB } else { rest };
+                jobs.push(Job {
+                    volume: v,
+                    bytes,
+                    holders: vec![v % survivors, (v + 1) % survivors],
+                });
             }
         }
         let r = simulate(&RebuildInput {

@@ -15,12 +15,11 @@ pub fn topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topolo
             .rack
             .clone()
             .unwrap_or_else(|| "default".into());
-        let rack = match racks.iter().position(|r| *r == rack_name) {
-            Some(i) => i,
-            None => {
-                racks.push(rack_name);
-                racks.len() - 1
-            }
+        let rack = if let Some(i) = racks.iter().position(|r| *r == rack_name) {
+            i
+        } else {
+            racks.push(rack_name);
+            racks.len() - 1
         };
         let role = roles.get(&n.id).map(|d| d.role);
         let disks: Vec<f64> = match role.and_then(|r| inputs.profiles.get(r)) {

@@ -75,14 +75,13 @@ impl Topology {
         for (r, p) in power.iter().enumerate() {
             match p {
                 Some(p) => {
-                    let idx = match power_nodes.iter().find(|(n, _)| n == p) {
-                        Some((_, i)) => *i,
-                        None => {
-                            let i = graph.add_node(Domain::Power(p.clone()));
-                            power_nodes.push((p.clone(), i));
-                            roots.push(i);
-                            i
-                        }
+                    let idx = if let Some((_, i)) = power_nodes.iter().find(|(n, _)| n == p) {
+                        *i
+                    } else {
+                        let i = graph.add_node(Domain::Power(p.clone()));
+                        power_nodes.push((p.clone(), i));
+                        roots.push(i);
+                        i
                     };
                     graph.add_edge(idx, rack_nodes[r], ());
                 }

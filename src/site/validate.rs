@@ -9,7 +9,7 @@ use super::Site;
 use crate::files::yaml::{InputError, Seg, Source};
 use crate::path;
 
-fn overlaps(a: &Ipv4Net, b: &Ipv4Net) -> bool {
+fn overlaps(a: Ipv4Net, b: Ipv4Net) -> bool {
     a.contains(&b.network()) || b.contains(&a.network())
 }
 
@@ -112,7 +112,7 @@ pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
     ];
     for i in 0..nets.len() {
         for j in i + 1..nets.len() {
-            if overlaps(&nets[i].1, &nets[j].1) {
+            if overlaps(nets[i].1, nets[j].1) {
                 return Err(src.error_at(
                     &nets[j].0,
                     format!(
@@ -150,7 +150,7 @@ pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
         "10.53.0.0/16",
     ] {
         let r: Ipv4Net = reserved.parse().expect("constant");
-        if overlaps(&r, &site.storage_network.cidr) {
+        if overlaps(r, site.storage_network.cidr) {
             return err(
                 path!["storage_network", "cidr"],
                 format!(
@@ -186,7 +186,7 @@ pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
         );
     }
     for (k, ex) in s.exclude.iter().enumerate() {
-        if ex.prefix_len() < 16 || !overlaps(ex, &s.cidr) || ex.prefix_len() <= s.cidr.prefix_len()
+        if ex.prefix_len() < 16 || !overlaps(*ex, s.cidr) || ex.prefix_len() <= s.cidr.prefix_len()
         {
             return err(
                 path!["storage_network", "exclude", k],
@@ -197,7 +197,7 @@ pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
                 "list only sub-ranges of storage_network.cidr",
             );
         }
-        if k > 0 && overlaps(ex, &s.exclude[k - 1]) {
+        if k > 0 && overlaps(*ex, s.exclude[k - 1]) {
             return err(
                 path!["storage_network", "exclude", k],
                 format!("exclude {ex} overlaps the previous one"),

@@ -12,9 +12,7 @@ pub fn repo() -> PathBuf {
 
 /// The shared reference data, beside the checkout (or where RACKPLAN_SHARED points).
 pub fn shared() -> PathBuf {
-    std::env::var_os("RACKPLAN_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared"))
+    std::env::var_os("RACKPLAN_SHARED").map_or_else(|| repo().join("../shared"), PathBuf::from)
 }
 
 fn copy_dir(from: &Path, to: &Path) {

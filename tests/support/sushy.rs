@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use super::{repo, shared};
 
 pub fn sushy_static() -> PathBuf {
-    let p = std::env::var_os("RACKPLAN_SUSHY_STATIC")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join(".venv-redfish/bin/sushy-static"));
+    let p = std::env::var_os("RACKPLAN_SUSHY_STATIC").map_or_else(
+        || repo().join(".venv-redfish/bin/sushy-static"),
+        PathBuf::from,
+    );
     assert!(
         p.exists(),
         "{} not found: run `python3 -m venv .venv-redfish && .venv-redfish/bin/pip install sushy-tools==2.2.0` (as .ci/run does)",

@@ -304,7 +304,7 @@ async fn other(State(s): State<Shared>, uri: Uri) -> Response {
             && full.is_file()
             && let Ok(file) = tokio::fs::File::open(&full).await
         {
-            let len = file.metadata().await.map(|m| m.len()).unwrap_or(0);
+            let len = file.metadata().await.map_or(0, |m| m.len());
             (s.log)(format!("GET /{key} -> 200 ({len} bytes)"));
             let body = Body::from_stream(tokio_util::io::ReaderStream::new(file));
             return (

@@ -164,16 +164,13 @@ impl<F: Fetch> Walk<'_, F> {
         if *verdict == Some(false) {
             return None;
         }
-        let doc = match self.f.get(&format!("{page}?$expand=.($levels=1)")).await {
-            Ok(v) => {
-                *verdict = Some(true);
-                v
-            }
-            Err(_) => {
-                *verdict = Some(false);
-                self.f.expand_failed();
-                return None;
-            }
+        let doc = if let Ok(v) = self.f.get(&format!("{page}?$expand=.($levels=1)")).await {
+            *verdict = Some(true);
+            v
+        } else {
+            *verdict = Some(false);
+            self.f.expand_failed();
+            return None;
         };
         drop(verdict);
         Some(

@@ -178,7 +178,7 @@ async fn one(
             out.error = Some(format!(
                 "no complete answer within {:?}; the BMC is too slow or hangs",
                 opts.bmc_timeout
-            ))
+            ));
         }
         Ok(Err(e)) => out.error = Some(e),
         Ok(Ok((auth, Err(e)))) => {
@@ -187,7 +187,7 @@ async fn one(
         }
         Ok(Ok((auth, Ok(raw)))) => {
             out.auth = auth;
-            out.notes = raw.notes.clone();
+            out.notes.clone_from(&raw.notes);
             for sys in &raw.systems {
                 let node = normalize::node(sys, &raw.root, &url, now, &mut out.notes);
                 out.nodes.push(node.id.clone());
@@ -197,7 +197,8 @@ async fn one(
         }
     }
     if first_use && out.ok {
-        out.recorded_pin = seen.lock().expect("not poisoned").clone();
+        out.recorded_pin
+            .clone_from(&seen.lock().expect("not poisoned"));
     }
     out.requests = client.requests();
     out.seconds = started.elapsed().as_secs_f64();

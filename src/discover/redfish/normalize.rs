@@ -194,9 +194,7 @@ fn disks(raw: &RawSystem) -> Vec<Disk> {
         }
         let m = media(d);
         out.push(Disk {
-            id: s(d, "Id")
-                .map(str::to_string)
-                .unwrap_or_else(|| last_segment(d)),
+            id: s(d, "Id").map_or_else(|| last_segment(d), str::to_string),
             path: None,
             capacity_bytes: Some(cap),
             media: m,
@@ -303,9 +301,7 @@ fn nics(raw: &RawSystem) -> Vec<Nic> {
                     .map(|g| g * 1000.0),
             )
         };
-        let adapter_id = s(adapter, "Id")
-            .map(str::to_string)
-            .unwrap_or_else(|| last_segment(adapter));
+        let adapter_id = s(adapter, "Id").map_or_else(|| last_segment(adapter), str::to_string);
         let idx = per_adapter.entry(adapter_id.clone()).or_default();
         let nic = Nic {
             name: None,
@@ -355,19 +351,16 @@ fn nics(raw: &RawSystem) -> Vec<Nic> {
 /// speed and link state it lacked (ports and EthernetInterfaces describe the same NICs).
 /// True when the NIC is new.
 fn merge_nic(by_mac: &mut BTreeMap<String, Nic>, order: &mut Vec<String>, nic: Nic) -> bool {
-    match by_mac.get_mut(&nic.mac) {
-        Some(existing) => {
-            existing.speed_mbps = existing.speed_mbps.or(nic.speed_mbps);
-            if existing.link == LinkState::Unknown {
-                existing.link = nic.link;
-            }
-            false
+    if let Some(existing) = by_mac.get_mut(&nic.mac) {
+        existing.speed_mbps = existing.speed_mbps.or(nic.speed_mbps);
+        if existing.link == LinkState::Unknown {
+            existing.link = nic.link;
         }
-        None => {
-            order.push(nic.mac.clone());
-            by_mac.insert(nic.mac.clone(), nic);
-            true
-        }
+        false
+    } else {
+        order.push(nic.mac.clone());
+        by_mac.insert(nic.mac.clone(), nic);
+        true
     }
 }
 

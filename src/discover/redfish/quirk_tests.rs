@@ -51,6 +51,7 @@ fn coll(ids: &[&str]) -> Value {
     json!({"Members": ids.iter().map(|i| json!({"@odata.id": i})).collect::<Vec<_>>()})
 }
 
+#[allow(clippy::needless_pass_by_value)] // called with json!(...) literals
 fn sys(extra: Value) -> Value {
     let mut s = json!({
         "@odata.id": "/redfish/v1/Systems/1",

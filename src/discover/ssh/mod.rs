@@ -112,24 +112,23 @@ pub struct HostOutcome {
 /// Turn a probe's output into a node record (OS view only).
 pub fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec<String>) {
     let s = probe::sections(out);
-    let get = |k: &str| s.get(k).map(String::as_str).unwrap_or("");
+    let get = |k: &str| s.get(k).map_or("", String::as_str);
     let mut notes = Vec::new();
     let dmi = probe::dmi(get("dmi"));
     let cpu = probe::lscpu(get("lscpu"));
     if cpu.is_none() {
         notes.push("lscpu gave nothing: CPU unknown".to_string());
     }
-    let memory = match probe::dmidecode_gib(get("dmidecode")) {
-        Some(g) => Some(g),
-        None => {
-            let m = probe::meminfo_gib(get("meminfo"));
-            if m.is_some() {
-                notes.push("dmidecode needs root or sudo: memory is the kernel's MemTotal, a little under the DIMMs".into());
-            } else {
-                notes.push("no memory information".into());
-            }
-            m
+    let memory = if let Some(g) = probe::dmidecode_gib(get("dmidecode")) {
+        Some(g)
+    } else {
+        let m = probe::meminfo_gib(get("meminfo"));
+        if m.is_some() {
+            notes.push("dmidecode needs root or sudo: memory is the kernel's MemTotal, a little under the DIMMs".into());
+        } else {
+            notes.push("no memory information".into());
         }
+        m
     };
     let by_id = probe::by_id(get("byid"));
     if by_id.is_empty() {

@@ -214,9 +214,8 @@ pub fn lsblk(text: &str, by_id: &BTreeMap<String, String>) -> Vec<Disk> {
             .as_bool()
             .or_else(|| d["rota"].as_str().map(|s| s == "1"));
         let media = match (protocol, rota) {
-            (Some(Protocol::Nvme), _) => Some(Media::Ssd),
+            (Some(Protocol::Nvme), _) | (_, Some(false)) => Some(Media::Ssd),
             (_, Some(true)) if !removable && !tran.is_empty() => Some(Media::Hdd),
-            (_, Some(false)) => Some(Media::Ssd),
             _ => None,
         };
         let str_of = |k: &str| {

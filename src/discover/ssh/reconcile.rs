@@ -104,14 +104,14 @@ pub fn merge(bmc: &Node, os: &Node) -> (Node, Vec<String>) {
     }
     match (bmc.cores(), os.cores()) {
         (Some(a), Some(b)) if a != b => {
-            notes.push(format!("BMC reports {a} CPU cores, the OS sees {b}"))
+            notes.push(format!("BMC reports {a} CPU cores, the OS sees {b}"));
         }
-        (None, Some(_)) => out.cpu = os.cpu.clone(),
+        (None, Some(_)) => out.cpu.clone_from(&os.cpu),
         _ => {}
     }
     out.manufacturer = out.manufacturer.or(os.manufacturer.clone());
     out.model = out.model.or(os.model.clone());
-    out.sources.ssh = os.sources.ssh.clone();
+    out.sources.ssh.clone_from(&os.sources.ssh);
     (out, notes)
 }
 
