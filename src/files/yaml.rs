@@ -101,7 +101,7 @@ pub struct Source {
 
 impl Source {
     pub fn new(path: &Path, text: String) -> Self {
-        let tree = serde_saphyr::from_str::<Spanned<Node>>(&text).ok();
+        let tree = serde_saphyr::from_str_with_options::<Spanned<Node>>(&text, options()).ok();
         Source {
             path: path.to_path_buf(),
             text,
@@ -269,41 +269,110 @@ impl<'de> Deserialize<'de> for KeyText {
     }
 }
 
-fn options() -> serde_saphyr::Options {
-    serde_saphyr::options! { with_snippet: false }
+/// Largest input file read: far above any real site (a 10,000-node nodes.yaml is about
+/// 20 MB), small enough that a wrong path to a disk image fails fast.
+pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+
+/// The parser's budget for the files operators keep (site, inventory, lock, scenarios).
+/// serde-saphyr's default (250,000 nodes) is meant for untrusted input and stops at about
+/// 1,500 servers; these limits hold 10,000-node inventories with room to spare, while
+/// depth, alias and anchor limits stay at the defaults that stop alias bombs.
+fn budget() -> serde_saphyr::Budget {
+    let mut b = serde_saphyr::Budget::default();
+    b.max_reader_input_bytes = Some(MAX_FILE_BYTES as usize);
+    b.max_events = 100_000_000;
+    b.max_nodes = 50_000_000;
+    b.max_total_scalar_bytes = MAX_FILE_BYTES as usize;
+    b
 }
 
-/// Parse `text` (read from `path`) into `T`, strictly.
+fn options() -> serde_saphyr::Options {
+    serde_saphyr::options! { with_snippet: false, budget: Some(budget()) }
+}
+
+/// Parse `text` (read from `path`) into `T`, strictly. The key path of a type error comes
+/// from the deserializer itself (serde_path_to_error), not from reading the message.
 pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<(T, Source), InputError> {
     let source = Source::new(path, text.to_string());
-    match serde_saphyr::from_str_with_options::<T>(text, options()) {
+    let mut key: Option<String> = None;
+    let result = serde_saphyr::with_deserializer_from_str_with_options(text, options(), |de| {
+        serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
+            let p = e.path().to_string();
+            if p != "." && !p.is_empty() {
+                key = Some(p);
+            }
+            e.into_inner()
+        })
+    });
+    match result {
         Ok(v) => Ok((v, source)),
-        Err(e) => Err(convert_error(&source, &e)),
+        Err(e) => Err(convert_error(&source, &e, key)),
     }
 }
 
 /// Read and parse a file; a missing or unreadable file is an input error too.
 pub fn load<T: DeserializeOwned>(path: &Path) -> Result<(T, Source), InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputError {
+    let text = read_input(path)?;
+    parse(path, &text)
+}
+
+/// The text of an input file: a regular file (a FIFO or a device would hang or never end),
+/// at most [`MAX_FILE_BYTES`], UTF-8.
+pub fn read_input(path: &Path) -> Result<String, InputError> {
+    let fail = |message: String, hint: &str| InputError {
         file: path.display().to_string(),
         line: 0,
         column: 0,
         key: "(file)".to_string(),
-        message: format!("cannot read the file: {e}"),
-        hint: Some("check the path given with --site and that the file exists".to_string()),
+        message,
+        hint: Some(hint.to_string()),
         src: NamedSource::new(path.display().to_string(), String::new()),
         span: None,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| {
+        fail(
+            format!("cannot read the file: {e}"),
+            "check the path given with --site and that the file exists",
+        )
     })?;
-    parse(path, &text)
+    if !meta.is_file() {
+        return Err(fail(
+            "not a regular file (a folder, FIFO or device)".into(),
+            "give the path of a YAML file",
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(fail(
+            format!(
+                "the file is {} bytes; rackplan reads at most {MAX_FILE_BYTES}",
+                meta.len()
+            ),
+            "check that this is the YAML file you meant",
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        fail(
+            format!("cannot read the file: {e}"),
+            "check its permissions",
+        )
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        fail(
+            format!("the file is not UTF-8 text: {e}"),
+            "save it as UTF-8",
+        )
+    })
 }
 
-fn convert_error(source: &Source, e: &serde_saphyr::Error) -> InputError {
+fn convert_error(source: &Source, e: &serde_saphyr::Error, key: Option<String>) -> InputError {
     let inner = e.without_snippet();
     let (line, column) = inner
         .location()
         .map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
     let raw = strip_location(&inner.to_string());
-    let key = key_path_at(source, line, column);
+    // The deserializer's path where it has one; for text that does not parse as YAML at
+    // all (no path yet), the path of the value written at the error's position.
+    let key = key.unwrap_or_else(|| key_path_at(source, line, column));
     let hint = hint_for(&raw);
     source.make_error(line, column, key, tidy_message(&raw), hint)
 }
