@@ -56,7 +56,8 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     } else {
         term::out(&report::discover::discovery_table(&outcomes, &merge));
     }
-    Ok(if outcomes.iter().any(|o| !o.ok) {
+    // A BMC that named another origin gave a partial answer: what it pointed at was refused.
+    Ok(if outcomes.iter().any(|o| !o.ok || !o.refused.is_empty()) {
         exit::PARTIAL
     } else {
         exit::OK

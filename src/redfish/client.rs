@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::fetch::{Fetch, FetchError};
 use super::gate::{Gate, Priority};
+use super::origin::{OffOrigin, Origin, shown};
 use crate::files::secrets::Secret;
 
 /// Limits for talking to one BMC.
@@ -64,7 +65,9 @@ impl std::fmt::Debug for Auth {
 
 pub struct BmcClient {
     http: reqwest::Client,
-    base: String,
+    origin: Origin,
+    /// URLs this BMC named that left its origin, refused (shown to the user as findings).
+    refused: Mutex<Vec<String>>,
     auth: Mutex<Auth>,
     gate: Gate,
     limits: Limits,
@@ -80,8 +83,24 @@ impl BmcClient {
         tls: Option<rustls::ClientConfig>,
         limits: &Limits,
     ) -> Result<reqwest::Client, String> {
+        // Redirects are followed only within the origin of the first request: reqwest drops
+        // `Authorization` on a cross-origin hop but not `X-Auth-Token`, and a downgrade to
+        // http would send either in clear text. A refused hop comes back as the 3xx itself.
+        let policy = reqwest::redirect::Policy::custom(|attempt| {
+            let same = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if !same {
+                attempt.stop()
+            } else if attempt.previous().len() > 5 {
+                attempt.error("too many redirects (a redirect loop?)")
+            } else {
+                attempt.follow()
+            }
+        });
         let mut b = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::limited(5))
+            .redirect(policy)
             .connect_timeout(limits.request_timeout)
             .pool_max_idle_per_host(limits.per_bmc_concurrency)
             .user_agent(concat!("rackplan/", env!("CARGO_PKG_VERSION")));
@@ -92,16 +111,24 @@ impl BmcClient {
             .map_err(|e| format!("cannot build the HTTP client: {e}"))
     }
 
-    pub fn new(base: &str, http: reqwest::Client, limits: Limits) -> BmcClient {
-        BmcClient {
+    /// A client for the BMC at `base` (`scheme://host[:port]`): credentials it holds go to
+    /// that origin only.
+    pub fn new(base: &str, http: reqwest::Client, limits: Limits) -> Result<BmcClient, String> {
+        Ok(BmcClient {
             http,
-            base: base.trim_end_matches('/').to_string(),
+            origin: Origin::parse(base)?,
+            refused: Mutex::new(Vec::new()),
             auth: Mutex::new(Auth::None),
             gate: Gate::new(limits.per_bmc_concurrency),
             limits,
             requests: AtomicUsize::new(0),
             expand: AtomicBool::new(false),
-        }
+        })
+    }
+
+    /// The refusals of this run: each URL the BMC named outside its origin.
+    pub fn refused(&self) -> Vec<String> {
+        self.refused.lock().expect("not poisoned").clone()
     }
 
     pub fn requests(&self) -> usize {
@@ -112,12 +139,18 @@ impl BmcClient {
         self.expand.store(on, Ordering::Relaxed);
     }
 
-    fn url(&self, path: &str) -> String {
-        if path.starts_with("http://") || path.starts_with("https://") {
-            path.to_string()
-        } else {
-            format!("{}{}", self.base, path)
+    /// The URL of `path` on this BMC, or the refusal (recorded) when it leaves the origin.
+    fn url(&self, path: &str) -> Result<reqwest::Url, FetchError> {
+        self.origin.resolve(path).map_err(|e| self.refuse(&e))
+    }
+
+    fn refuse(&self, e: &OffOrigin) -> FetchError {
+        let msg = e.to_string();
+        let mut r = self.refused.lock().expect("not poisoned");
+        if !r.contains(&msg) {
+            r.push(msg.clone());
         }
+        FetchError::OffOrigin(msg)
     }
 
     fn authorize(&self, req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
@@ -141,10 +174,11 @@ impl BmcClient {
             let _permit = self.gate.acquire(Priority::Branch).await;
             self.requests.fetch_add(1, Ordering::Relaxed);
             let body = serde_json::json!({"UserName": user, "Password": password.expose()});
+            let url = self.url(sessions_path).map_err(|e| e.to_string())?;
             let resp = tokio::time::timeout(
                 self.limits.request_timeout,
                 self.http
-                    .post(self.url(sessions_path))
+                    .post(url)
                     .header("Content-Type", "application/json")
                     .body(body.to_string())
                     .send(),
@@ -162,6 +196,17 @@ impl BmcClient {
                     .get("location")
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_string);
+                // The logout DELETE carries the token: its target must stay on the origin.
+                let location = match location {
+                    Some(l) => match self.origin.resolve(&l) {
+                        Ok(_) => Some(l),
+                        Err(e) => {
+                            self.refuse(&e);
+                            None
+                        }
+                    },
+                    None => None,
+                };
                 if (200..300).contains(&status)
                     && let Some(token) = token
                 {
@@ -196,8 +241,11 @@ impl BmcClient {
             } => l.clone(),
             _ => return false,
         };
+        let Ok(url) = self.url(loc.trim_end_matches('/')) else {
+            return false;
+        };
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let req = self.authorize(self.http.delete(self.url(loc.trim_end_matches('/'))));
+        let req = self.authorize(self.http.delete(url));
         let ok = matches!(tokio::time::timeout(self.limits.request_timeout, req.send()).await, Ok(Ok(r)) if r.status().is_success());
         *self.auth.lock().expect("not poisoned") = Auth::None;
         ok
@@ -230,10 +278,10 @@ impl BmcClient {
         }
     }
 
-    async fn get_once(&self, url: &str) -> Result<Value, (FetchError, bool)> {
+    async fn get_once(&self, url: &reqwest::Url) -> Result<Value, (FetchError, bool)> {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let req = self
-            .authorize(self.http.get(url))
+            .authorize(self.http.get(url.clone()))
             .header("Accept", "application/json")
             .header("OData-Version", "4.0");
         let attempt = async {
@@ -242,6 +290,22 @@ impl BmcClient {
                 (FetchError::Transport(describe(&e)), retry)
             })?;
             let status = resp.status().as_u16();
+            if (300..400).contains(&status)
+                && let Some(loc) = resp.headers().get("location")
+            {
+                // The redirect policy stopped here: the hop leaves the origin.
+                let to = loc.to_str().unwrap_or("?");
+                let target = url
+                    .join(to)
+                    .map_or_else(|_| shown(to), |u| shown(u.as_str()));
+                return Err((
+                    self.refuse(&OffOrigin {
+                        shown: format!("{target} (by an HTTP {status} redirect)"),
+                        origin: self.origin.as_str(),
+                    }),
+                    false,
+                ));
+            }
             if !(200..300).contains(&status) {
                 let retry = matches!(status, 429 | 500 | 502 | 503 | 504);
                 let wait = resp
@@ -282,7 +346,7 @@ fn describe(e: &reqwest::Error) -> String {
 
 impl BmcClient {
     async fn get_with(&self, path: &str, prio: Priority) -> Result<Value, FetchError> {
-        let url = self.url(path);
+        let url = self.url(path)?;
         let _permit = self.gate.acquire(prio).await;
         let mut last = FetchError::Timeout(self.limits.request_timeout);
         for attempt in 0..=self.limits.retries {
@@ -315,12 +379,13 @@ impl BmcClient {
         body: Option<&Value>,
         if_match: Option<&str>,
     ) -> Result<u16, FetchError> {
+        let url = self.url(path)?;
         let _permit = self.gate.acquire(Priority::Branch).await;
         self.requests.fetch_add(1, Ordering::Relaxed);
         let m = reqwest::Method::from_bytes(method.as_bytes())
             .map_err(|e| FetchError::Transport(e.to_string()))?;
         let mut req = self
-            .authorize(self.http.request(m, self.url(path)))
+            .authorize(self.http.request(m, url))
             .header("Accept", "application/json");
         if let Some(b) = body {
             req = req

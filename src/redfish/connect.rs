@@ -74,7 +74,7 @@ pub async fn connect(
         t.trust_on_first_use = false;
     }
     let (tls, _) = tls_for(&e, &url, site_dir, false, &seen)?;
-    let client = BmcClient::new(&url, BmcClient::http(tls, limits)?, limits.clone());
+    let client = BmcClient::new(&url, BmcClient::http(tls, limits)?, limits.clone())?;
     if let Some(c) = &entry.credentials {
         let pw = c
             .password

@@ -23,6 +23,9 @@ pub enum FetchError {
     TooLarge(usize),
     #[error("malformed JSON: {0}")]
     BadJson(String),
+    /// The BMC named a URL outside its origin; nothing was sent there.
+    #[error("{0}")]
+    OffOrigin(String),
 }
 
 /// Reading Redfish resources by path; the seam between the walk and the network.

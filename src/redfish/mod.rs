@@ -8,5 +8,6 @@ pub mod config;
 pub mod connect;
 pub mod fetch;
 mod gate;
+pub mod origin;
 pub mod pins;
 pub mod tls;

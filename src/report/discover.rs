@@ -96,6 +96,11 @@ pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
             ));
         }
     }
+    for o in outcomes {
+        for r in &o.refused {
+            out.push_str(&format!("  {}: {r}\n", o.address));
+        }
+    }
     for o in outcomes.iter().filter(|o| o.recorded_pin.is_some()) {
         out.push_str(&format!(
             "recorded the certificate pin of {} in bmcs.yaml (trust on first use): {}\n",

@@ -56,6 +56,13 @@ pub struct BmcSpec {
     pub credentials: Option<(String, String)>,
     /// JSON values to overwrite: (resource path, JSON pointer, value).
     pub patches: Vec<(String, String, Value)>,
+    /// Hostile: answer requests under `fault_path` (all when unset) with a 302 to this URL
+    /// prefix followed by the request target.
+    pub redirect_to: Option<String>,
+    /// Hostile: the `Location` of a created session.
+    pub session_location: Option<String>,
+    /// The address to listen on (default 127.0.0.1).
+    pub host: std::net::IpAddr,
 }
 
 impl BmcSpec {
@@ -70,6 +77,9 @@ impl BmcSpec {
             expand: false,
             credentials: None,
             patches: Vec::new(),
+            redirect_to: None,
+            session_location: None,
+            host: std::net::IpAddr::from([127, 0, 0, 1]),
         }
     }
 }
@@ -82,6 +92,8 @@ pub struct Stats {
     pub sessions_created: AtomicUsize,
     pub sessions_deleted: AtomicUsize,
     pub basic_auth_seen: AtomicUsize,
+    /// Requests that carried `Authorization` or `X-Auth-Token`, whatever their value.
+    pub credentials_seen: AtomicUsize,
     pub log: Mutex<Vec<String>>,
     active: AtomicUsize,
 }
@@ -113,7 +125,9 @@ impl Fleet {
         let bmcs = specs
             .into_iter()
             .map(|spec| {
-                let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+                let listener = rt
+                    .block_on(TcpListener::bind(SocketAddr::new(spec.host, 0)))
+                    .unwrap();
                 let addr = listener.local_addr().unwrap();
                 let stats = Arc::new(Stats::default());
                 let server = Arc::new(Server {
@@ -331,6 +345,9 @@ impl Server {
             return;
         };
         let n = self.stats.requests.fetch_add(1, Ordering::SeqCst);
+        if req.header("Authorization").is_some() || req.header("X-Auth-Token").is_some() {
+            self.stats.credentials_seen.fetch_add(1, Ordering::SeqCst);
+        }
         let body = String::from_utf8_lossy(&req.body).into_owned();
         self.stats.log.lock().unwrap().push(if body.is_empty() {
             format!("{} {}", req.method, req.target)
@@ -359,6 +376,22 @@ impl Server {
                 .fault_path
                 .as_ref()
                 .is_none_or(|p| path.starts_with(&format!("/redfish/v1{p}")));
+        if let Some(to) = &self.spec.redirect_to
+            && self
+                .spec
+                .fault_path
+                .as_ref()
+                .is_none_or(|p| path.starts_with(&format!("/redfish/v1{p}")))
+        {
+            self.stats.faults.fetch_add(1, Ordering::Relaxed);
+            return respond(
+                &mut sock,
+                302,
+                &[("Location", format!("{to}{}", req.target))],
+                b"",
+            )
+            .await;
+        }
         if faulty {
             self.stats.faults.fetch_add(1, Ordering::Relaxed);
             match self.spec.fault {
@@ -431,7 +464,13 @@ impl Server {
                 201,
                 &[
                     ("X-Auth-Token", token),
-                    ("Location", format!("{sessions}/{id}")),
+                    (
+                        "Location",
+                        self.spec
+                            .session_location
+                            .clone()
+                            .unwrap_or_else(|| format!("{sessions}/{id}")),
+                    ),
                 ],
                 b"{}",
             )

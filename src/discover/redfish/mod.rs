@@ -68,6 +68,8 @@ pub struct BmcOutcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded_pin: Option<String>,
     pub notes: Vec<String>,
+    /// URLs the BMC named outside its origin: refused, nothing sent there.
+    pub refused: Vec<String>,
     #[serde(skip)]
     pub found: Vec<Node>,
 }
@@ -92,6 +94,7 @@ async fn one(
         session_deleted: false,
         recorded_pin: None,
         notes: Vec::new(),
+        refused: Vec::new(),
         found: Vec::new(),
     };
     let url = match config::base_url(entry) {
@@ -114,8 +117,8 @@ async fn one(
         Some(cfg) => BmcClient::http(Some(cfg), &opts.limits),
         None => shared.clone(),
     };
-    let client = match http {
-        Ok(h) => BmcClient::new(&url, h, opts.limits.clone()),
+    let client = match http.and_then(|h| BmcClient::new(&url, h, opts.limits.clone())) {
+        Ok(c) => c,
         Err(e) => {
             out.error = Some(e);
             return out;
@@ -199,6 +202,10 @@ async fn one(
     if first_use && out.ok {
         out.recorded_pin
             .clone_from(&seen.lock().expect("not poisoned"));
+    }
+    out.refused = client.refused();
+    if !out.refused.is_empty() {
+        out.notes.extend(out.refused.iter().cloned());
     }
     out.requests = client.requests();
     out.seconds = started.elapsed().as_secs_f64();

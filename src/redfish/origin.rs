@@ -1,0 +1,124 @@
+//! A BMC's origin (scheme, host, port, as bmcs.yaml configures it) and the rule that binds
+//! credentials to it: every URL a BMC names (an `@odata.id`, a session `Location`, an action
+//! `target`, a redirect) is resolved against the origin and refused unless it stays there.
+//! A BMC that points elsewhere gets the refusal as a finding; nothing is sent.
+
+use url::Url;
+
+/// The scheme, host and port that credentials for one BMC belong to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    base: Url,
+}
+
+/// A URL a BMC named that leaves its origin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the BMC pointed at {shown}; refused (only {origin} is trusted with its credentials)")]
+pub struct OffOrigin {
+    /// What the BMC named, cut and stripped of control characters for display.
+    pub shown: String,
+    pub origin: String,
+}
+
+impl Origin {
+    /// The origin of a base URL such as `https://10.20.0.11:443`.
+    pub fn parse(base: &str) -> Result<Origin, String> {
+        let base = Url::parse(base).map_err(|e| format!("`{base}` is not a URL: {e}"))?;
+        if !matches!(base.scheme(), "http" | "https") || base.host_str().is_none() {
+            return Err(format!("`{base}` is not an http(s) URL with a host"));
+        }
+        if !base.username().is_empty() || base.password().is_some() {
+            return Err("write credentials in `credentials`, not in the address".into());
+        }
+        Ok(Origin { base })
+    }
+
+    /// `scheme://host:port`, as shown to people.
+    pub fn as_str(&self) -> String {
+        self.base.origin().ascii_serialization()
+    }
+
+    /// Resolve `reference` (a path such as `/redfish/v1/Systems/1`, or an absolute URL)
+    /// against this origin; anything that lands on another scheme, host or port (an
+    /// absolute URL elsewhere, `//host/x`, `@host:port/x`, a downgrade to http) is refused.
+    pub fn resolve(&self, reference: &str) -> Result<Url, OffOrigin> {
+        let refused = || OffOrigin {
+            shown: shown(reference),
+            origin: self.as_str(),
+        };
+        if reference.chars().any(char::is_control) {
+            return Err(refused());
+        }
+        // A bare `@host:port/...` would read as userinfo once glued to the base; as a
+        // reference it is a relative path, which is what url::Url::join makes of it.
+        let url = self.base.join(reference).map_err(|_| refused())?;
+        if url.origin() != self.base.origin()
+            || !url.username().is_empty()
+            || url.password().is_some()
+        {
+            return Err(refused());
+        }
+        Ok(url)
+    }
+
+    /// Whether `url` is on this origin.
+    pub fn holds(&self, url: &Url) -> bool {
+        url.origin() == self.base.origin()
+    }
+}
+
+/// A BMC-supplied string made safe to show: control characters dropped, at most 120 chars.
+pub fn shown(s: &str) -> String {
+    let clean: String = s.chars().filter(|c| !c.is_control()).take(120).collect();
+    if s.chars().count() > 120 {
+        format!("{clean}...")
+    } else {
+        clean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_same_origin_urls_resolve() {
+        let o = Origin::parse("https://10.20.0.11").unwrap();
+        assert_eq!(
+            o.resolve("/redfish/v1/Systems/1").unwrap().as_str(),
+            "https://10.20.0.11/redfish/v1/Systems/1"
+        );
+        assert_eq!(
+            o.resolve("https://10.20.0.11:443/redfish/v1")
+                .unwrap()
+                .as_str(),
+            "https://10.20.0.11/redfish/v1"
+        );
+    }
+
+    #[test]
+    fn every_way_out_is_refused() {
+        let o = Origin::parse("https://127.0.0.1:8443").unwrap();
+        for r in [
+            "https://127.0.0.2:8443/redfish/v1",
+            "http://127.0.0.1:8443/redfish/v1",
+            "https://127.0.0.1:9443/redfish/v1",
+            "//127.0.0.2/redfish/v1",
+            "https://user@127.0.0.1:8443/x",
+            "/redfish/v1\nHost: evil",
+        ] {
+            let e = o.resolve(r).unwrap_err();
+            assert!(e.to_string().contains("refused"), "{r}: {e}");
+            assert!(!e.shown.contains('\n'));
+        }
+        // `@host:port/...` is a relative path here, not userinfo: it stays on the origin.
+        let u = o.resolve("@127.0.0.2:9000/redfish/v1").unwrap();
+        assert_eq!(u.host_str(), Some("127.0.0.1"));
+    }
+
+    #[test]
+    fn addresses_with_credentials_are_not_origins() {
+        assert!(Origin::parse("https://root:calvin@10.0.0.1").is_err());
+        assert!(Origin::parse("ftp://10.0.0.1").is_err());
+    }
+}
