@@ -34,6 +34,29 @@ fn http(port: u16, method: &str, path: &str) -> (u16, String) {
     (code, body)
 }
 
+/// POST a webhook with a `X-Rackplan-Webhook-Key` header (or none).
+fn webhook(port: u16, path: &str, key: Option<&str>) -> u16 {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let header = key.map_or(String::new(), |k| {
+        format!("X-Rackplan-Webhook-Key: {k}\r\n")
+    });
+    write!(s, "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n{header}Content-Length: 0\r\n\r\n").unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).unwrap();
+    String::from_utf8_lossy(&buf)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The webhook key rendered into a node's config.
+fn key_of(site: &Site, hostname: &str) -> String {
+    let inputs = rackplan::plan::load_inputs(&site.dir()).unwrap();
+    rackplan::render::webhook_keys(&inputs).unwrap()[hostname].clone()
+}
+
 /// GET a JSON document, which must come with a 200.
 fn get_json(port: u16, path: &str) -> Value {
     let (code, body) = http(port, "GET", path);
@@ -191,11 +214,34 @@ fn serve_hands_each_node_its_own_config_once() {
         http(s.port, "GET", "/manifests/50-longhorn-settings.yaml").0,
         200
     );
-    // Webhooks.
-    assert_eq!(http(s.port, "POST", "/webhook/hv-c01/STARTED").0, 204);
+    // Webhooks: only with the node's own key, which its config carries.
+    let key = parsed_key(&cfg);
+    assert_eq!(key, key_of(&site, "hv-c01"));
+    assert_eq!(webhook(s.port, "/webhook/hv-c01/STARTED", None), 401);
+    assert_eq!(
+        webhook(s.port, "/webhook/hv-c01/STARTED", Some("0123")),
+        401
+    );
+    assert_eq!(
+        webhook(
+            s.port,
+            "/webhook/hv-c01/STARTED",
+            Some(&key_of(&site, "hv-c02"))
+        ),
+        401,
+        "another node's key"
+    );
+    assert_eq!(
+        get_json(s.port, "/status")["nodes"]["hv-c01"]["state"],
+        "waiting"
+    );
+    assert_eq!(webhook(s.port, "/webhook/hv-c01/STARTED", Some(&key)), 204);
     let v = get_json(s.port, "/status");
     assert_eq!(v["nodes"]["hv-c01"]["state"], "installing");
-    assert_eq!(http(s.port, "POST", "/webhook/hv-c01/SUCCEEDED").0, 204);
+    assert_eq!(
+        webhook(s.port, "/webhook/hv-c01/SUCCEEDED", Some(&key)),
+        204
+    );
     let v = get_json(s.port, "/status");
     assert_eq!(v["nodes"]["hv-c01"]["state"], "installed");
     assert_eq!(v["nodes"]["hv-c02"]["state"], "waiting");
@@ -205,6 +251,27 @@ fn serve_hands_each_node_its_own_config_once() {
     assert!(log.contains(&format!("hv-c01 ({id})")), "{log}");
     assert!(!log.contains(&token), "tokens never reach the log");
     assert!(log.contains("refused (path traversal)"), "{log}");
+    assert!(log.contains("refused: no webhook key"), "{log}");
+    assert!(!log.contains(&key), "webhook keys never reach the log");
+    assert!(
+        log.contains("127.0.0.1:"),
+        "the client address is logged: {log}"
+    );
+    // Installed: no new token, a script that boots the disk.
+    let (code, again) = http(s.port, "GET", &format!("/ipxe?mac={mac}"));
+    assert_eq!(code, 200);
+    assert!(!again.contains("token="), "{again}");
+    assert!(again.contains("exit"), "{again}");
+}
+
+fn parsed_key(cfg: &str) -> String {
+    let (parsed, _): (rackplan::render::installer::HarvesterConfig, _) =
+        rackplan::files::yaml::parse(std::path::Path::new("config.yaml"), cfg).unwrap();
+    parsed.install.unwrap().webhooks.unwrap()[0]
+        .headers
+        .as_ref()
+        .unwrap()["X-Rackplan-Webhook-Key"][0]
+        .clone()
 }
 
 #[test]
@@ -234,7 +301,7 @@ fn serve_answers_under_the_path_of_its_base_url() {
     let hook_path = hook
         .strip_prefix(&format!("http://127.0.0.1:{}", s.port))
         .unwrap();
-    assert_eq!(http(s.port, "POST", hook_path).0, 204);
+    assert_eq!(webhook(s.port, hook_path, Some(&parsed_key(&cfg))), 204);
     let v = get_json(s.port, "/harvester/v1.6.1/status");
     assert_eq!(v["nodes"]["hv-c01"]["state"], "installing");
     assert_eq!(
@@ -453,8 +520,12 @@ fn full_loop_render_serve_boot_webhooks() {
             "the BMC fetched the ISO from serve"
         );
         // The installer's webhooks, as it would send them, show up in the status.
-        assert_eq!(http(s.port, "POST", "/webhook/hv-m01/STARTED").0, 204);
-        assert_eq!(http(s.port, "POST", "/webhook/hv-m01/SUCCEEDED").0, 204);
+        let key = key_of(&site, "hv-m01");
+        assert_eq!(webhook(s.port, "/webhook/hv-m01/STARTED", Some(&key)), 204);
+        assert_eq!(
+            webhook(s.port, "/webhook/hv-m01/SUCCEEDED", Some(&key)),
+            204
+        );
         let st = get_json(s.port, "/status");
         assert_eq!(st["nodes"]["hv-m01"]["state"], "installed");
         // Eject and restore.

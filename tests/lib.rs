@@ -15,6 +15,7 @@ mod redfish_faults;
 mod redfish_mockups;
 mod redfish_tls;
 mod render;
+mod serve_hostile;
 mod sim;
 mod ssh;
 mod tables;

@@ -171,7 +171,12 @@ pub struct ServeArgs {
     /// The URL nodes reach this server at (default: harvester.pxe_base_url of site.yaml).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// Folder with the installer's kernel, initrd, rootfs and ISO, served as they are.
+    /// Folder with the installer's kernel, initrd, rootfs and ISO, served as they are
+    /// (refused if it holds rendered install configs).
     #[arg(long, value_name = "DIR")]
     pub artifacts: Option<std::path::PathBuf>,
+    /// Hand a fresh config token to this node (hostname or id) even though its install
+    /// already SUCCEEDED (repeatable). Without it, an installed node is told to boot its disk.
+    #[arg(long, value_name = "NODE")]
+    pub reinstall: Vec<String>,
 }

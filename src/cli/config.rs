@@ -208,6 +208,7 @@ pub struct ServeConfig {
     /// Where nodes reach this server, without a trailing slash.
     pub base_url: String,
     pub artifacts: Option<PathBuf>,
+    pub reinstall: Vec<String>,
 }
 
 impl ServeConfig {
@@ -238,6 +239,7 @@ impl ServeConfig {
             listen,
             base_url,
             artifacts: args.artifacts.clone(),
+            reinstall: args.reinstall.clone(),
         })
     }
 }

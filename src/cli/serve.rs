@@ -8,16 +8,11 @@ use super::{Ctx, term};
 use crate::cli::args::ServeArgs;
 use crate::{bootstrap::serve, plan, render, report};
 
-pub fn run(args: &ServeArgs, _ctx: &Ctx) -> Result<u8, Error> {
+pub fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
     let mut inputs = plan::load_inputs(&args.site.site)?;
     let cfg = ServeConfig::resolve(args, &inputs.site.site)?;
-    if let Some(dir) = &cfg.artifacts
-        && !dir.is_dir()
-    {
-        return Err(Error::Usage(format!(
-            "--artifacts {}: not a folder",
-            dir.display()
-        )));
+    if let Some(dir) = &cfg.artifacts {
+        serve::check_artifacts(dir).map_err(Error::Usage)?;
     }
     // Scripts, config URLs and webhooks must point at where this server really is.
     inputs
@@ -27,13 +22,25 @@ pub fn run(args: &ServeArgs, _ctx: &Ctx) -> Result<u8, Error> {
         .pxe_base_url
         .clone_from(&cfg.base_url);
     let files = render::build(&inputs)?;
+    let webhook_keys = render::webhook_keys(&inputs)?;
+    let json = ctx.json;
     let state = Arc::new(serve::ServeState::new(
-        &inputs.site.site.name.0,
-        &cfg.base_url,
-        files,
-        serve::mac_map(&inputs.inventory, &inputs.lock),
-        cfg.artifacts.clone(),
-        Box::new(|line| term::errln(&line)),
+        serve::ServeInputs {
+            site: inputs.site.site.name.0.clone(),
+            base_url: cfg.base_url.clone(),
+            files,
+            macs: serve::mac_map(&inputs.inventory, &inputs.lock),
+            webhook_keys,
+            reinstall: cfg.reinstall.clone(),
+            artifacts: cfg.artifacts.clone(),
+        },
+        Box::new(move |line| {
+            if json {
+                term::errln(&report::json_line(line));
+            } else {
+                term::errln(&line.text());
+            }
+        }),
     ));
     let rt = term::runtime()?;
     rt.block_on(async move {
@@ -51,12 +58,16 @@ pub fn run(args: &ServeArgs, _ctx: &Ctx) -> Result<u8, Error> {
             addr,
             &cfg.base_url,
         ));
-        axum::serve(listener, serve::router(state))
-            .with_graceful_shutdown(async {
+        serve::listener::serve(
+            listener,
+            serve::router(state),
+            serve::listener::ConnectionLimits::for_this_process(),
+            async {
                 let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .map_err(|e| Error::Server(e.to_string()))
+            },
+        )
+        .await;
+        Ok::<(), Error>(())
     })?;
     Ok(exit::OK)
 }

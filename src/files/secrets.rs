@@ -179,3 +179,43 @@ mod tests {
         assert!(e.contains("RACKPLAN_TEST_SURELY_UNSET is not set"), "{e}");
     }
 }
+
+/// The key a node's installer sends with its webhooks, derived from the cluster token so
+/// that `render` and `serve` agree without storing anything: HMAC-SHA256(token,
+/// "rackplan-webhook/" + hostname), the first 32 hex digits. It sits only in that node's
+/// install config (mode 0600), which is served once, to that node.
+pub fn webhook_key(token: &Secret, hostname: &str) -> String {
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, token.expose().as_bytes());
+    let tag = ring::hmac::sign(&key, format!("rackplan-webhook/{hostname}").as_bytes());
+    tag.as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Compare two secrets without leaking where they differ through timing.
+pub fn constant_time_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod webhook_key_tests {
+    use super::*;
+
+    #[test]
+    fn keys_differ_per_node_and_per_token_and_compare_in_constant_time() {
+        let t = Secret::new("token-a".into());
+        let k1 = webhook_key(&t, "hv-m01");
+        assert_eq!(k1.len(), 32);
+        assert_eq!(k1, webhook_key(&t, "hv-m01"), "stable across renders");
+        assert_ne!(k1, webhook_key(&t, "hv-m02"));
+        assert_ne!(k1, webhook_key(&Secret::new("token-b".into()), "hv-m01"));
+        assert!(constant_time_eq(&k1, &k1.clone()));
+        assert!(!constant_time_eq(&k1, &webhook_key(&t, "hv-m02")));
+        assert!(!constant_time_eq(&k1, ""));
+    }
+}

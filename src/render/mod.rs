@@ -14,6 +14,7 @@ mod summary;
 pub mod validate;
 
 use std::collections::BTreeSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -133,6 +134,22 @@ fn resolve(inputs: &Inputs) -> Result<ResolvedSecrets, Box<InputError>> {
 }
 
 /// Build every file in memory; nothing is written.
+/// Every planned node's webhook key, by hostname, for `serve` to check webhooks against.
+pub fn webhook_keys(inputs: &Inputs) -> Result<HashMap<String, String>, RenderError> {
+    let secrets = resolve(inputs)?;
+    Ok(inputs
+        .lock
+        .nodes
+        .iter()
+        .map(|a| {
+            (
+                a.hostname.clone(),
+                crate::files::secrets::webhook_key(&secrets.token, &a.hostname),
+            )
+        })
+        .collect())
+}
+
 pub fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
     let report = check(inputs);
     if has_errors(&report.findings) {

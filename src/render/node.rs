@@ -12,6 +12,9 @@ use crate::plan::Allocation;
 use crate::profile::{NetworkKind, Profile, Role, select_disks, select_ports};
 use crate::site::{Bond, BondMode, Site};
 
+/// The header that carries a node's webhook key (see `secrets::webhook_key`).
+pub const WEBHOOK_KEY_HEADER: &str = "X-Rackplan-Webhook-Key";
+
 /// Secrets resolved for rendering; kept out of every other structure.
 #[derive(Debug, Clone)]
 pub struct ResolvedSecrets {
@@ -175,7 +178,11 @@ pub fn build(cx: &NodeContext<'_>) -> HarvesterConfig {
                 .map(|ev| super::installer::Webhook {
                     event: (*ev).to_string(),
                     method: "POST".into(),
-                    headers: None,
+                    // `serve` accepts a node's webhooks only with this node's key.
+                    headers: Some(BTreeMap::from([(
+                        WEBHOOK_KEY_HEADER.to_string(),
+                        vec![secrets::webhook_key(&cx.secrets.token, &cx.alloc.hostname)],
+                    )])),
                     url: format!(
                         "{}/webhook/{}/{ev}",
                         site.harvester.pxe_base_url.trim_end_matches('/'),

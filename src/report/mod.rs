@@ -36,6 +36,11 @@ pub fn table(header: &[&str]) -> Table {
     t
 }
 
+/// One JSON document on one line (for logs).
+pub fn json_line<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
 pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("report data serializes")
 }

@@ -1,0 +1,145 @@
+//! The accept loop of `serve`, built to stay up on a hostile install network: a bounded
+//! number of connections, a deadline for a request's header, and, when the table is full,
+//! the oldest connection that never sent a complete request is closed to make room, so
+//! idle sockets (slowloris) cannot lock real nodes out.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tower::ServiceExt;
+
+/// How many connections, and how long a client may take to send a request header.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    pub max_connections: usize,
+    pub header_timeout: Duration,
+}
+
+impl ConnectionLimits {
+    /// Defaults fitted to this process: at most half its open-file limit, at most 512.
+    pub fn for_this_process() -> ConnectionLimits {
+        let files = open_file_limit().unwrap_or(1024);
+        ConnectionLimits {
+            max_connections: (files / 2).clamp(16, 512) as usize,
+            header_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The soft `Max open files` of this process, from /proc (no unsafe code needed).
+fn open_file_limit() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+struct Slot {
+    id: u64,
+    /// A complete request header arrived on this connection.
+    spoke: Arc<AtomicBool>,
+    close: Arc<Notify>,
+}
+
+/// Serve `app` on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    let slots: Arc<Mutex<VecDeque<Slot>>> = Arc::new(Mutex::new(VecDeque::new()));
+    let next_id = AtomicU64::new(0);
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => return,
+            a = listener.accept() => a,
+        };
+        let Ok((sock, peer)) = accepted else {
+            // Out of file descriptors (or a transient error): make room, then go on.
+            evict_one_silent(&slots);
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        {
+            let s = slots.lock().expect("not poisoned");
+            let full = s.len() >= limits.max_connections;
+            drop(s);
+            if full && !evict_one_silent(&slots) {
+                // Every connection is busy with a real request: refuse this one.
+                drop(sock);
+                continue;
+            }
+        }
+        let _ = sock.set_nodelay(true);
+        let id = next_id.fetch_add(1, Ordering::Relaxed);
+        let spoke = Arc::new(AtomicBool::new(false));
+        let close = Arc::new(Notify::new());
+        slots.lock().expect("not poisoned").push_back(Slot {
+            id,
+            spoke: spoke.clone(),
+            close: close.clone(),
+        });
+        let app = app.clone();
+        let slots = slots.clone();
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
+                spoke.store(true, Ordering::Relaxed);
+                req.extensions_mut().insert(ConnectInfo(peer));
+                let app = app.clone();
+                async move { Ok::<_, Infallible>(app.oneshot(req).await.into_response_infallible()) }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .serve_connection(TokioIo::new(sock), svc);
+            tokio::select! {
+                _ = conn => {}
+                () = close.notified() => {}
+            }
+            slots.lock().expect("not poisoned").retain(|s| s.id != id);
+        });
+    }
+}
+
+/// Close the oldest connection that has not sent a request; false when there is none.
+fn evict_one_silent(slots: &Mutex<VecDeque<Slot>>) -> bool {
+    let mut s = slots.lock().expect("not poisoned");
+    if let Some(i) = s.iter().position(|c| !c.spoke.load(Ordering::Relaxed)) {
+        if let Some(c) = s.remove(i) {
+            c.close.notify_one();
+        }
+        return true;
+    }
+    false
+}
+
+trait IntoInfallible {
+    fn into_response_infallible(self) -> axum::response::Response;
+}
+
+impl IntoInfallible for Result<axum::response::Response, Infallible> {
+    fn into_response_infallible(self) -> axum::response::Response {
+        match self {
+            Ok(r) => r,
+            Err(e) => match e {},
+        }
+    }
+}
+
+/// The client address of a request, as the accept loop recorded it.
+pub fn client(req_ext: &axum::http::Extensions) -> Option<SocketAddr> {
+    req_ext
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(a)| *a)
+}
