@@ -19,3 +19,4 @@ mod serve_hostile;
 mod sim;
 mod ssh;
 mod tables;
+mod trust;

@@ -15,6 +15,10 @@ pub struct Cli {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = Output::Table)]
     pub output: Output,
+    /// Seconds to wait for another rackplan writing the same site to finish (default: do
+    /// not wait; say who holds the site and exit 2).
+    #[arg(long, global = true, value_name = "SECS", default_value_t = 0.0)]
+    pub wait_lock: f64,
     #[command(subcommand)]
     pub command: Command,
 }

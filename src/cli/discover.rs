@@ -14,13 +14,12 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     let cfg = RedfishConfig::resolve(args)?;
     let dir = &cfg.site;
     let bmcs_path = dir.join("bmcs.yaml");
-    let (file, src) = config::load(&bmcs_path)?;
+    let (file, _) = config::load(&bmcs_path)?;
     let nodes_path = dir.join("nodes.yaml");
-    let mut inv = if nodes_path.exists() {
-        store::load(&nodes_path)?.0
-    } else {
-        Inventory::default()
-    };
+    // Fail early on an unreadable inventory; the merge re-reads it under the lock.
+    if nodes_path.exists() {
+        store::load(&nodes_path)?;
+    }
 
     let bar = term::progress(file.bmcs.len(), "BMCs", ctx.json);
     let now = utc_now();
@@ -38,6 +37,14 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     ));
     bar.finish_and_clear();
 
+    // The merge works on the files as they are now, under the site's lock: a hand edit or
+    // another discovery that finished during the crawl is kept.
+    let _lock = ctx.lock_site(dir)?;
+    let mut inv = if nodes_path.exists() {
+        store::load(&nodes_path)?.0
+    } else {
+        Inventory::default()
+    };
     let merge = redfish::apply(&mut inv, &file.bmcs, &outcomes, &now);
     store::save(&nodes_path, &inv)?;
     let recorded: Vec<(usize, String)> = outcomes
@@ -45,8 +52,22 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
         .enumerate()
         .filter_map(|(i, o)| o.recorded_pin.clone().map(|p| (i, p)))
         .collect();
-    if let Some(text) = pins::write_back(&src.text, &file, &recorded) {
-        fsio::write_atomic(&bmcs_path, text.as_bytes(), fsio::Mode::Public)?;
+    if !recorded.is_empty() {
+        let (now_file, now_src) = config::load(&bmcs_path)?;
+        let recorded: Vec<(usize, String)> = recorded
+            .into_iter()
+            .filter_map(|(i, pin)| {
+                let addr = &file.bmcs[i].address;
+                now_file
+                    .bmcs
+                    .iter()
+                    .position(|e| e.address == *addr)
+                    .map(|j| (j, pin))
+            })
+            .collect();
+        if let Some(text) = pins::write_back(&now_src.text, &now_file, &recorded) {
+            fsio::write_atomic(&bmcs_path, text.as_bytes(), fsio::Mode::Public)?;
+        }
     }
 
     if ctx.json {

@@ -48,6 +48,9 @@ pub enum Error {
     /// A server that stopped with an error after it started.
     #[error("server error: {0}")]
     Server(String),
+    /// Another rackplan is writing the same site.
+    #[error(transparent)]
+    Lock(crate::files::sitelock::LockError),
     /// The process could not set itself up (the async runtime).
     #[error("{0}")]
     Runtime(String),
@@ -103,6 +106,7 @@ impl Error {
             | Error::Render(_)
             | Error::Bind { .. }
             | Error::Server(_)
+            | Error::Lock(_)
             | Error::Runtime(_) => exit::INPUT,
         }
     }

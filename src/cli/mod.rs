@@ -30,6 +30,18 @@ use error::Error;
 #[derive(Debug, Clone, Copy)]
 pub struct Ctx {
     pub json: bool,
+    /// How long to wait for the site's write lock.
+    pub lock_wait: std::time::Duration,
+}
+
+impl Ctx {
+    /// The write lock of the site folder `dir`.
+    pub fn lock_site(
+        &self,
+        dir: &std::path::Path,
+    ) -> Result<crate::files::sitelock::SiteLock, Error> {
+        crate::files::sitelock::SiteLock::acquire(dir, self.lock_wait).map_err(Error::Lock)
+    }
 }
 
 /// Parse arguments, run, print, and return the process exit code.
@@ -37,8 +49,16 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     term::install_error_hook();
     term::fit_tables_to_terminal();
+    let lock_wait = match config::seconds("--wait-lock", cli.wait_lock, 0.0, 86_400.0) {
+        Ok(d) => d,
+        Err(e) => {
+            term::errln(&format!("error: {e}"));
+            return ExitCode::from(error::exit::INPUT);
+        }
+    };
     let ctx = Ctx {
         json: cli.output == Output::Json,
+        lock_wait,
     };
     match run(&cli, &ctx) {
         Ok(code) => ExitCode::from(code),

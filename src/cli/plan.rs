@@ -7,6 +7,7 @@ use super::{Ctx, term};
 use crate::{plan, report};
 
 pub fn run(site: &Path, release: &[String], dry_run: bool, ctx: &Ctx) -> Result<u8, Error> {
+    let _lock = ctx.lock_site(site)?;
     let inputs = plan::load_inputs(site)?;
     let outcome = plan::allocate::plan(&inputs, release)?;
     if !dry_run {

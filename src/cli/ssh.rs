@@ -31,11 +31,9 @@ pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
     })?;
     let key = ssh::exec::load_key(&identity).map_err(Error::Usage)?;
     let nodes_path = dir.join("nodes.yaml");
-    let mut inv = if nodes_path.exists() {
-        store::load(&nodes_path)?.0
-    } else {
-        Inventory::default()
-    };
+    if nodes_path.exists() {
+        store::load(&nodes_path)?;
+    }
     let bar = term::progress(cfg.hosts.len(), "hosts", ctx.json);
     let now = utc_now();
     let mut outcomes = term::runtime()?.block_on(ssh::discover(
@@ -46,6 +44,13 @@ pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
         &|_| bar.inc(1),
     ));
     bar.finish_and_clear();
+    // Merge into nodes.yaml as it is now, under the site's lock.
+    let _lock = ctx.lock_site(&dir)?;
+    let mut inv = if nodes_path.exists() {
+        store::load(&nodes_path)?.0
+    } else {
+        Inventory::default()
+    };
     let folded = fold::fold(&mut inv, &mut outcomes, &now);
     store::save(&nodes_path, &inv)?;
     if ctx.json {

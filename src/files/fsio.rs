@@ -42,56 +42,115 @@ fn err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) 
 /// When the file already holds exactly these bytes with the right mode, nothing is written,
 /// so re-running a command leaves timestamps alone.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), FsError> {
+    match stage(path, bytes, mode)? {
+        Some(staged) => staged.commit(),
+        None => Ok(()),
+    }
+}
+
+/// A file written in full beside its target, not yet renamed over it.
+#[derive(Debug)]
+pub struct Staged {
+    tmp: tempfile::NamedTempFile,
+    target: PathBuf,
+    dir: PathBuf,
+}
+
+impl Staged {
+    /// Rename over the target (renames need no space, so a set of staged files either all
+    /// land or the failure is reported before any of them moved).
+    pub fn commit(self) -> Result<(), FsError> {
+        let Staged { tmp, target, dir } = self;
+        tmp.persist(&target).map_err(|e| FsError {
+            action: "cannot rename into",
+            path: target.clone(),
+            source: e.error,
+        })?;
+        // The rename is durable only once the directory entry is on disk.
+        if let Ok(d) = fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// Write `bytes` into a synced temporary file beside `path` (`None` when `path` already
+/// holds them). Dropping the result removes the temporary file.
+///
+/// The mode: 0600 for secrets; a public file keeps the mode it has (someone who made it
+/// 0640 meant it), else 0644.
+pub fn stage(path: &Path, bytes: &[u8], mode: Mode) -> Result<Option<Staged>, FsError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&dir).map_err(err("cannot create directory", &dir))?;
-    if unchanged(path, bytes, mode) {
-        return Ok(());
+    let bits = match mode {
+        Mode::Secret => 0o600,
+        Mode::Public => current_mode(path).unwrap_or(0o644),
+    };
+    if unchanged(path, bytes, bits) {
+        return Ok(None);
     }
     let mut tmp = tempfile::Builder::new()
-        .prefix(".rackplan-")
-        .suffix(".tmp")
+        .prefix(TMP_PREFIX)
+        .suffix(TMP_SUFFIX)
         .tempfile_in(&dir)
         .map_err(err("cannot create a temporary file in", &dir))?;
     tmp.write_all(bytes).map_err(err("cannot write", path))?;
-    set_mode(tmp.as_file(), mode).map_err(err("cannot set permissions of", path))?;
+    set_mode(tmp.as_file(), bits).map_err(err("cannot set permissions of", path))?;
     tmp.as_file().sync_all().map_err(err("cannot sync", path))?;
-    tmp.persist(path).map_err(|e| FsError {
-        action: "cannot rename into",
-        path: path.to_path_buf(),
-        source: e.error,
-    })?;
-    // The rename is durable only once the directory entry is on disk.
-    if let Ok(d) = fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    Ok(Some(Staged {
+        tmp,
+        target: path.to_path_buf(),
+        dir,
+    }))
 }
 
-fn unchanged(path: &Path, bytes: &[u8], mode: Mode) -> bool {
+const TMP_PREFIX: &str = ".rackplan-";
+const TMP_SUFFIX: &str = ".tmp";
+
+/// Remove temporary files a killed run left under `dir` (they may hold secrets). Only our
+/// own names (`.rackplan-*.tmp`) are touched; returns how many were removed.
+pub fn remove_leftovers(dir: &Path) -> usize {
+    let mut removed = 0;
+    let mut todo = vec![(dir.to_path_buf(), 0)];
+    while let Some((d, depth)) = todo.pop() {
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() && depth < 8 {
+                todo.push((e.path(), depth + 1));
+            } else if t.is_file()
+                && name.starts_with(TMP_PREFIX)
+                && name.ends_with(TMP_SUFFIX)
+                && fs::remove_file(e.path()).is_ok()
+            {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+fn unchanged(path: &Path, bytes: &[u8], bits: u32) -> bool {
     let Ok(old) = fs::read(path) else {
         return false;
     };
-    old == bytes && current_mode(path) == Some(mode_bits(mode))
-}
-
-fn mode_bits(mode: Mode) -> u32 {
-    match mode {
-        Mode::Public => 0o644,
-        Mode::Secret => 0o600,
-    }
+    old == bytes && current_mode(path) == Some(bits)
 }
 
 #[cfg(unix)]
-fn set_mode(file: &fs::File, mode: Mode) -> std::io::Result<()> {
+fn set_mode(file: &fs::File, bits: u32) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(fs::Permissions::from_mode(mode_bits(mode)))
+    file.set_permissions(fs::Permissions::from_mode(bits))
 }
 
 #[cfg(not(unix))]
-fn set_mode(_file: &fs::File, _mode: Mode) -> std::io::Result<()> {
+fn set_mode(_file: &fs::File, _bits: u32) -> std::io::Result<()> {
     Ok(())
 }
 
@@ -121,12 +180,30 @@ mod tests {
         assert_eq!(current_mode(&p), Some(0o600));
         write_atomic(&p, b"two", Mode::Public).unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"two");
-        assert_eq!(current_mode(&p), Some(0o644));
+        assert_eq!(
+            current_mode(&p),
+            Some(0o600),
+            "a rewrite keeps the file's mode"
+        );
+        let q = dir.path().join("a/b/new.yaml");
+        write_atomic(&q, b"x", Mode::Public).unwrap();
+        assert_eq!(current_mode(&q), Some(0o644));
+        fs::remove_file(&q).unwrap();
         // No temporary files are left behind.
         let names: Vec<_> = fs::read_dir(p.parent().unwrap())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn leftovers_of_a_killed_run_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("nodes/hv-c01")).unwrap();
+        fs::write(dir.path().join("nodes/hv-c01/.rackplan-abc.tmp"), b"token").unwrap();
+        fs::write(dir.path().join("keep.tmp"), b"mine").unwrap();
+        assert_eq!(remove_leftovers(dir.path()), 1);
+        assert!(dir.path().join("keep.tmp").exists());
     }
 }

@@ -4,4 +4,5 @@
 
 pub mod fsio;
 pub mod secrets;
+pub mod sitelock;
 pub mod yaml;

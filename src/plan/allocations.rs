@@ -39,6 +39,16 @@ pub struct Allocation {
     pub password_salt: String,
 }
 
+/// An RFC 1123 label: 1 to 63 of `a-z`, `0-9`, `-`, not starting or ending with `-`.
+pub fn is_rfc1123_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
 impl Lock {
     pub fn get(&self, id: &str) -> Option<&Allocation> {
         self.nodes.iter().find(|a| a.id == id)
@@ -50,9 +60,37 @@ impl Lock {
             return Ok((Lock::default(), None));
         }
         let (lock, src): (Lock, Source) = yaml::load(path)?;
+        // An empty or comment-only lock is damage (a full disk, a truncation, a bad
+        // merge), never "no lock": taking it as empty would renumber every node.
+        let has_content = src
+            .text
+            .lines()
+            .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+        if !has_content {
+            return Err(src.error_at(
+                &path![],
+                "allocations.yaml is empty: the lock is damaged, not absent",
+                Some("restore it from version control or a backup; delete the file only if you mean to renumber every node".into()),
+            ));
+        }
         let mut names = BTreeSet::new();
         let mut ips = BTreeSet::new();
+        let mut ids = BTreeSet::new();
         for (i, a) in lock.nodes.iter().enumerate() {
+            if !ids.insert(a.id.as_str()) {
+                return Err(src.error_at(
+                    &path!["nodes", i, "id"],
+                    format!("duplicate node id `{}`", a.id),
+                    Some("a node has one allocation; delete one of the two entries".into()),
+                ));
+            }
+            if !is_rfc1123_label(&a.hostname) {
+                return Err(src.error_at(
+                    &path!["nodes", i, "hostname"],
+                    format!("`{}` is not a valid hostname (RFC 1123: 1-63 of a-z, 0-9 and `-`, not starting or ending with `-`)", crate::redfish::origin::shown(&a.hostname)),
+                    Some("write a lowercase name such as hv-c01".into()),
+                ));
+            }
             if !names.insert(a.hostname.as_str()) {
                 return Err(src.error_at(
                     &path!["nodes", i, "hostname"],
@@ -75,7 +113,50 @@ impl Lock {
                 ));
             }
         }
+        if let Some(init) = &lock.cluster_init
+            && !lock.nodes.iter().any(|a| a.id == *init)
+        {
+            return Err(src.error_at(
+                &path!["cluster_init"],
+                format!("cluster_init names `{init}`, which has no allocation: no node would create the cluster"),
+                Some("name the id of a management node in this file".into()),
+            ));
+        }
         Ok((lock, Some(src)))
+    }
+
+    /// The checks that need the site: every address inside the management network, none
+    /// equal to the VIP, the gateway or the network and broadcast addresses.
+    pub fn validate_against(
+        &self,
+        src: &Source,
+        m: &crate::site::ManagementNetwork,
+    ) -> Result<(), InputError> {
+        for (i, a) in self.nodes.iter().enumerate() {
+            let ip = a.management_ip;
+            let why = if ip == m.vip {
+                Some(format!("{ip} is the cluster VIP"))
+            } else if ip == m.gateway {
+                Some(format!("{ip} is the gateway"))
+            } else if !m.cidr.contains(&ip) {
+                Some(format!("{ip} is outside the management network {}", m.cidr))
+            } else if ip == m.cidr.network() || ip == m.cidr.broadcast() {
+                Some(format!(
+                    "{ip} is the network or broadcast address of {}",
+                    m.cidr
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(src.error_at(
+                    &path!["nodes", i, "management_ip"],
+                    format!("node {}: {why}", a.id),
+                    Some("give the node a free address of management.pool, or delete the entry and run `rackplan plan`".into()),
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub fn save(&self, path: &Path) -> Result<(), fsio::FsError> {

@@ -44,7 +44,10 @@ pub fn load_inputs(dir: &std::path::Path) -> Result<Inputs, LoadError> {
         )));
     }
     let (inventory, inventory_source) = crate::inventory::store::load(&nodes_path)?;
-    let (lock, _) = Lock::load(&site.file("allocations.yaml"))?;
+    let (lock, lock_src) = Lock::load(&site.file("allocations.yaml"))?;
+    if let Some(src) = &lock_src {
+        lock.validate_against(src, &site.site.management)?;
+    }
     Ok(Inputs {
         site,
         profiles,

@@ -260,9 +260,20 @@ pub fn write(out: &Path, files: Vec<OutputFile>) -> Result<RenderOutcome, Render
         .map(|t| t.lines().map(str::to_string).collect())
         .unwrap_or_default();
     let new: BTreeSet<String> = files.iter().map(|f| f.path.clone()).collect();
+    // Temporary files of a run that was killed may hold secrets.
+    fsio::remove_leftovers(out);
+    // Every file is written in full first; only then are they renamed into place. A full
+    // disk fails the run while the old output is still whole (the staged files are
+    // dropped, which removes them), never leaving some configs new and some old.
+    let mut staged = Vec::new();
     for f in &files {
         let mode = if f.secret { Mode::Secret } else { Mode::Public };
-        fsio::write_atomic(&out.join(&f.path), &f.bytes, mode)?;
+        if let Some(s) = fsio::stage(&out.join(&f.path), &f.bytes, mode)? {
+            staged.push(s);
+        }
+    }
+    for s in staged {
+        s.commit()?;
     }
     let mut removed = Vec::new();
     for stale in old.difference(&new) {
