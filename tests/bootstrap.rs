@@ -375,7 +375,32 @@ fn boot_requests_per_vendor_through_the_replay_server() {
             "dry run sent something"
         );
     }
-    args.extend(["--yes", "--wait", "5"]);
+    // The gate: not rendered yet, so nothing is booted and nothing but GETs is sent.
+    args.extend(["--yes", "--restart-running", "--wait", "5"]);
+    let (code, v) = boot(&site, &args);
+    assert_eq!(code, 3, "{v:#}");
+    for n in v["nodes"].as_array().unwrap() {
+        assert!(
+            n["error"]
+                .as_str()
+                .unwrap()
+                .contains("no rendered install config"),
+            "{n}"
+        );
+    }
+    for b in &fleet.bmcs {
+        assert!(
+            b.stats
+                .log
+                .lock()
+                .unwrap()
+                .iter()
+                .all(|l| l.starts_with("GET ")),
+            "the gate sent something"
+        );
+    }
+    let r = site.run(&["render", "--site", "{site}"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let (code, v) = boot(&site, &args);
     assert_eq!(code, 0, "{v:#}");
     let writes = |i: usize| -> Vec<String> {
@@ -429,6 +454,60 @@ fn boot_requests_per_vendor_through_the_replay_server() {
 }
 
 #[test]
+fn the_boot_gate_holds_until_forced_and_a_running_host_is_left_alone() {
+    let site = Site::example();
+    std::fs::remove_file(site.file("bmcs.yaml")).unwrap();
+    let fleet = Fleet::start(vec![BmcSpec::new(&mockup(
+        "dell-poweredge-r750-idrac9-6.00",
+    ))]);
+    point_bmc(&site, "hv-c01", &fleet.bmcs[0].url());
+    let writes = || {
+        fleet.bmcs[0]
+            .stats
+            .log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| !l.starts_with("GET "))
+            .count()
+    };
+    // Not rendered: --force boots it anyway, and says so; the host is on, and without
+    // --restart-running it is not restarted.
+    let (code, v) = boot(
+        &site,
+        &["--node", "hv-c01", "--yes", "--force", "--wait", "5"],
+    );
+    assert_eq!(code, 3, "{v:#}");
+    let n = &v["nodes"][0];
+    assert!(
+        n["forced_past"][0]
+            .as_str()
+            .unwrap()
+            .contains("no rendered install config"),
+        "{n}"
+    );
+    assert!(
+        n["error"].as_str().unwrap().contains("--restart-running"),
+        "{n}"
+    );
+    assert_eq!(writes(), 0, "a running host was left alone");
+    let (code, v) = boot(
+        &site,
+        &[
+            "--node",
+            "hv-c01",
+            "--yes",
+            "--force",
+            "--restart-running",
+            "--wait",
+            "5",
+        ],
+    );
+    assert_eq!(code, 0, "{v:#}");
+    assert!(writes() >= 3);
+}
+
+#[test]
 fn a_failing_bmc_touches_no_other_node() {
     let site = Site::example();
     std::fs::remove_file(site.file("bmcs.yaml")).unwrap();
@@ -441,10 +520,18 @@ fn a_failing_bmc_touches_no_other_node() {
     ]);
     point_bmc(&site, "hv-c01", &fleet.bmcs[0].url());
     point_bmc(&site, "hv-c02", &fleet.bmcs[1].url());
+    assert_eq!(site.run(&["render", "--site", "{site}"]).code, 0);
     let (code, v) = boot(
         &site,
         &[
-            "--node", "hv-c01", "--node", "hv-c02", "--yes", "--wait", "5",
+            "--node",
+            "hv-c01",
+            "--node",
+            "hv-c02",
+            "--yes",
+            "--restart-running",
+            "--wait",
+            "5",
         ],
     );
     assert_eq!(code, 3);
@@ -496,6 +583,8 @@ fn full_loop_render_serve_boot_webhooks() {
     std::fs::write(art.path().join("harvester-test.iso"), vec![0u8; 64 * 1024]).unwrap();
     let s = Serve::start(&site, Some(art.path()));
     let iso = format!("http://127.0.0.1:{}/harvester-test.iso", s.port);
+    let r = site.run(&["render", "--site", "{site}"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let (code, v) = boot(
         &site,
         &["--node", "hv-m01", "--yes", "--iso", &iso, "--wait", "40"],

@@ -159,6 +159,13 @@ pub struct BootArgs {
     /// Installer ISO URL (default: harvester.iso_url of site.yaml).
     #[arg(long, value_name = "URL")]
     pub iso: Option<String>,
+    /// Boot nodes even if they are not planned, not rendered or have error findings (the
+    /// output records that the gate was overridden).
+    #[arg(long)]
+    pub force: bool,
+    /// Restart a host that is powered on (without it, a running host is left alone).
+    #[arg(long)]
+    pub restart_running: bool,
     /// Seconds to wait for the node to report power on after the reset.
     #[arg(long, default_value_t = 600.0, value_name = "SECS")]
     pub wait: f64,

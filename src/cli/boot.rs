@@ -3,10 +3,11 @@
 use super::config::BootConfig;
 use super::error::{Error, exit};
 use super::{Ctx, term};
-use crate::bootstrap::boot::{run::RunOptions, run::run as boot_all, targets};
+use crate::bootstrap::boot::run::{self, RunOptions, run as boot_all};
+use crate::bootstrap::boot::{Action, gate, targets};
 use crate::cli::args::BootArgs;
 use crate::redfish::config::BmcsFile;
-use crate::{plan, report};
+use crate::{plan, render, report};
 
 pub fn run(args: &BootArgs, ctx: &Ctx) -> Result<u8, Error> {
     let inputs = plan::load_inputs(&args.site.site)?;
@@ -24,8 +25,32 @@ pub fn run(args: &BootArgs, ctx: &Ctx) -> Result<u8, Error> {
         action: cfg.action,
         execute: cfg.execute,
         wait: cfg.wait,
+        restart_running: cfg.restart_running,
     };
-    let results = term::runtime()?.block_on(boot_all(&targets, &cfg.site, &opts));
+    // The gate: only planned, rendered nodes without error findings are booted for real.
+    let findings = plan::check::check(&inputs).findings;
+    let out_dir = render::default_out_dir(&cfg.site, &inputs.site.site.name.0);
+    let mut go = Vec::new();
+    let mut stopped = Vec::new();
+    let mut forced = Vec::new();
+    for t in targets {
+        let why = gate::blockers(&inputs, &findings, &out_dir, &t);
+        if why.is_empty() || !cfg.execute || cfg.action == Action::Eject {
+            go.push(t);
+        } else if cfg.force {
+            forced.push((t.name.clone(), why));
+            go.push(t);
+        } else {
+            stopped.push(run::refused(&t, &why));
+        }
+    }
+    let mut results = term::runtime()?.block_on(boot_all(&go, &cfg.site, &opts));
+    for r in &mut results {
+        if let Some((_, why)) = forced.iter().find(|(n, _)| *n == r.node) {
+            r.forced_past.clone_from(why);
+        }
+    }
+    results.extend(stopped);
     if ctx.json {
         term::outln(&report::json(&report::boot::BootJson {
             dry_run: !cfg.execute,

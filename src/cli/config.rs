@@ -277,6 +277,8 @@ pub struct BootConfig {
     pub action: Action,
     pub iso: String,
     pub wait: Duration,
+    pub force: bool,
+    pub restart_running: bool,
 }
 
 impl BootConfig {
@@ -307,6 +309,8 @@ impl BootConfig {
             },
             iso,
             wait: seconds("--wait", args.wait, 1.0, 86_400.0)?,
+            force: args.force,
+            restart_running: args.restart_running,
         })
     }
 }

@@ -23,7 +23,7 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
 
     let bar = term::progress(file.bmcs.len(), "BMCs", ctx.json);
     let now = utc_now();
-    let outcomes = term::runtime()?.block_on(redfish::discover(
+    let mut outcomes = term::runtime()?.block_on(redfish::discover(
         &file.bmcs,
         dir,
         &cfg.options,
@@ -45,7 +45,7 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     } else {
         Inventory::default()
     };
-    let merge = redfish::apply(&mut inv, &file.bmcs, &outcomes, &now);
+    let merge = redfish::apply(&mut inv, &file.bmcs, &mut outcomes, &now);
     store::save(&nodes_path, &inv)?;
     let recorded: Vec<(usize, String)> = outcomes
         .iter()

@@ -54,6 +54,9 @@ pub fn check(inputs: &Inputs) -> CheckReport {
         }
     }
     findings.extend(duplicates(inv));
+    for node in &inv.nodes {
+        findings.extend(untrusted_text(node));
+    }
     findings.extend(site_findings(inputs, &roles));
     findings.sort_by(|a, b| {
         (a.node == "site", &a.node, a.severity, a.code).cmp(&(
@@ -64,6 +67,63 @@ pub fn check(inputs: &Inputs) -> CheckReport {
         ))
     });
     CheckReport { findings, roles }
+}
+
+/// Characters that must never reach a config, an iPXE script or a comment from what a BMC
+/// or host said: control characters (a newline ends an iPXE command or a YAML comment) and
+/// iPXE's and the shell's metacharacters.
+fn unsafe_char(c: char) -> bool {
+    c.is_control() || matches!(c, '$' | '{' | '}' | '\\' | '|' | '&' | ';' | '`' | '"')
+}
+
+/// Every discovered string of a node, checked: one error finding per field that holds a
+/// character that could turn into a command or break a file.
+pub fn untrusted_text(node: &Node) -> Vec<Finding> {
+    let mut fields: Vec<(String, &str)> = vec![("id".into(), node.id.as_str())];
+    fn opt<'a>(name: &str, v: &'a Option<String>) -> Option<(String, &'a str)> {
+        v.as_deref().map(|x| (name.to_string(), x))
+    }
+    fields.extend(opt("serial", &node.serial));
+    fields.extend(opt("manufacturer", &node.manufacturer));
+    fields.extend(opt("model", &node.model));
+    if let Some(b) = &node.bmc {
+        fields.push(("bmc.address".into(), b.address.as_str()));
+        fields.extend(opt("bmc.vendor", &b.vendor));
+        fields.extend(opt("bmc.firmware", &b.firmware));
+    }
+    if let Some(c) = &node.cpu {
+        fields.extend(opt("cpu.model", &c.model));
+    }
+    for (i, d) in node.disks.iter().enumerate() {
+        fields.push((format!("disks[{i}].id"), d.id.as_str()));
+        fields.extend(opt(&format!("disks[{i}].path"), &d.path));
+        fields.extend(opt(&format!("disks[{i}].model"), &d.model));
+        fields.extend(opt(&format!("disks[{i}].serial"), &d.serial));
+    }
+    for (i, n) in node.nics.iter().enumerate() {
+        fields.push((format!("nics[{i}].mac"), n.mac.as_str()));
+        fields.extend(opt(&format!("nics[{i}].name"), &n.name));
+        fields.extend(opt(&format!("nics[{i}].adapter"), &n.adapter));
+    }
+    fields
+        .into_iter()
+        .filter(|(_, v)| v.chars().any(unsafe_char))
+        .map(|(field, v)| {
+            let shown: String = v
+                .chars()
+                .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+                .take(60)
+                .collect();
+            Finding::new(
+                &crate::redfish::origin::shown(&node.id),
+                Severity::Error,
+                "untrusted-text",
+                format!("{field} holds a control or script character: \"{shown}\""),
+                "text from a BMC or host reaches install configs, iPXE scripts and comments; a newline or `$` there could become a command",
+                "correct it in nodes.yaml (or at the BMC) and rediscover; nothing is rendered until then",
+            )
+        })
+        .collect()
 }
 
 fn duplicates(inv: &crate::inventory::Inventory) -> Vec<Finding> {

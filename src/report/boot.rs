@@ -41,6 +41,9 @@ pub fn boot_text(results: &[NodeResult], dry_run: bool) -> String {
                 out.push_str(&format!("  note: {n}\n"));
             }
         }
+        for f in &r.forced_past {
+            out.push_str(&format!("  gate overridden by --force: {f}\n"));
+        }
         for d in &r.done {
             out.push_str(&format!("  done: {d}\n"));
         }
@@ -49,7 +52,10 @@ pub fn boot_text(results: &[NodeResult], dry_run: bool) -> String {
         }
     }
     if dry_run {
-        out.push_str("dry run: nothing was sent; add --yes to carry out the plan\n");
+        let reads: usize = results.iter().map(|r| r.requests).sum();
+        out.push_str(&format!(
+            "dry run: {reads} read-only request(s) (GETs, and a session login and logout where the BMC needs one) read the plan; nothing was changed. Add --yes to carry it out\n"
+        ));
     }
     out
 }

@@ -9,6 +9,7 @@
 //! Without `--yes` only the plan is printed. Each node is planned and run on its own: a
 //! failure on one never touches another.
 
+pub mod gate;
 #[cfg(test)]
 mod plan_tests;
 pub mod run;

@@ -23,6 +23,12 @@ pub struct NodeResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<Plan>,
     pub done: Vec<String>,
+    /// Requests made to the BMC (in a dry run, all of them read-only GETs and the session
+    /// login and logout).
+    pub requests: usize,
+    /// The gate's objections that `--force` overrode.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forced_past: Vec<String>,
 }
 
 /// How a run behaves.
@@ -34,6 +40,8 @@ pub struct RunOptions {
     pub execute: bool,
     /// How long to wait for the host to report power on after the reset.
     pub wait: Duration,
+    /// Restart a host that is powered on.
+    pub restart_running: bool,
 }
 
 /// Plan (and with `opts.execute`, run) every target.
@@ -53,6 +61,8 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
         error: None,
         plan: None,
         done: Vec::new(),
+        requests: 0,
+        forced_past: Vec::new(),
     };
     let client = match connect(&t.entry, site_dir, limits).await {
         Ok(c) => c,
@@ -63,7 +73,15 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
     };
     match plan(&client, &opts.iso, opts.action).await {
         Ok(p) => {
-            if opts.execute {
+            if opts.execute
+                && p.power_state == "On"
+                && !opts.restart_running
+                && opts.action == Action::Boot
+            {
+                r.error = Some(
+                    "the host is powered on: it was left alone (add --restart-running to restart it into the installer)".into(),
+                );
+            } else if opts.execute {
                 match execute(&client, &p, opts.wait).await {
                     Ok(done) => {
                         r.done = done;
@@ -79,5 +97,23 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
         Err(e) => r.error = Some(e),
     }
     client.logout().await;
+    r.requests = client.requests();
     r
+}
+
+/// The result for a target the gate stopped: nothing was sent to its BMC.
+pub fn refused(t: &Target, why: &[String]) -> NodeResult {
+    NodeResult {
+        node: t.name.clone(),
+        bmc: t.entry.address.clone(),
+        ok: false,
+        error: Some(format!(
+            "not booted: {} (--force boots it anyway)",
+            why.join("; ")
+        )),
+        plan: None,
+        done: Vec::new(),
+        requests: 0,
+        forced_past: Vec::new(),
+    }
 }

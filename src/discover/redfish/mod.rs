@@ -7,6 +7,7 @@
 //! of BMCs with a global cap on BMCs in flight and a deadline per BMC.
 
 pub mod crawl;
+pub mod identity;
 pub mod normalize;
 #[cfg(test)]
 mod quirk_tests;
@@ -72,6 +73,9 @@ pub struct BmcOutcome {
     pub refused: Vec<String>,
     #[serde(skip)]
     pub found: Vec<Node>,
+    /// Per found node, the id it takes when its serial is another machine's.
+    #[serde(skip)]
+    pub fallback_ids: Vec<String>,
 }
 
 async fn one(
@@ -96,6 +100,7 @@ async fn one(
         notes: Vec::new(),
         refused: Vec::new(),
         found: Vec::new(),
+        fallback_ids: Vec::new(),
     };
     let url = match config::base_url(entry) {
         Ok(u) => u,
@@ -194,6 +199,8 @@ async fn one(
             for sys in &raw.systems {
                 let node = normalize::node(sys, &raw.root, &url, now, &mut out.notes);
                 out.nodes.push(node.id.clone());
+                out.fallback_ids
+                    .push(normalize::fallback_id(&sys.system, &url));
                 out.found.push(node);
             }
             out.ok = true;
@@ -238,11 +245,41 @@ pub async fn discover(
 pub fn apply(
     inv: &mut crate::inventory::Inventory,
     entries: &[BmcEntry],
-    outcomes: &[BmcOutcome],
+    outcomes: &mut [BmcOutcome],
     now: &str,
 ) -> crate::inventory::store::MergeReport {
+    // Serials repeat: give each machine an id no other machine holds first.
+    let mut all: Vec<(Node, String)> = Vec::new();
+    let mut at: Vec<(usize, usize)> = Vec::new();
+    for (oi, o) in outcomes.iter().enumerate() {
+        if !o.ok {
+            continue;
+        }
+        for (ni, n) in o.found.iter().enumerate() {
+            let alt = o
+                .fallback_ids
+                .get(ni)
+                .cloned()
+                .unwrap_or_else(|| n.id.clone());
+            all.push((n.clone(), alt));
+            at.push((oi, ni));
+        }
+    }
+    let before: Vec<String> = all.iter().map(|(n, _)| n.id.clone()).collect();
+    identity::disambiguate(inv, &mut all);
+    for (((node, _), (oi, ni)), old) in all.into_iter().zip(at).zip(before) {
+        if node.id != old {
+            let o = &mut outcomes[oi];
+            o.notes.push(format!(
+                "serial {old} is also another machine's: this one is node `{}` (see `rackplan check`)",
+                node.id
+            ));
+            o.nodes[ni].clone_from(&node.id);
+            o.found[ni] = node;
+        }
+    }
     let mut found = crate::inventory::store::Discovery::default();
-    for o in outcomes {
+    for o in outcomes.iter() {
         if o.ok {
             found.seen.extend(o.found.iter().cloned());
         } else {
@@ -259,7 +296,7 @@ pub fn apply(
         }
     }
     let report = crate::inventory::store::merge(inv, found, now);
-    for (e, o) in entries.iter().zip(outcomes) {
+    for (e, o) in entries.iter().zip(outcomes.iter()) {
         let Some(rack) = &e.rack else { continue };
         for id in &o.nodes {
             if let Some(n) = inv.nodes.iter_mut().find(|n| n.id == *id)

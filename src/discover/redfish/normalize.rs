@@ -27,15 +27,38 @@ fn state(v: &Value) -> Option<&str> {
     v.pointer("/Status/State").and_then(Value::as_str)
 }
 
-/// A serial that identifies nothing: empty, all one character, or dots.
-fn placeholder(serial: &str) -> bool {
+/// Serials that firmware writes when the vendor wrote none (DMTF SMBIOS defaults and the
+/// common OEM ones), compared without case.
+const PLACEHOLDER_SERIALS: &[&str] = &[
+    "to be filled by o.e.m.",
+    "to be filled by oem",
+    "default string",
+    "system serial number",
+    "chassis serial number",
+    "not specified",
+    "not applicable",
+    "n/a",
+    "na",
+    "none",
+    "null",
+    "unknown",
+    "invalid",
+    "serial",
+    "serialnumber",
+    "0123456789",
+    "123456789",
+    "1234567890",
+];
+
+/// A serial that identifies nothing: empty, all one character, dots, or a firmware
+/// placeholder. Such a serial never identifies a node.
+pub fn placeholder(serial: &str) -> bool {
     let t = serial.trim();
+    let lower = t.to_ascii_lowercase();
     t.is_empty()
         || t.chars().all(|c| c == t.chars().next().unwrap_or('0'))
-        || t.chars().all(|c| c == '.' || c == ' ')
-        || t.eq_ignore_ascii_case("n/a")
-        || t.eq_ignore_ascii_case("not specified")
-        || t == "0123456789"
+        || t.chars().all(|c| c == '.' || c == ' ' || c == '-')
+        || PLACEHOLDER_SERIALS.contains(&lower.as_str())
         || t.starts_with("01234567890123456789")
 }
 
@@ -386,13 +409,21 @@ fn vendor(root: &Value, system: &Value) -> Option<String> {
     )
 }
 
-/// The node id: the system serial where it means something, else the UUID, else the BMC
-/// address with the system's id (stable for that BMC).
+/// The node id: the system serial where it means something, else [`fallback_id`].
 fn node_id(system: &Value, address: &str) -> String {
     if let Some(sn) = s(system, "SerialNumber").filter(|x| !placeholder(x)) {
         return sn.to_string();
     }
-    if let Some(u) = s(system, "UUID").filter(|u| !u.chars().all(|c| c == '0' || c == '-')) {
+    fallback_id(system, address)
+}
+
+/// The id of a system without a usable serial, or whose serial another server also
+/// reports: its UUID (unless a placeholder), else the BMC address with the system's id.
+pub fn fallback_id(system: &Value, address: &str) -> String {
+    if let Some(u) = s(system, "UUID").filter(|u| {
+        !u.chars()
+            .all(|c| c == '0' || c == '-' || c.eq_ignore_ascii_case(&'f'))
+    }) {
         return u.to_ascii_lowercase();
     }
     let host = address.split("://").nth(1).unwrap_or(address);

@@ -1,0 +1,43 @@
+//! The safety gate in front of `boot --yes`: a node is booted into the installer only when
+//! it is planned (it has an allocation), rendered (its install config exists in the output
+//! folder) and has no error finding. `--force` overrides the gate, and the result says so.
+
+use std::path::Path;
+
+use super::targets::Target;
+use crate::plan::{Finding, Inputs, Severity};
+
+/// Why `target` may not be booted; empty when it may.
+pub fn blockers(
+    inputs: &Inputs,
+    findings: &[Finding],
+    out_dir: &Path,
+    target: &Target,
+) -> Vec<String> {
+    let mut why = Vec::new();
+    let Some(a) = inputs.lock.get(&target.node) else {
+        why.push("it is not planned (run `rackplan plan`)".to_string());
+        return why;
+    };
+    if !out_dir
+        .join("nodes")
+        .join(&a.hostname)
+        .join("config.yaml")
+        .is_file()
+    {
+        why.push(format!(
+            "it has no rendered install config in {} (run `rackplan render`)",
+            out_dir.display()
+        ));
+    }
+    let errors = findings
+        .iter()
+        .filter(|f| f.node == target.node && f.severity == Severity::Error)
+        .count();
+    if errors > 0 {
+        why.push(format!(
+            "it has {errors} error finding(s) (see `rackplan check --site DIR`)"
+        ));
+    }
+    why
+}

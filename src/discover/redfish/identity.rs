@@ -1,0 +1,133 @@
+//! Which record a discovered system is. The system serial is the id where it means
+//! something, but serials repeat (a reused board, a cloned FRU, a vendor's placeholder), so
+//! a serial alone never merges two machines: a system whose serial is already held, in this
+//! run or in the inventory, by a machine behind another BMC with none of its MACs is kept as
+//! a record of its own under its fallback id (UUID, else BMC address and system), with a
+//! note; `check` then reports the duplicate serial on both.
+
+use crate::inventory::{Inventory, Node};
+
+/// Whether two records describe one machine: the same BMC, or a MAC in common.
+pub fn same_machine(a: &Node, b: &Node) -> bool {
+    let bmc = |n: &Node| n.bmc.as_ref().map(|b| b.address.clone());
+    (bmc(a).is_some() && bmc(a) == bmc(b))
+        || a.nics
+            .iter()
+            .any(|x| !x.mac.is_empty() && b.nics.iter().any(|y| y.mac == x.mac))
+}
+
+/// Give every found node an id no other machine holds. `found` pairs each node with its
+/// fallback id; returns a note per renamed node.
+pub fn disambiguate(inv: &Inventory, found: &mut [(Node, String)]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for i in 0..found.len() {
+        let (before, rest) = found.split_at_mut(i);
+        let (node, alt) = &mut rest[0];
+        let taken_now = before
+            .iter()
+            .find(|(other, _)| other.id == node.id && !same_machine(other, node));
+        let taken_before = inv
+            .nodes
+            .iter()
+            .find(|n| n.id == node.id && !same_machine(n, node));
+        let holder = taken_now
+            .map(|(o, _)| {
+                o.bmc
+                    .as_ref()
+                    .map_or("another BMC", |b| b.address.as_str())
+                    .to_string()
+            })
+            .or_else(|| {
+                taken_before.map(|o| {
+                    o.bmc
+                        .as_ref()
+                        .map_or("a record of nodes.yaml", |b| b.address.as_str())
+                        .to_string()
+                })
+            });
+        if let Some(holder) = holder
+            && *alt != node.id
+        {
+            notes.push(format!(
+                "serial {} is also reported by {holder}: kept as a separate node `{alt}` (two machines, one serial; see `rackplan check`)",
+                node.id
+            ));
+            node.id = alt.clone();
+        }
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::{Bmc, Nic};
+
+    fn n(id: &str, bmc: &str, mac: &str) -> Node {
+        Node {
+            id: id.into(),
+            serial: Some(id.into()),
+            bmc: Some(Bmc {
+                address: bmc.into(),
+                ..Bmc::default()
+            }),
+            nics: vec![Nic {
+                mac: mac.into(),
+                ..Nic::default()
+            }],
+            ..Node::default()
+        }
+    }
+
+    #[test]
+    fn twenty_bmcs_with_two_serials_stay_twenty_records() {
+        let mut found: Vec<(Node, String)> = (0..20)
+            .map(|i| {
+                (
+                    n(
+                        if i % 2 == 0 { "SN-A" } else { "SN-B" },
+                        &format!("http://10.0.0.{i}"),
+                        &format!("02:00:00:00:00:{i:02x}"),
+                    ),
+                    format!("uuid-{i}"),
+                )
+            })
+            .collect();
+        let notes = disambiguate(&Inventory::default(), &mut found);
+        let ids: std::collections::BTreeSet<&str> =
+            found.iter().map(|(n, _)| n.id.as_str()).collect();
+        assert_eq!(ids.len(), 20);
+        assert_eq!(notes.len(), 18);
+        assert!(
+            ids.contains("SN-A") && ids.contains("SN-B"),
+            "the first keeps the serial"
+        );
+    }
+
+    #[test]
+    fn the_same_machine_rediscovered_keeps_its_id() {
+        let inv = Inventory {
+            nodes: vec![n("SN-A", "http://10.0.0.1", "02:00:00:00:00:01")],
+        };
+        // Same BMC.
+        let mut found = vec![(
+            n("SN-A", "http://10.0.0.1", "02:00:00:00:00:09"),
+            "u".into(),
+        )];
+        assert!(disambiguate(&inv, &mut found).is_empty());
+        assert_eq!(found[0].0.id, "SN-A");
+        // New BMC address, same MAC: the BMC was re-addressed.
+        let mut found = vec![(
+            n("SN-A", "http://10.0.0.7", "02:00:00:00:00:01"),
+            "u".into(),
+        )];
+        assert!(disambiguate(&inv, &mut found).is_empty());
+        // Another machine with that serial.
+        let mut found = vec![(
+            n("SN-A", "http://10.0.0.8", "02:00:00:00:00:08"),
+            "u8".into(),
+        )];
+        assert_eq!(disambiguate(&inv, &mut found).len(), 1);
+        assert_eq!(found[0].0.id, "u8");
+    }
+}
