@@ -52,7 +52,7 @@ pub fn disambiguate(inv: &Inventory, found: &mut [(Node, String)]) -> Vec<String
                 "serial {} is also reported by {holder}: kept as a separate node `{alt}` (two machines, one serial; see `rackplan check`)",
                 node.id
             ));
-            node.id = alt.clone();
+            node.id.clone_from(alt);
         }
     }
     notes
