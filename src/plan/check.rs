@@ -80,30 +80,30 @@ fn unsafe_char(c: char) -> bool {
 /// character that could turn into a command or break a file.
 pub fn untrusted_text(node: &Node) -> Vec<Finding> {
     let mut fields: Vec<(String, &str)> = vec![("id".into(), node.id.as_str())];
-    fn opt<'a>(name: &str, v: &'a Option<String>) -> Option<(String, &'a str)> {
-        v.as_deref().map(|x| (name.to_string(), x))
+    fn opt<'a>(name: &str, v: Option<&'a String>) -> Option<(String, &'a str)> {
+        v.map(|x| (name.to_string(), x.as_str()))
     }
-    fields.extend(opt("serial", &node.serial));
-    fields.extend(opt("manufacturer", &node.manufacturer));
-    fields.extend(opt("model", &node.model));
+    fields.extend(opt("serial", node.serial.as_ref()));
+    fields.extend(opt("manufacturer", node.manufacturer.as_ref()));
+    fields.extend(opt("model", node.model.as_ref()));
     if let Some(b) = &node.bmc {
         fields.push(("bmc.address".into(), b.address.as_str()));
-        fields.extend(opt("bmc.vendor", &b.vendor));
-        fields.extend(opt("bmc.firmware", &b.firmware));
+        fields.extend(opt("bmc.vendor", b.vendor.as_ref()));
+        fields.extend(opt("bmc.firmware", b.firmware.as_ref()));
     }
     if let Some(c) = &node.cpu {
-        fields.extend(opt("cpu.model", &c.model));
+        fields.extend(opt("cpu.model", c.model.as_ref()));
     }
     for (i, d) in node.disks.iter().enumerate() {
         fields.push((format!("disks[{i}].id"), d.id.as_str()));
-        fields.extend(opt(&format!("disks[{i}].path"), &d.path));
-        fields.extend(opt(&format!("disks[{i}].model"), &d.model));
-        fields.extend(opt(&format!("disks[{i}].serial"), &d.serial));
+        fields.extend(opt(&format!("disks[{i}].path"), d.path.as_ref()));
+        fields.extend(opt(&format!("disks[{i}].model"), d.model.as_ref()));
+        fields.extend(opt(&format!("disks[{i}].serial"), d.serial.as_ref()));
     }
     for (i, n) in node.nics.iter().enumerate() {
         fields.push((format!("nics[{i}].mac"), n.mac.as_str()));
-        fields.extend(opt(&format!("nics[{i}].name"), &n.name));
-        fields.extend(opt(&format!("nics[{i}].adapter"), &n.adapter));
+        fields.extend(opt(&format!("nics[{i}].name"), n.name.as_ref()));
+        fields.extend(opt(&format!("nics[{i}].adapter"), n.adapter.as_ref()));
     }
     fields
         .into_iter()
