@@ -11,6 +11,7 @@ mod hostile_bmc;
 mod installer_examples;
 mod layout;
 mod plan;
+mod props;
 mod redfish_faults;
 mod redfish_mockups;
 mod redfish_tls;

@@ -41,6 +41,26 @@ fn validate(inv: &Inventory, src: &Source) -> Result<(), InputError> {
                 Some("every server needs its own id (its serial number)".into()),
             ));
         }
+        if let Some(m) = node.memory_gib
+            && !(m.is_finite() && (0.0..=1_048_576.0).contains(&m))
+        {
+            return Err(src.error_at(
+                &path!["nodes", i, "memory_gib"],
+                format!("{m} GiB is not a memory size"),
+                Some("give a number of GiB, e.g. 512, or remove the line and rediscover".into()),
+            ));
+        }
+        for (j, g) in node.gpus.iter().enumerate() {
+            if let Some(m) = g.memory_gib
+                && !(m.is_finite() && m >= 0.0)
+            {
+                return Err(src.error_at(
+                    &path!["nodes", i, "gpus", j, "memory_gib"],
+                    format!("{m} GiB is not a memory size"),
+                    None,
+                ));
+            }
+        }
         for (j, nic) in node.nics.iter().enumerate() {
             match normalize_mac(&nic.mac) {
                 Some(m) if m == nic.mac => {}

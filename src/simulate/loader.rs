@@ -109,6 +109,7 @@ pub fn load(path: &Path) -> Result<Loaded, InputError> {
             None,
         ));
     }
+    check_ranges(&scenario, &shapes, &source)?;
     if scenario.platform.replicas == 0 || scenario.platform.replicas > 4 {
         return Err(source.error_at(
             &path!["platform", "replicas"],
@@ -123,4 +124,178 @@ pub fn load(path: &Path) -> Result<Loaded, InputError> {
         dir,
         site_topology: None,
     })
+}
+
+/// Every number of a scenario within a range that means something: finite (NaN and
+/// infinities are refused), counts bounded so the model stays tractable, shares within
+/// 0..1, rates above zero where the model divides by them. Each error is located.
+fn check_ranges(
+    s: &Scenario,
+    shapes: &BTreeMap<String, Vec<Pool>>,
+    src: &Source,
+) -> Result<(), InputError> {
+    use crate::files::yaml::Seg;
+    let num = |path: Vec<Seg>, v: f64, lo: f64, hi: f64| -> Result<(), InputError> {
+        if v.is_finite() && v >= lo && v <= hi {
+            Ok(())
+        } else {
+            Err(src.error_at(
+                &path,
+                format!("{v} is out of range"),
+                Some(format!("give a number from {lo} to {hi}")),
+            ))
+        }
+    };
+    let mut total_nodes = 0u64;
+    for (i, c) in s.fleet.classes.iter().enumerate() {
+        num(
+            path!["fleet", "classes", i, "count"],
+            f64::from(c.count),
+            0.0,
+            100_000.0,
+        )?;
+        num(
+            path!["fleet", "classes", i, "threads"],
+            f64::from(c.threads),
+            1.0,
+            4096.0,
+        )?;
+        num(
+            path!["fleet", "classes", i, "memory_gib"],
+            c.memory_gib,
+            1.0,
+            65_536.0,
+        )?;
+        num(
+            path!["fleet", "classes", i, "disks"],
+            f64::from(c.disks),
+            0.0,
+            256.0,
+        )?;
+        num(
+            path!["fleet", "classes", i, "disk_tb"],
+            c.disk_tb,
+            0.0,
+            1000.0,
+        )?;
+        if c.racks.is_empty() {
+            return Err(src.error_at(
+                &path!["fleet", "classes", i, "racks"],
+                "a node class needs at least one rack",
+                Some("list the racks its nodes stand in, e.g. `racks: [r01]`".into()),
+            ));
+        }
+        total_nodes += u64::from(c.count);
+    }
+    if total_nodes > 100_000 {
+        return Err(src.error_at(
+            &path!["fleet", "classes"],
+            format!("{total_nodes} nodes in all; rackplan models at most 100,000"),
+            None,
+        ));
+    }
+    let p = &s.platform;
+    for (k, v, lo, hi) in [
+        ("overcommit_cpu_pct", p.overcommit_cpu_pct, 1.0, 100_000.0),
+        (
+            "overcommit_memory_pct",
+            p.overcommit_memory_pct,
+            1.0,
+            10_000.0,
+        ),
+        (
+            "overcommit_storage_pct",
+            p.overcommit_storage_pct,
+            1.0,
+            10_000.0,
+        ),
+        ("reserved_cpu", p.reserved_cpu, 0.0, 4096.0),
+        ("reserved_memory_gib", p.reserved_memory_gib, 0.0, 65_536.0),
+        (
+            "vm_memory_overhead_gib",
+            p.vm_memory_overhead_gib,
+            0.0,
+            1024.0,
+        ),
+        ("rebuild_limit", f64::from(p.rebuild_limit), 1.0, 64.0),
+        (
+            "replenishment_wait_s",
+            p.replenishment_wait_s,
+            0.0,
+            86_400.0 * 30.0,
+        ),
+        ("detection_s", p.detection_s, 0.0, 86_400.0),
+        ("minimal_available_pct", p.minimal_available_pct, 0.0, 99.0),
+        ("stream_mbps", p.stream_mbps, 0.001, 1e6),
+        ("disk_read_mbps", p.disk_read_mbps, 0.001, 1e6),
+        ("disk_write_mbps", p.disk_write_mbps, 0.001, 1e6),
+        ("write_mbps_per_volume", p.write_mbps_per_volume, 0.0, 1e5),
+        ("data_fill", p.data_fill, 0.0, 1.0),
+        ("vm_restart_s", p.vm_restart_s, 0.0, 86_400.0),
+        ("rebuild_abort_h", p.rebuild_abort_h, 0.001, 8760.0),
+    ] {
+        num(path!["platform", k], v, lo, hi)?;
+    }
+    let f = &s.failures;
+    for (k, v, hi) in [
+        ("node_permanent_per_year", f.node_permanent_per_year, 365.0),
+        (
+            "node_transient_per_year",
+            f.node_transient_per_year,
+            10_000.0,
+        ),
+        ("transient_minutes", f.transient_minutes, 525_600.0),
+        ("rack_events_per_year", f.rack_events_per_year, 365.0),
+        ("rack_outage_hours", f.rack_outage_hours, 8760.0),
+        (
+            "rack_event_permanent_share",
+            f.rack_event_permanent_share,
+            1.0,
+        ),
+        ("burst_fraction", f.burst_fraction, 1.0),
+    ] {
+        num(path!["failures", k], v, 0.0, hi)?;
+    }
+    let a = &s.analysis;
+    num(
+        path!["analysis", "risk_years"],
+        f64::from(a.risk_years),
+        1.0,
+        1000.0,
+    )?;
+    num(
+        path!["analysis", "risk_trials"],
+        f64::from(a.risk_trials),
+        1.0,
+        10_000_000.0,
+    )?;
+    num(
+        path!["analysis", "correlated_failed_nodes"],
+        f64::from(a.correlated_failed_nodes),
+        0.0,
+        100_000.0,
+    )?;
+    num(
+        path!["analysis", "copyset_scatter_width"],
+        f64::from(a.copyset_scatter_width),
+        1.0,
+        100_000.0,
+    )?;
+    for (name, pools) in shapes {
+        for (i, pool) in pools.iter().enumerate() {
+            let at = |k: &str| path!["shapes", name.as_str(), "pools", i, k];
+            num(at("count"), f64::from(pool.count), 0.0, 10_000.0)?;
+            num(at("vcpu"), pool.vcpu, 0.0, 4096.0)?;
+            num(at("memory_gib"), pool.memory_gib, 0.0, 65_536.0)?;
+            for (j, d) in pool.disks_gib.iter().enumerate() {
+                num(
+                    path!["shapes", name.as_str(), "pools", i, "disks_gib", j],
+                    *d,
+                    0.0,
+                    1e7,
+                )?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -157,6 +157,11 @@ impl Copysets {
     /// groups of R consecutive nodes.
     pub fn copyset_replication(n: usize, r: usize, scatter: usize, seed: u64) -> Copysets {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        if r <= 1 || n < r {
+            // One replica: every node is its own copyset.
+            let sets: Vec<_> = (0..n).map(|i| key(&[i])).collect();
+            return Copysets::new(r.max(1), sets);
+        }
         let perms = scatter.div_ceil(r - 1).max(1);
         let mut sets = Vec::new();
         for _ in 0..perms {

@@ -69,6 +69,12 @@ fn is_cpu(p: &Value) -> bool {
         && state(p) != Some("Absent")
 }
 
+/// A CPU count a server can have (a BMC that reports 10^12 cores is wrong, not big):
+/// anything above 65,536 is taken as unknown rather than stored truncated.
+fn plausible(n: u64) -> Option<u32> {
+    u32::try_from(n).ok().filter(|&v| v <= 65_536)
+}
+
 fn cpu(raw: &RawSystem) -> Option<Cpu> {
     let cpus: Vec<&Value> = raw.processors.iter().filter(|p| is_cpu(p)).collect();
     let summary = raw.system.get("ProcessorSummary");
@@ -77,13 +83,15 @@ fn cpu(raw: &RawSystem) -> Option<Cpu> {
             .iter()
             .filter_map(|p| p.get(key).and_then(Value::as_u64))
             .collect();
-        (vals.len() == cpus.len() && !vals.is_empty()).then(|| vals.iter().sum::<u64>() as u32)
+        (vals.len() == cpus.len() && !vals.is_empty())
+            .then(|| plausible(vals.iter().sum::<u64>()))
+            .flatten()
     };
     let sockets = if cpus.is_empty() {
         summary
             .and_then(|x| x.get("Count"))
             .and_then(Value::as_u64)
-            .map(|n| n as u32)
+            .and_then(plausible)
     } else {
         Some(cpus.len() as u32)
     };
@@ -91,13 +99,13 @@ fn cpu(raw: &RawSystem) -> Option<Cpu> {
         summary
             .and_then(|x| x.get("CoreCount"))
             .and_then(Value::as_u64)
-            .map(|n| n as u32)
+            .and_then(plausible)
     });
     let threads = sum("TotalThreads").or_else(|| {
         summary
             .and_then(|x| x.get("LogicalProcessorCount"))
             .and_then(Value::as_u64)
-            .map(|n| n as u32)
+            .and_then(plausible)
     });
     let model = cpus
         .iter()
