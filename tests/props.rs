@@ -160,7 +160,7 @@ fn json() -> impl Strategy<Value = Value> {
         Just("Model"),
         Just("Id"),
         Just("@odata.id"),
-        Just("Associated­NetworkAddresses"),
+        Just("AssociatedNetworkAddresses"),
     ];
     let leaf = prop_oneof![
         Just(Value::Null),

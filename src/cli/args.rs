@@ -101,10 +101,11 @@ pub struct RedfishArgs {
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub per_bmc: usize,
     /// Seconds allowed for one request.
-    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
     pub request_timeout: f64,
-    /// Seconds allowed for one whole BMC.
-    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    /// Seconds allowed for one whole BMC, every request and retry included: a BMC that
+    /// hangs costs at most this, and the others go on.
+    #[arg(long, default_value_t = 45.0, value_name = "SECS")]
     pub bmc_timeout: f64,
     /// Retries of a failed request (5xx, 429, reset, timeout).
     #[arg(long, default_value_t = 2, value_name = "N")]

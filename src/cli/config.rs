@@ -337,8 +337,8 @@ mod tests {
             trust_on_first_use: false,
             concurrency: 64,
             per_bmc: 4,
-            request_timeout: 30.0,
-            bmc_timeout: 300.0,
+            request_timeout: 10.0,
+            bmc_timeout: 45.0,
             retries: 2,
         }
     }
@@ -372,7 +372,7 @@ mod tests {
         assert_eq!(RedfishConfig::resolve(&a).unwrap_err().flag, "--per-bmc");
         let c = RedfishConfig::resolve(&redfish_args()).unwrap();
         assert_eq!(c.options.concurrency, 64);
-        assert_eq!(c.options.limits.request_timeout, Duration::from_secs(30));
+        assert_eq!(c.options.limits.request_timeout, Duration::from_secs(10));
     }
 
     fn ssh_args() -> SshArgs {

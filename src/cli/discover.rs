@@ -78,9 +78,14 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
         term::out(&report::discover::discovery_table(&outcomes, &merge));
     }
     // A BMC that named another origin gave a partial answer: what it pointed at was refused.
-    Ok(if outcomes.iter().any(|o| !o.ok || !o.refused.is_empty()) {
-        exit::PARTIAL
-    } else {
-        exit::OK
-    })
+    Ok(
+        if outcomes
+            .iter()
+            .any(|o| !o.ok || !o.refused.is_empty() || !o.kept_from_earlier.is_empty())
+        {
+            exit::PARTIAL
+        } else {
+            exit::OK
+        },
+    )
 }

@@ -100,6 +100,9 @@ pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
         for r in &o.refused {
             out.push_str(&format!("  {}: {r}\n", o.address));
         }
+        for k in &o.kept_from_earlier {
+            out.push_str(&format!("  {}: {k}\n", o.address));
+        }
     }
     for o in outcomes.iter().filter(|o| o.recorded_pin.is_some()) {
         out.push_str(&format!(

@@ -38,11 +38,41 @@ pub struct RawBmc {
     pub root: Value,
     pub systems: Vec<RawSystem>,
     pub notes: Vec<String>,
+    /// Resources that exist but could not be read (5xx, timeout, bad JSON; not 404).
+    pub failed: Vec<(String, String)>,
+}
+
+/// The inventory sections of a system whose resources failed to read: "storage", "nics",
+/// "cpu", "memory", with the first error of each. Their facts from this run are partial.
+pub fn degraded_sections(
+    system: &Value,
+    failed: &[(String, String)],
+) -> Vec<(&'static str, String)> {
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    for (key, section) in [
+        ("Storage", "storage"),
+        ("SimpleStorage", "storage"),
+        ("EthernetInterfaces", "nics"),
+        ("Processors", "cpu"),
+        ("Memory", "memory"),
+    ] {
+        let Some(prefix) = system.get(key).and_then(link) else {
+            continue;
+        };
+        if out.iter().any(|(s, _)| *s == section) {
+            continue;
+        }
+        if let Some((p, e)) = failed.iter().find(|(p, _)| p.starts_with(&prefix)) {
+            out.push((section, format!("{p}: {e}")));
+        }
+    }
+    out
 }
 
 struct Walk<'a, F: Fetch> {
     f: &'a F,
     notes: Mutex<Vec<String>>,
+    failed: Mutex<Vec<(String, String)>>,
     seen: Mutex<BTreeSet<String>>,
     /// Whether `$expand` works here: decided by the first collection that asks, while the
     /// others wait for the verdict, so a service that advertises it but refuses it costs
@@ -72,6 +102,12 @@ impl<F: Fetch> Walk<'_, F> {
                 None
             }
             Err(e) => {
+                if !matches!(e, FetchError::Status(404, _)) {
+                    self.failed
+                        .lock()
+                        .expect("not poisoned")
+                        .push((path.to_string(), e.to_string()));
+                }
                 self.note(format!("{path}: {e}; skipped"));
                 None
             }
@@ -400,6 +436,7 @@ pub async fn crawl<F: Fetch>(
     let w = Walk {
         f,
         notes: Mutex::new(Vec::new()),
+        failed: Mutex::new(Vec::new()),
         seen: Mutex::new(BTreeSet::new()),
         expand_verdict: tokio::sync::Mutex::new(None),
     };
@@ -458,10 +495,12 @@ pub async fn crawl<F: Fetch>(
         }
     }
     let notes = w.notes.into_inner().expect("not poisoned");
+    let failed = w.failed.into_inner().expect("not poisoned");
     Ok(RawBmc {
         root,
         systems: raw,
         notes,
+        failed,
     })
 }
 

@@ -76,6 +76,12 @@ pub struct BmcOutcome {
     /// Per found node, the id it takes when its serial is another machine's.
     #[serde(skip)]
     pub fallback_ids: Vec<String>,
+    /// Per found node, the sections (storage, nics, cpu, memory) that failed to read, with
+    /// the error: the previous facts of those sections are kept and marked stale.
+    #[serde(skip)]
+    pub degraded: Vec<Vec<(String, String)>>,
+    /// What was kept from an earlier run because a section failed (shown to the user).
+    pub kept_from_earlier: Vec<String>,
 }
 
 async fn one(
@@ -101,6 +107,8 @@ async fn one(
         refused: Vec::new(),
         found: Vec::new(),
         fallback_ids: Vec::new(),
+        degraded: Vec::new(),
+        kept_from_earlier: Vec::new(),
     };
     let url = match config::base_url(entry) {
         Ok(u) => u,
@@ -201,6 +209,12 @@ async fn one(
                 out.nodes.push(node.id.clone());
                 out.fallback_ids
                     .push(normalize::fallback_id(&sys.system, &url));
+                out.degraded.push(
+                    crawl::degraded_sections(&sys.system, &raw.failed)
+                        .into_iter()
+                        .map(|(s, e)| (s.to_string(), e))
+                        .collect(),
+                );
                 out.found.push(node);
             }
             out.ok = true;
@@ -278,6 +292,38 @@ pub fn apply(
             o.found[ni] = node;
         }
     }
+    // A section that failed to read keeps the facts of the last good run: a degraded
+    // answer never replaces a good record.
+    let mut stale_sections: Vec<(String, String)> = Vec::new();
+    for o in outcomes.iter_mut() {
+        if !o.ok {
+            continue;
+        }
+        for (ni, node) in o.found.iter_mut().enumerate() {
+            let Some(sections) = o.degraded.get(ni).filter(|d| !d.is_empty()) else {
+                continue;
+            };
+            let old = inv.nodes.iter().find(|n| n.id == node.id);
+            let mut what = Vec::new();
+            for (section, err) in sections {
+                if let Some(old) = old {
+                    match section.as_str() {
+                        "storage" => node.disks.clone_from(&old.disks),
+                        "nics" => node.nics.clone_from(&old.nics),
+                        "cpu" => node.cpu.clone_from(&old.cpu),
+                        "memory" => node.memory_gib = old.memory_gib,
+                        _ => {}
+                    }
+                    what.push(format!("{section} kept from the last good run ({err})"));
+                } else {
+                    what.push(format!("{section} incomplete ({err})"));
+                }
+            }
+            let msg = format!("{}: {}", node.id, what.join("; "));
+            o.kept_from_earlier.push(msg.clone());
+            stale_sections.push((node.id.clone(), msg));
+        }
+    }
     let mut found = crate::inventory::store::Discovery::default();
     for o in outcomes.iter() {
         if o.ok {
@@ -296,6 +342,14 @@ pub fn apply(
         }
     }
     let report = crate::inventory::store::merge(inv, found, now);
+    for (id, msg) in stale_sections {
+        if let Some(n) = inv.nodes.iter_mut().find(|n| n.id == id) {
+            n.stale = Some(crate::inventory::Stale {
+                since: now.to_string(),
+                error: msg,
+            });
+        }
+    }
     for (e, o) in entries.iter().zip(outcomes.iter()) {
         let Some(rack) = &e.rack else { continue };
         for id in &o.nodes {
