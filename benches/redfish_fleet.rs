@@ -4,7 +4,9 @@
 //! Reports wall time, the critical-path bound (requests of the slowest BMC / per-BMC
 //! concurrency x latency), their ratio, total requests and peak memory (from
 //! `/usr/bin/time -v` when present). Run: `cargo bench --bench redfish_fleet`
-//! (BMCS=N and LATENCY_MS=N override the defaults).
+//! (BMCS=N and LATENCY_MS=N override the defaults). HOSTILE=1 makes every BMC hostile: its
+//! Systems collection lists ~20,000 members (just under the 1 MiB body cap), to measure that
+//! memory stays bounded at the default concurrency.
 
 #[path = "../tests/support/replay.rs"]
 mod replay;
@@ -38,8 +40,26 @@ fn main() {
     mockups.sort();
     let specs: Vec<BmcSpec> = (0..n)
         .map(|i| {
-            let mut s = BmcSpec::new(&mockups[i % mockups.len()]);
+            let m = &mockups[i % mockups.len()];
+            let mut s = BmcSpec::new(m);
             s.latency = Duration::from_millis(latency_ms);
+            if std::env::var_os("HOSTILE").is_some() {
+                let coll: serde_json::Value = serde_json::from_str(
+                    &std::fs::read_to_string(m.join("redfish/v1/Systems/index.json")).unwrap(),
+                )
+                .unwrap();
+                let mut members = coll["Members"].as_array().cloned().unwrap_or_default();
+                for k in 0..20_000 {
+                    members.push(
+                        serde_json::json!({"@odata.id": format!("/redfish/v1/Systems/junk-{k}")}),
+                    );
+                }
+                s.patches.push((
+                    "/redfish/v1/Systems".into(),
+                    "/Members".into(),
+                    serde_json::Value::Array(members),
+                ));
+            }
             s
         })
         .collect();

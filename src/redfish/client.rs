@@ -26,6 +26,8 @@ pub struct Limits {
     pub backoff: Duration,
     /// Largest response accepted.
     pub max_body_bytes: usize,
+    /// Bytes accepted from one BMC in all: a BMC that streams more is cut off.
+    pub max_total_bytes: usize,
 }
 
 impl Default for Limits {
@@ -35,10 +37,18 @@ impl Default for Limits {
             request_timeout: Duration::from_secs(30),
             retries: 2,
             backoff: Duration::from_millis(500),
-            max_body_bytes: 16 << 20,
+            // Real documents are kilobytes; an expanded collection stays well under 1 MiB.
+            max_body_bytes: 1 << 20,
+            max_total_bytes: 16 << 20,
         }
     }
 }
+
+/// Bodies up to this size are read without taking from the budget.
+const SMALL_BODY: usize = 128 * 1024;
+/// KiB of large response bodies read and parsed at once, across all BMCs of a run.
+const BODY_BUDGET_KIB: usize = 48 * 1024;
+static BODY_BUDGET: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(BODY_BUDGET_KIB);
 
 /// How requests are authenticated.
 pub enum Auth {
@@ -72,6 +82,8 @@ pub struct BmcClient {
     gate: Gate,
     limits: Limits,
     requests: AtomicUsize,
+    /// Bytes read from this BMC so far.
+    bytes: AtomicUsize,
     expand: AtomicBool,
 }
 
@@ -122,6 +134,7 @@ impl BmcClient {
             gate: Gate::new(limits.per_bmc_concurrency),
             limits,
             requests: AtomicUsize::new(0),
+            bytes: AtomicUsize::new(0),
             expand: AtomicBool::new(false),
         })
     }
@@ -251,7 +264,22 @@ impl BmcClient {
         ok
     }
 
-    async fn read_body(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, FetchError> {
+    async fn read_body(&self, resp: reqwest::Response) -> Result<Value, FetchError> {
+        // Bodies being read and parsed, across every BMC of the run, are bounded by
+        // BODY_BUDGET (in KiB): a fleet of hostile BMCs streaming large bodies waits its turn
+        // instead of growing memory with the concurrency.
+        let mut budget: Option<tokio::sync::SemaphorePermit<'static>> = None;
+        let body = self.read_bytes(resp, &mut budget).await?;
+        let v = super::bounded::parse(&body).map_err(|e| FetchError::BadJson(e.to_string()));
+        drop(budget);
+        v
+    }
+
+    async fn read_bytes(
+        &self,
+        mut resp: reqwest::Response,
+        budget: &mut Option<tokio::sync::SemaphorePermit<'static>>,
+    ) -> Result<Vec<u8>, FetchError> {
         let cap = self.limits.max_body_bytes;
         if resp.content_length().is_some_and(|n| n as usize > cap) {
             return Err(FetchError::TooLarge(cap));
@@ -262,6 +290,17 @@ impl BmcClient {
                 Ok(Some(c)) => {
                     if body.len() + c.len() > cap {
                         return Err(FetchError::TooLarge(cap));
+                    }
+                    let total = self.bytes.fetch_add(c.len(), Ordering::Relaxed) + c.len();
+                    if total > self.limits.max_total_bytes {
+                        return Err(FetchError::TooLarge(self.limits.max_total_bytes));
+                    }
+                    // Small bodies (every real one) read freely; a body that grows past
+                    // SMALL_BODY takes a full body's share of the budget, once, so no
+                    // reader ever waits while holding part of it.
+                    if budget.is_none() && body.len() + c.len() > SMALL_BODY {
+                        let kib = cap.div_ceil(1024).min(BODY_BUDGET_KIB) as u32;
+                        *budget = BODY_BUDGET.acquire_many(kib).await.ok();
                     }
                     body.extend_from_slice(&c);
                 }
@@ -315,12 +354,10 @@ impl BmcClient {
                     .and_then(|v| v.parse::<u64>().ok());
                 return Err((FetchError::Status(status, wait), retry));
             }
-            let body = self.read_body(resp).await.map_err(|e| {
+            self.read_body(resp).await.map_err(|e| {
                 let retry = matches!(e, FetchError::Transport(_));
                 (e, retry)
-            })?;
-            serde_json::from_slice::<Value>(&body)
-                .map_err(|e| (FetchError::BadJson(e.to_string()), false))
+            })
         };
         match tokio::time::timeout(self.limits.request_timeout, attempt).await {
             Ok(r) => r,

@@ -3,6 +3,7 @@
 //! HTTP side (auth, retries, caps, the per-BMC priority `gate`), and `fetch` is the seam the
 //! walks are written against.
 
+pub mod bounded;
 pub mod client;
 pub mod config;
 pub mod connect;

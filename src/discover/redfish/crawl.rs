@@ -69,6 +69,10 @@ pub fn degraded_sections(
     out
 }
 
+/// Members read from one collection: far above any server's parts, far below what a
+/// hostile BMC could list.
+pub const MAX_MEMBERS: usize = 1024;
+
 struct Walk<'a, F: Fetch> {
     f: &'a F,
     notes: Mutex<Vec<String>>,
@@ -155,12 +159,21 @@ impl<F: Fetch> Walk<'_, F> {
     async fn member_docs(&self, coll: &Value, leaves: bool) -> Vec<Value> {
         let mut docs = Vec::new();
         let mut links = Vec::new();
-        for m in coll
+        let members = coll
             .get("Members")
             .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+            .map_or(&[][..], Vec::as_slice);
+        if members.len() >= MAX_MEMBERS {
+            let id = coll
+                .get("@odata.id")
+                .and_then(Value::as_str)
+                .unwrap_or("a collection");
+            self.note(format!(
+                "{}: {MAX_MEMBERS} members or more; only the first {MAX_MEMBERS} are read (no server has that many parts)",
+                crate::redfish::origin::shown(id),
+            ));
+        }
+        for m in members.iter().take(MAX_MEMBERS) {
             let Some(id) = link(m) else { continue };
             if !self
                 .seen
@@ -328,12 +341,20 @@ impl<F: Fetch> Walk<'_, F> {
         let mut drives = Vec::new();
         if let Some(storages) = self.linked(system, "Storage").await {
             let per = join_all(storages.iter().map(|s| async move {
+                // Each drive once, however often the captures list it.
                 let links: Vec<String> = s
                     .get("Drives")
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
+                    .take(MAX_MEMBERS)
                     .filter_map(link)
+                    .filter(|l| {
+                        self.seen
+                            .lock()
+                            .expect("not poisoned")
+                            .insert(l.to_ascii_lowercase())
+                    })
                     .collect();
                 join_all(links.iter().map(|l| self.get_leaf(l)))
                     .await
