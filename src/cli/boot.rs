@@ -3,7 +3,7 @@
 use super::config::BootConfig;
 use super::error::{Error, exit};
 use super::{Ctx, term};
-use crate::bootstrap::boot::run::{self, RunOptions, run as boot_all};
+use crate::bootstrap::boot::run::{RunOptions, run as boot_all};
 use crate::bootstrap::boot::{Action, gate, targets};
 use crate::cli::args::BootArgs;
 use crate::redfish::config::BmcsFile;
@@ -28,22 +28,9 @@ pub fn run(args: &BootArgs, ctx: &Ctx) -> Result<u8, Error> {
         restart_running: cfg.restart_running,
     };
     // The gate: only planned, rendered nodes without error findings are booted for real.
-    let findings = plan::check::check(&inputs).findings;
     let out_dir = render::default_out_dir(&cfg.site, &inputs.site.site.name.0);
-    let mut go = Vec::new();
-    let mut stopped = Vec::new();
-    let mut forced = Vec::new();
-    for t in targets {
-        let why = gate::blockers(&inputs, &findings, &out_dir, &t);
-        if why.is_empty() || !cfg.execute || cfg.action == Action::Eject {
-            go.push(t);
-        } else if cfg.force {
-            forced.push((t.name.clone(), why));
-            go.push(t);
-        } else {
-            stopped.push(run::refused(&t, &why));
-        }
-    }
+    let install = cfg.execute && cfg.action == Action::Boot;
+    let (go, forced, stopped) = gate::split(&inputs, &out_dir, targets, install, cfg.force);
     let mut results = term::runtime()?.block_on(boot_all(&go, &cfg.site, &opts));
     for r in &mut results {
         if let Some((_, why)) = forced.iter().find(|(n, _)| *n == r.node) {

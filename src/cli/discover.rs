@@ -54,17 +54,7 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
         .collect();
     if !recorded.is_empty() {
         let (now_file, now_src) = config::load(&bmcs_path)?;
-        let recorded: Vec<(usize, String)> = recorded
-            .into_iter()
-            .filter_map(|(i, pin)| {
-                let addr = &file.bmcs[i].address;
-                now_file
-                    .bmcs
-                    .iter()
-                    .position(|e| e.address == *addr)
-                    .map(|j| (j, pin))
-            })
-            .collect();
+        let recorded = pins::remap(&file, &now_file, recorded);
         if let Some(text) = pins::write_back(&now_src.text, &now_file, &recorded) {
             fsio::write_atomic(&bmcs_path, text.as_bytes(), fsio::Mode::Public)?;
         }

@@ -85,6 +85,26 @@ pub fn write_back(
     (out != text).then_some(out)
 }
 
+/// Pins recorded against the entries of `then` (bmcs.yaml as the run read it), moved to
+/// the entries of `now` (the file as it is at write time) by address; a BMC removed from
+/// the file meanwhile loses its pin.
+pub fn remap(
+    then: &super::config::BmcsFile,
+    now: &super::config::BmcsFile,
+    recorded: Vec<(usize, String)>,
+) -> Vec<(usize, String)> {
+    recorded
+        .into_iter()
+        .filter_map(|(i, pin)| {
+            let addr = &then.bmcs.get(i)?.address;
+            now.bmcs
+                .iter()
+                .position(|e| e.address == *addr)
+                .map(|j| (j, pin))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

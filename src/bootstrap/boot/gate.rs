@@ -41,3 +41,34 @@ pub fn blockers(
     }
     why
 }
+
+/// What the gate decided: targets to run, what `--force` overrode (by node name), and
+/// the results of the targets it stopped.
+pub type Split = (Vec<Target>, Vec<(String, Vec<String>)>, Vec<super::run::NodeResult>);
+
+/// The targets split by the gate: those to run (with what `force` overrode, by name) and
+/// the results of those stopped. A dry run and an eject pass the gate: neither installs.
+pub fn split(
+    inputs: &Inputs,
+    out_dir: &Path,
+    targets: Vec<Target>,
+    install: bool,
+    force: bool,
+) -> Split {
+    let findings = crate::plan::check::check(inputs).findings;
+    let mut go = Vec::new();
+    let mut forced = Vec::new();
+    let mut stopped = Vec::new();
+    for t in targets {
+        let why = blockers(inputs, &findings, out_dir, &t);
+        if why.is_empty() || !install {
+            go.push(t);
+        } else if force {
+            forced.push((t.name.clone(), why));
+            go.push(t);
+        } else {
+            stopped.push(super::run::refused(&t, &why));
+        }
+    }
+    (go, forced, stopped)
+}
