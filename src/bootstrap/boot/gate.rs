@@ -44,7 +44,11 @@ pub fn blockers(
 
 /// What the gate decided: targets to run, what `--force` overrode (by node name), and
 /// the results of the targets it stopped.
-pub type Split = (Vec<Target>, Vec<(String, Vec<String>)>, Vec<super::run::NodeResult>);
+pub type Split = (
+    Vec<Target>,
+    Vec<(String, Vec<String>)>,
+    Vec<super::run::NodeResult>,
+);
 
 /// The targets split by the gate: those to run (with what `force` overrode, by name) and
 /// the results of those stopped. A dry run and an eject pass the gate: neither installs.
