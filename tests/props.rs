@@ -2,8 +2,6 @@
 //! example site, the reference scenario) or generates arbitrary values, and asserts "a
 //! value or a located error". Case counts are bounded (PROPTEST_CASES overrides them).
 
-use std::path::Path;
-
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -258,7 +256,6 @@ fn panicking_flags_from_the_issue_are_clear_errors() {
         assert_eq!(r.code, 2, "{}", r.stderr);
         assert!(r.stderr.contains("not a regular file"), "{}", r.stderr);
     }
-    let _ = Path::new("");
 }
 
 #[test]

@@ -4,7 +4,6 @@
 //! idle sockets (slowloris) cannot lock real nodes out.
 
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -97,7 +96,8 @@ pub async fn serve(
                 spoke.store(true, Ordering::Relaxed);
                 req.extensions_mut().insert(ConnectInfo(peer));
                 let app = app.clone();
-                async move { Ok::<_, Infallible>(app.oneshot(req).await.into_response_infallible()) }
+                // The router's error type is Infallible: its result is always a response.
+                async move { app.oneshot(req).await }
             });
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -122,19 +122,6 @@ fn evict_one_silent(slots: &Mutex<VecDeque<Slot>>) -> bool {
         return true;
     }
     false
-}
-
-trait IntoInfallible {
-    fn into_response_infallible(self) -> axum::response::Response;
-}
-
-impl IntoInfallible for Result<axum::response::Response, Infallible> {
-    fn into_response_infallible(self) -> axum::response::Response {
-        match self {
-            Ok(r) => r,
-            Err(e) => match e {},
-        }
-    }
 }
 
 /// The client address of a request, as the accept loop recorded it.

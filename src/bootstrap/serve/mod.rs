@@ -586,28 +586,25 @@ async fn other(State(s): State<Shared>, req: Request) -> Response {
             if let Some(r) = req.headers().get(header::RANGE) {
                 inner.headers_mut().insert(header::RANGE, r.clone());
             }
-            let served = tower_http::services::ServeDir::new(dir)
+            let Ok(resp) = tower_http::services::ServeDir::new(dir)
                 .oneshot(inner)
                 .await
                 .map(IntoResponse::into_response);
-            let Ok(resp) = served;
-            {
-                let len = resp
-                    .headers()
-                    .get(header::CONTENT_LENGTH)
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("?")
-                    .to_string();
-                s.record(
-                    peer,
-                    "GET",
-                    &shown,
-                    resp.status(),
-                    None,
-                    format!("artifact ({len} bytes)"),
-                );
-                return resp;
-            }
+            let len = resp
+                .headers()
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("?")
+                .to_string();
+            s.record(
+                peer,
+                "GET",
+                &shown,
+                resp.status(),
+                None,
+                format!("artifact ({len} bytes)"),
+            );
+            return resp;
         }
     }
     s.record(

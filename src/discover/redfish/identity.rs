@@ -17,8 +17,8 @@ pub fn same_machine(a: &Node, b: &Node) -> bool {
 }
 
 /// Give every found node an id no other machine holds. `found` pairs each node with its
-/// fallback id; returns a note per renamed node.
-pub fn disambiguate(inv: &Inventory, found: &mut [(Node, String)]) -> Vec<String> {
+/// fallback id; returns, per renamed node, its index in `found` and a note.
+pub fn disambiguate(inv: &Inventory, found: &mut [(Node, String)]) -> Vec<(usize, String)> {
     let mut notes = Vec::new();
     for i in 0..found.len() {
         let (before, rest) = found.split_at_mut(i);
@@ -48,10 +48,10 @@ pub fn disambiguate(inv: &Inventory, found: &mut [(Node, String)]) -> Vec<String
         if let Some(holder) = holder
             && *alt != node.id
         {
-            notes.push(format!(
+            notes.push((i, format!(
                 "serial {} is also reported by {holder}: kept as a separate node `{alt}` (two machines, one serial; see `rackplan check`)",
                 node.id
-            ));
+            )));
             node.id.clone_from(alt);
         }
     }

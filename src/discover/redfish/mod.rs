@@ -279,18 +279,12 @@ pub fn apply(
             at.push((oi, ni));
         }
     }
-    let before: Vec<String> = all.iter().map(|(n, _)| n.id.clone()).collect();
-    identity::disambiguate(inv, &mut all);
-    for (((node, _), (oi, ni)), old) in all.into_iter().zip(at).zip(before) {
-        if node.id != old {
-            let o = &mut outcomes[oi];
-            o.notes.push(format!(
-                "serial {old} is also another machine's: this one is node `{}` (see `rackplan check`)",
-                node.id
-            ));
-            o.nodes[ni].clone_from(&node.id);
-            o.found[ni] = node;
-        }
+    for (i, note) in identity::disambiguate(inv, &mut all) {
+        let (oi, ni) = at[i];
+        let o = &mut outcomes[oi];
+        o.notes.push(note);
+        o.nodes[ni].clone_from(&all[i].0.id);
+        o.found[ni] = all[i].0.clone();
     }
     // A section that failed to read keeps the facts of the last good run: a degraded
     // answer never replaces a good record.
