@@ -71,6 +71,12 @@ pub enum Command {
         /// Write SVG charts into this directory.
         #[arg(long, value_name = "DIR")]
         plot: Option<PathBuf>,
+        /// Rebuild what-if: the failed node holds this much replica data (15TiB, 8TB, 500GiB).
+        #[arg(long, value_name = "SIZE")]
+        rebuild_data: Option<String>,
+        /// Rebuild what-if: the host that fails (default: the first of the largest class).
+        #[arg(long, value_name = "HOST", requires = "rebuild_data")]
+        rebuild_node: Option<String>,
     },
     /// Serve iPXE scripts and install configs over HTTP for PXE installs.
     Serve(ServeArgs),

@@ -103,7 +103,18 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
             scenario,
             site,
             plot,
-        } => simulate::run(scenario, site.as_ref(), plot.as_ref(), ctx),
+            rebuild_data,
+            rebuild_node,
+        } => simulate::run(
+            scenario,
+            site.as_ref(),
+            plot.as_ref(),
+            simulate::WhatIfFlags {
+                data: rebuild_data.as_deref(),
+                node: rebuild_node.as_deref(),
+            },
+            ctx,
+        ),
         Command::Serve(args) => serve::run(args, ctx),
         Command::Boot(args) => boot::run(args, ctx),
     }

@@ -9,14 +9,117 @@ fn pct(x: f64) -> String {
     format!("{:.1} %", x * 100.0)
 }
 
+/// A count rounded to two significant figures, with thousands separators: 26,000.
+pub fn round_count(x: f64) -> String {
+    if !x.is_finite() {
+        return "infinity".into();
+    }
+    let x = x.max(0.0);
+    let rounded = if x >= 100.0 {
+        let mag = 10f64.powi(x.log10().floor() as i32 - 1);
+        (x / mag).round() * mag
+    } else {
+        x.round()
+    };
+    group(rounded as u64)
+}
+
+/// 10000 -> 10,000.
+pub fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A share with two significant figures: 0.0012 -> "0.12 %".
+pub fn share(p: f64) -> String {
+    if p <= 0.0 {
+        return "0 %".into();
+    }
+    let v = p * 100.0;
+    let decimals = (1 - v.log10().floor() as i32).clamp(0, 8) as usize;
+    format!("{v:.decimals$} %")
+}
+
+/// A yearly probability from `k` events in `n` trial-years, with its 95 % interval, read
+/// aloud: "< 1 in 26,000 per year (95 % upper bound), no loss in 10,000 trials x 10 years".
+pub fn per_year(k: u64, ci: [f64; 2], trials: u32, years: u32, what: &str) -> String {
+    let n = u64::from(trials) * u64::from(years);
+    let run = format!("{} trials x {years} years", group(u64::from(trials)));
+    if k == 0 {
+        return format!(
+            "< 1 in {} per year (95 % upper bound), no {what} in {run}",
+            round_count(1.0 / ci[1].max(1e-300))
+        );
+    }
+    let p = k as f64 / n as f64;
+    if p >= 0.01 {
+        format!(
+            "{} per year (95 % CI {} to {}), {what} in {} of {run}",
+            share(p),
+            share(ci[0]),
+            share(ci[1]),
+            group(k)
+        )
+    } else {
+        format!(
+            "1 in {} per year (95 % CI 1 in {} to 1 in {}), {what} in {} of {run}",
+            round_count(1.0 / p),
+            round_count(1.0 / ci[1]),
+            round_count(1.0 / ci[0].max(1e-300)),
+            group(k)
+        )
+    }
+}
+
+fn hours(h: Option<f64>) -> String {
+    h.map_or_else(|| "never".into(), |h| format!("{h:.2}"))
+}
+
+fn scenario_row(s: &simulate::headroom::ScenarioResult, label: &str) -> Vec<String> {
+    vec![
+        format!("{}{label}", s.name),
+        s.displaced.to_string(),
+        format!(
+            "{}{}",
+            s.stranded,
+            if s.better_packing_exists {
+                " (a better packing exists)"
+            } else {
+                ""
+            }
+        ),
+        s.displaced_replicas.to_string(),
+        s.stranded_replicas.to_string(),
+        pct(s.slack.cpu),
+        pct(s.slack.memory),
+        pct(s.slack.storage),
+    ]
+}
+
+#[allow(clippy::too_many_lines)] // the report, top to bottom
 pub fn simulate_text(r: &Report) -> String {
+    use simulate::headroom::Kind;
     let h = &r.headroom;
     let mut out = format!(
         "{}: {} nodes in {} racks, {} clusters, {} VMs, {} volumes\n\n",
         r.scenario, r.nodes, r.racks, r.clusters, r.vms, r.volumes
     );
     out.push_str(&format!(
-        "Headroom by re-placement: {}   (the \"25 % free\" rule says: {}; used cpu {} / memory {} / storage {})\n",
+        "Verdict: {}\n",
+        r.verdict.to_string().to_uppercase()
+    ));
+    for why in &r.verdict_reasons {
+        out.push_str(&format!("  {why}\n"));
+    }
+    out.push_str(&format!(
+        "\nHeadroom by re-placement: {}   (the \"25 % free\" rule says: {}; used cpu {} / memory {} / storage {})\n",
         h.verdict.to_string().to_uppercase(),
         h.rule_25pct,
         pct(h.utilisation.cpu),
@@ -25,6 +128,12 @@ pub fn simulate_text(r: &Report) -> String {
     ));
     if let Some(d) = &h.disagreement {
         out.push_str(&format!("  they disagree: {d}\n"));
+    }
+    if h.unplaced_vms > 0 || h.unplaced_replicas > 0 {
+        out.push_str(&format!(
+            "  not placed even with every host up: {} VM(s), {} replica(s)\n",
+            h.unplaced_vms, h.unplaced_replicas
+        ));
     }
     let mut t = table(&[
         "scenario",
@@ -36,57 +145,71 @@ pub fn simulate_text(r: &Report) -> String {
         "slack memory",
         "slack storage",
     ]);
-    let mut rows: Vec<&simulate::headroom::ScenarioResult> =
-        h.scenarios.iter().filter(|s| s.failed_hosts > 1).collect();
-    let worst_node = h
-        .scenarios
-        .iter()
-        .filter(|s| s.failed_hosts == 1)
-        .min_by(|a, b| a.slack.memory.total_cmp(&b.slack.memory));
-    rows.extend(worst_node);
-    rows.extend(
-        h.scenarios
-            .iter()
-            .filter(|s| s.stranded > 0 && s.failed_hosts == 1)
-            .take(5),
-    );
-    for s in rows {
-        t.add_row(vec![
-            s.name.clone()
-                + if s.failed_hosts == 1 {
-                    " (tightest node)"
-                } else {
-                    ""
-                },
-            s.displaced.to_string(),
-            format!(
-                "{}{}",
-                s.stranded,
-                if s.better_packing_exists {
-                    " (a better packing exists)"
-                } else {
-                    ""
-                }
-            ),
-            s.displaced_replicas.to_string(),
-            s.stranded_replicas.to_string(),
-            pct(s.slack.cpu),
-            pct(s.slack.memory),
-            pct(s.slack.storage),
-        ]);
+    let nodes = || h.scenarios.iter().filter(|s| s.kind == Kind::Node);
+    let tightest = nodes().min_by(|a, b| a.slack.memory.total_cmp(&b.slack.memory));
+    for s in h.scenarios.iter().filter(|s| s.kind != Kind::Node) {
+        let label = match s.kind {
+            Kind::Power => " (what-if)",
+            Kind::Set => " (named set)",
+            _ => "",
+        };
+        t.add_row(scenario_row(s, label));
+    }
+    if let Some(s) = tightest {
+        t.add_row(scenario_row(s, " (tightest node)"));
+    }
+    for s in nodes()
+        .filter(|s| s.fails() && tightest.is_none_or(|t| t.name != s.name))
+        .take(5)
+    {
+        t.add_row(scenario_row(s, ""));
+    }
+    for c in &h.combined {
+        for s in c.worst.iter().take(3) {
+            t.add_row(scenario_row(s, ""));
+        }
     }
     out.push_str(&format!("{t}\n"));
-    let single = h.scenarios.iter().filter(|s| s.failed_hosts == 1).count();
+    let single = nodes().count();
     out.push_str(&format!(
-        "  {} single-node scenarios checked ({} fail) and every rack; shared power feeds are shown as what-ifs, outside the verdict\n\n",
+        "  {} single-node scenarios checked ({} fail) and every rack; shared power feeds are shown as what-ifs, outside the verdict\n",
         single,
-        h.scenarios.iter().filter(|s| s.failed_hosts == 1 && (s.stranded > 0 || s.stranded_replicas > 0)).count()
+        nodes().filter(|s| s.fails()).count()
+    ));
+    for c in &h.combined {
+        let what = match c.kind {
+            Kind::Pair => "pairs of nodes",
+            _ => "racks with one more node",
+        };
+        out.push_str(&format!(
+            "  {} {what} checked, {} fail (the worst are in the table)\n",
+            group(c.checked as u64),
+            c.failing
+        ));
+    }
+    out.push_str(&format!(
+        "  VM restart after a host failure: {}\n\n",
+        r.vm_restart.derivation
     ));
     if let Some(m) = &r.max_clusters {
-        out.push_str(&format!(
-            "Max clusters: {} more `{}` cluster(s) fit with every failure survived\n",
-            m.additional, m.shape
-        ));
+        match m.additional {
+            Some(n) => out.push_str(&format!(
+                "Max clusters: {n} more `{}` cluster(s) fit with every failure survived (every count from 0 to {n} placed and checked)\n",
+                m.shape
+            )),
+            None => out.push_str(&format!(
+                "Max clusters: no more `{}` clusters: the fleet fails as it is\n",
+                m.shape
+            )),
+        }
+        if !m.passes_again.is_empty() {
+            let list: Vec<String> = m.passes_again.iter().map(u32::to_string).collect();
+            out.push_str(&format!(
+                "  passes again at {}, not safe: {} more already fails\n",
+                list.join(", "),
+                m.first_failure.unwrap_or(0)
+            ));
+        }
     }
     if !r.timeline.is_empty() {
         let mut t = table(&["month", "clusters", "verdict", "min slack memory"]);
@@ -107,56 +230,164 @@ pub fn simulate_text(r: &Report) -> String {
         ));
     }
     let rb = &r.rebuild;
-    out.push_str(&format!(
-        "\nRebuild after losing {} ({} replicas, {:.2} TiB): {:.2} h to full redundancy at limit {}; bottleneck: {}\n",
-        rb.failed_node,
-        rb.replicas_to_rebuild,
-        rb.tib_to_rebuild,
-        rb.hours_to_full_redundancy,
-        rb.limit,
-        rb.bottleneck
-    ));
-    out.push_str(&format!(
-        "  exposure per volume: median {:.2} h, max {:.2} h",
-        rb.exposure_hours_median, rb.exposure_hours_max
-    ));
-    if rb.aborted_rebuilds > 0 {
+    let what_if = rb
+        .what_if_tib
+        .map_or_else(String::new, |t| format!(", what-if: it holds {t} TiB"));
+    match rb.hours_to_full_redundancy {
+        Some(hrs) => out.push_str(&format!(
+            "\nRebuild after losing {}{what_if} ({} replicas, {:.2} TiB): {hrs:.2} h to full redundancy at limit {}; bottleneck: {}\n",
+            rb.failed_node, rb.replicas_to_rebuild, rb.tib_to_rebuild, rb.limit, rb.bottleneck
+        )),
+        None => out.push_str(&format!(
+            "\nRebuild after losing {}{what_if} ({} replicas, {:.2} TiB): full redundancy is NEVER restored at limit {}: {}\n",
+            rb.failed_node,
+            rb.replicas_to_rebuild,
+            rb.tib_to_rebuild,
+            rb.limit,
+            rb.never.as_deref().unwrap_or("")
+        )),
+    }
+    match (rb.exposure_hours_median, rb.exposure_hours_max) {
+        (Some(m), Some(x)) => out.push_str(&format!(
+            "  exposure per volume: median {m:.2} h, max {x:.2} h\n"
+        )),
+        (m, _) => out.push_str(&format!(
+            "  exposure per volume: median {}, max never (some volumes stay without full redundancy until the node is replaced)\n",
+            m.map_or_else(|| "never".into(), |m| format!("{m:.2} h"))
+        )),
+    }
+    if rb.detached_not_rebuilt > 0 {
         out.push_str(&format!(
-            "; {} replica rebuild(s) exceed Longhorn's 24 h timeout and would restart forever",
-            rb.aborted_rebuilds
+            "  {} replica(s) of detached volumes are not rebuilt until their VM starts (offline replica rebuilding is off)\n",
+            rb.detached_not_rebuilt
         ));
     }
-    out.push('\n');
-    let mut t = table(&["limit", "hours", "peak link share", "bottleneck"]);
+    let mut t = table(&[
+        "limit",
+        "hours",
+        "peak link share",
+        "peak disk share",
+        "bottleneck",
+    ]);
     for p in &rb.sweep {
         t.add_row(vec![
             p.limit.to_string(),
-            format!("{:.2}", p.hours),
+            hours(p.hours),
             pct(p.peak_link_share),
+            pct(p.peak_disk_share),
             p.bottleneck.clone(),
         ]);
     }
-    out.push_str(&format!(
-        "{t}\n  recommended concurrent-replica-rebuild-per-node-limit: {}\n\n",
-        rb.recommended_limit
-    ));
+    out.push_str(&format!("{t}\n"));
+    match rb.recommended_limit {
+        Some(k) => out.push_str(&format!(
+            "  recommended concurrent-replica-rebuild-per-node-limit: {k}{}\n\n",
+            if rb.recommendation_fell_back {
+                " (no limit near the fastest keeps rebuild traffic under the share; the smallest near it)"
+            } else {
+                ""
+            }
+        )),
+        None => out.push_str(
+            "  no concurrent-replica-rebuild-per-node-limit from 1 to 8 restores full redundancy\n\n",
+        ),
+    }
     let k = &r.risk;
     let mc = &k.monte_carlo;
+    out.push_str(&format!("Risk: {}\n", mc.model));
     out.push_str(&format!(
-        "Risk ({} trials x {} years): P(data loss) per year {:.2e} (95 % CI {:.2e} to {:.2e}); P(a volume unavailable) per year {:.3} (95 % CI {:.3} to {:.3}); VM downtime {:.1} VM-hours per year\n",
-        mc.trials, mc.years, mc.p_data_loss_per_year, mc.ci95[0], mc.ci95[1], mc.p_unavailable_per_year, mc.ci95_unavailable[0], mc.ci95_unavailable[1], mc.expected_vm_downtime_hours_per_year
+        "  exposure window of a permanently failed node: {:.2} h ({})\n",
+        k.exposure_window_h, k.exposure_window_from
     ));
+    out.push_str(&format!(
+        "  P(data loss): {}\n",
+        per_year(mc.loss_years, mc.ci95, mc.trials, mc.years, "loss")
+    ));
+    out.push_str(&format!(
+        "  P(a volume unavailable): {}\n",
+        per_year(
+            mc.unavailable_years,
+            mc.ci95_unavailable,
+            mc.trials,
+            mc.years,
+            "unavailability"
+        )
+    ));
+    out.push_str(&format!(
+        "  VM downtime: {:.1} VM-hours per year (95 % CI {:.1} to {:.1})\n",
+        mc.expected_vm_downtime_hours_per_year, mc.ci95_vm_downtime[0], mc.ci95_vm_downtime[1]
+    ));
+    for b in &k.by_replicas {
+        let trials = (b.trial_years / u64::from(mc.years.max(1))) as u32;
+        out.push_str(&format!(
+            "  with {} replicas: P(data loss) {}\n",
+            b.replicas,
+            per_year(b.loss_years, b.ci95, trials, mc.years, "loss")
+        ));
+    }
     let c = &k.correlated;
     out.push_str(&format!(
-        "  {} nodes failing at once: P(some volume loses all replicas) = {:.1} % with Longhorn's placement ({} copysets; closed form {:.1} %), {:.2} % with copyset placement of scatter width {} (closed form {:.2} %)\n",
-        c.failed_nodes,
-        c.longhorn_monte_carlo * 100.0,
-        c.longhorn_copysets,
-        c.longhorn_closed_form * 100.0,
-        c.copyset_monte_carlo * 100.0,
-        c.scatter_width,
-        c.copyset_closed_form * 100.0
+        "  {} nodes failing at once, P(some volume loses all replicas):\n",
+        c.failed_nodes
     ));
+    out.push_str(&format!(
+        "    Longhorn's placement ({} copysets): {} {} (Monte Carlo {}, 95 % CI {} to {}, {} of {} trials)\n",
+        group(c.longhorn_copysets as u64),
+        c.longhorn.method,
+        share(c.longhorn.value),
+        share(c.longhorn_monte_carlo),
+        share(c.longhorn_ci95[0]),
+        share(c.longhorn_ci95[1]),
+        group(c.longhorn_hits),
+        group(u64::from(c.trials))
+    ));
+    out.push_str(&format!(
+        "    copyset placement, scatter width {} (measured {:.1}, {} copysets): {} {} (Monte Carlo {}, 95 % CI {} to {}, {} of {} trials)\n",
+        c.scatter_width,
+        c.scatter_width_measured,
+        group(c.copyset_copysets as u64),
+        c.copyset.method,
+        share(c.copyset.value),
+        share(c.copyset_monte_carlo),
+        share(c.copyset_ci95[0]),
+        share(c.copyset_ci95[1]),
+        group(c.copyset_hits),
+        group(u64::from(c.trials))
+    ));
+    if r.warnings.is_empty() {
+        out.push_str("\nWarnings: none\n");
+    } else {
+        out.push_str("\nWarnings:\n");
+        for w in &r.warnings {
+            out.push_str(&format!("  [{}] {}\n", w.kind, w.message));
+        }
+    }
+    if let Some(f) = &r.fix {
+        out.push_str("\nWhat would fix it (each found by placing and checking again):\n");
+        match &f.add_nodes {
+            Some(a) => out.push_str(&format!(
+                "  add {} node(s) like `{}`, in rack(s) {}\n",
+                a.count,
+                a.like,
+                a.racks.join(", ")
+            )),
+            None => out.push_str(&format!(
+                "  adding up to {} nodes does not pass\n",
+                f.searched_nodes
+            )),
+        }
+        match &f.remove_clusters {
+            Some(rc) => out.push_str(&format!(
+                "  or remove {} `{}` cluster(s)\n",
+                rc.count, rc.shape
+            )),
+            None if f.searched_clusters > 0 => out.push_str(&format!(
+                "  removing up to {} clusters of the most common shape does not pass\n",
+                f.searched_clusters
+            )),
+            None => {}
+        }
+    }
     out
 }
 
@@ -206,7 +437,7 @@ pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
                     .rebuild
                     .sweep
                     .iter()
-                    .map(|p| (f64::from(p.limit), p.hours))
+                    .filter_map(|p| p.hours.map(|h| (f64::from(p.limit), h)))
                     .collect(),
             }],
             log_y: false,
@@ -225,7 +456,7 @@ pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
                     .risk
                     .by_replicas
                     .iter()
-                    .map(|(n, _, ci)| (f64::from(*n), ci[1].max(1e-9)))
+                    .map(|b| (f64::from(b.replicas), b.ci95[1].max(1e-9)))
                     .collect(),
             }],
             log_y: true,

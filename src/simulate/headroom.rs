@@ -49,12 +49,39 @@ impl std::fmt::Display for HeadroomVerdict {
     }
 }
 
+/// What kind of failure a scenario is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Kind {
+    #[serde(rename = "node")]
+    Node,
+    #[serde(rename = "rack")]
+    Rack,
+    /// A shared power feed: shown as a what-if, outside the verdict.
+    #[serde(rename = "power")]
+    Power,
+    #[serde(rename = "pair")]
+    Pair,
+    #[serde(rename = "node+rack")]
+    NodeAndRack,
+    /// A named failure set of the scenario.
+    #[serde(rename = "set")]
+    Set,
+}
+
+impl Kind {
+    /// Whether a failure of this kind decides the verdict.
+    pub fn decides(self) -> bool {
+        self != Kind::Power
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct ScenarioResult {
     pub name: String,
-    /// `node` and `rack` scenarios decide the verdict; `power` ones are reported as what-ifs.
-    pub kind: &'static str,
+    pub kind: Kind,
     pub failed_hosts: usize,
+    #[serde(skip)]
+    pub hosts: Vec<usize>,
     pub displaced: usize,
     pub stranded: usize,
     pub displaced_replicas: usize,
@@ -62,6 +89,34 @@ pub struct ScenarioResult {
     /// Greedy restart stranded VMs that an offline first-fit-decreasing packing places.
     pub better_packing_exists: bool,
     pub slack: Slack,
+    /// Largest physical memory of VMs over a surviving host's memory after re-placement.
+    pub memory_commit_peak: f64,
+    /// Most virt-launcher pods on one surviving host after re-placement.
+    pub vm_pods_peak: u32,
+}
+
+impl ScenarioResult {
+    pub fn fails(&self) -> bool {
+        self.stranded > 0 || self.stranded_replicas > 0
+    }
+
+    /// Worst first: most stranded, then least memory slack.
+    fn worse(&self, other: &ScenarioResult) -> std::cmp::Ordering {
+        (other.stranded + other.stranded_replicas)
+            .cmp(&(self.stranded + self.stranded_replicas))
+            .then(self.slack.memory.total_cmp(&other.slack.memory))
+            .then(self.name.cmp(&other.name))
+    }
+}
+
+/// A family of combined failures summarised: how many were checked, how many fail, the
+/// worst few.
+#[derive(Debug, Clone, Serialize)]
+pub struct Combined {
+    pub kind: Kind,
+    pub checked: usize,
+    pub failing: usize,
+    pub worst: Vec<ScenarioResult>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -70,11 +125,31 @@ pub struct Headroom {
     /// What the "25 % free" rule of thumb says, for comparison.
     pub rule_25pct: HeadroomVerdict,
     pub utilisation: Slack,
+    /// Every node, rack and power domain, then the named sets (the worst case of a set
+    /// with `plus_any_node`).
     pub scenarios: Vec<ScenarioResult>,
+    /// With `failures: 2`: every pair of nodes, and every rack plus one node if asked.
+    pub combined: Vec<Combined>,
     pub disagreement: Option<String>,
     /// VMs or replicas that could not be placed even with every host up.
     pub unplaced_vms: usize,
     pub unplaced_replicas: usize,
+}
+
+/// A named failure set, resolved to host indices.
+#[derive(Debug, Clone)]
+pub struct NamedSet {
+    pub name: String,
+    pub hosts: Vec<usize>,
+    pub plus_any_node: bool,
+}
+
+/// Which failures to check beyond every node, rack and power domain.
+#[derive(Debug, Clone, Default)]
+pub struct Spec {
+    pub pairs: bool,
+    pub node_and_rack: bool,
+    pub sets: Vec<NamedSet>,
 }
 
 fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> bool {
@@ -112,17 +187,24 @@ fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> 
 }
 
 /// Re-place what `failed` hosted.
-pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult {
+pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> ScenarioResult {
     let n = pl.topo.hosts.len();
     let mut alive = vec![true; n];
     for &f in failed {
         alive[f] = false;
     }
     let mut free = pl.free.clone();
-    let displaced: Vec<usize> = (0..pl.vms.len())
-        .filter(|&v| pl.vm_node[v].is_some_and(|h| !alive[h]))
+    let mut mem_actual = pl.mem_actual.clone();
+    let mut pods = pl.pods.clone();
+    let mut displaced: Vec<usize> = failed
+        .iter()
+        .flat_map(|&f| pl.vms_on[f].iter().copied())
         .collect();
-    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); pl.topo.hosts.len()];
+    if failed.len() > 1 {
+        displaced.sort_unstable();
+        displaced.dedup();
+    }
+    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut stranded = Vec::new();
     for &v in &displaced {
         let vm = &pl.vms[v];
@@ -130,6 +212,8 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
             Some(h) => {
                 free.cpu[h] -= vm.cpu_req;
                 free.mem[h] -= vm.mem_req;
+                mem_actual[h] += vm.mem_actual;
+                pods[h] += 1;
                 if let Some(g) = vm.group {
                     extra[h].push(g);
                 }
@@ -139,23 +223,21 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
     }
     let better_packing_exists =
         !stranded.is_empty() && first_fit_decreasing(pl, &alive, &displaced);
-    // Longhorn re-homes each lost replica onto a node that does not hold the volume.
+    // Longhorn re-homes each lost replica onto a node that does not hold the volume. Detached
+    // volumes are re-homed too: Longhorn waits until they attach, but the room must exist.
     let (mut displaced_replicas, mut stranded_replicas) = (0, 0);
     let mut affected: Vec<usize> = failed
         .iter()
         .flat_map(|&f| pl.vols_on[f].iter().copied())
         .collect();
-    affected.sort_unstable();
-    affected.dedup();
+    if failed.len() > 1 {
+        affected.sort_unstable();
+        affected.dedup();
+    }
     for &vi in &affected {
         let mut v = pl.volumes[vi].clone();
-        let lost: Vec<(usize, usize)> = v
-            .replicas
-            .iter()
-            .copied()
-            .filter(|&(h, _)| !alive[h])
-            .collect();
-        for (k, _) in lost.iter().enumerate() {
+        let lost = v.replicas.iter().filter(|&&(h, _)| !alive[h]).count();
+        for k in 0..lost {
             displaced_replicas += 1;
             let draw = (displaced_replicas as u64) << 8 | k as u64;
             match pick_disk(&v, &free, &pl.topo, &pl.rules, &alive, draw) {
@@ -168,6 +250,7 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
         }
     }
     let (mut ac, mut am, mut fc, mut fm, mut smax, mut sused) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    let (mut commit, mut pods_peak) = (0.0f64, 0u32);
     for (h, host) in pl.topo.hosts.iter().enumerate() {
         if !alive[h] {
             continue;
@@ -180,18 +263,17 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
             smax += max;
             sused += free.disk[h][d].1;
         }
+        if host.mem_gib > 0.0 {
+            commit = commit.max(mem_actual[h] / host.mem_gib);
+        }
+        pods_peak = pods_peak.max(pods[h]);
     }
     let share = |f: f64, t: f64| if t > 0.0 { f / t } else { 0.0 };
     ScenarioResult {
         name: name.to_string(),
-        kind: if name.starts_with("node ") {
-            "node"
-        } else if name.starts_with("rack ") {
-            "rack"
-        } else {
-            "power"
-        },
+        kind,
         failed_hosts: failed.len(),
+        hosts: failed.to_vec(),
         displaced: displaced.len(),
         stranded: stranded.len(),
         displaced_replicas,
@@ -202,23 +284,97 @@ pub fn scenario(pl: &Placement, name: &str, failed: &[usize]) -> ScenarioResult 
             memory: share(fm, am),
             storage: share(smax - sused, smax),
         },
+        memory_commit_peak: commit,
+        vm_pods_peak: pods_peak,
+    }
+}
+
+/// The worst `keep` of many scenarios, and how many of them fail.
+fn combined(pl: &Placement, kind: Kind, sets: &[(String, Vec<usize>)], keep: usize) -> Combined {
+    let checked = sets.len();
+    let mut all: Vec<ScenarioResult> = sets
+        .par_iter()
+        .map(|(name, hosts)| scenario(pl, name, kind, hosts))
+        .collect();
+    let failing = all.iter().filter(|s| s.fails()).count();
+    all.sort_by(ScenarioResult::worse);
+    all.truncate(keep);
+    Combined {
+        kind,
+        checked,
+        failing,
+        worst: all,
     }
 }
 
 /// Every failure domain of the topology, in parallel; results in domain order.
 pub fn analyse(pl: &Placement) -> Headroom {
+    analyse_with(pl, &Spec::default())
+}
+
+/// Every failure domain, the named sets and, if asked, every pair of nodes.
+pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
     let domains = pl.topo.failure_domains();
-    let scenarios: Vec<ScenarioResult> = domains
+    let mut scenarios: Vec<ScenarioResult> = domains
         .par_iter()
-        .map(|(name, hosts)| scenario(pl, name, hosts))
+        .map(|(name, hosts)| {
+            let kind = if name.starts_with("node ") {
+                Kind::Node
+            } else if name.starts_with("rack ") {
+                Kind::Rack
+            } else {
+                Kind::Power
+            };
+            scenario(pl, name, kind, hosts)
+        })
         .collect();
+    let n = pl.topo.hosts.len();
+    let host = |h: usize| pl.topo.hosts[h].name.as_str();
+    for set in &spec.sets {
+        if set.plus_any_node {
+            let plus: Vec<(String, Vec<usize>)> = (0..n)
+                .filter(|h| !set.hosts.contains(h))
+                .map(|h| {
+                    let mut hs = set.hosts.clone();
+                    hs.push(h);
+                    hs.sort_unstable();
+                    (format!("{} + node {}", set.name, host(h)), hs)
+                })
+                .collect();
+            let c = combined(pl, Kind::Set, &plus, 1);
+            scenarios.extend(c.worst);
+        } else {
+            scenarios.push(scenario(pl, &set.name, Kind::Set, &set.hosts));
+        }
+    }
+    let mut combos = Vec::new();
+    if spec.pairs {
+        let pairs: Vec<(String, Vec<usize>)> = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .map(|(a, b)| (format!("nodes {} + {}", host(a), host(b)), vec![a, b]))
+            .collect();
+        combos.push(combined(pl, Kind::Pair, &pairs, 10));
+        if spec.node_and_rack {
+            let racks: Vec<(String, Vec<usize>)> = domains
+                .iter()
+                .filter(|(name, _)| name.starts_with("rack "))
+                .flat_map(|(name, hs)| {
+                    (0..n).filter(|h| !hs.contains(h)).map(move |h| {
+                        let mut all = hs.clone();
+                        all.push(h);
+                        all.sort_unstable();
+                        (format!("{name} + node {}", host(h)), all)
+                    })
+                })
+                .collect();
+            combos.push(combined(pl, Kind::NodeAndRack, &racks, 10));
+        }
+    }
     let all_placed = pl.stranded_vms == 0 && pl.stranded_replicas == 0;
-    let counts = |s: &&ScenarioResult| s.kind != "power";
+    let counts = |s: &&ScenarioResult| s.kind.decides();
     let pass = all_placed
-        && scenarios
-            .iter()
-            .filter(counts)
-            .all(|s| s.stranded == 0 && s.stranded_replicas == 0);
+        && scenarios.iter().filter(counts).all(|s| !s.fails())
+        && combos.iter().all(|c| c.failing == 0);
     let (c, m, s) = pl.utilisation();
     let rule = c <= 0.75 && m <= 0.75 && s <= 0.75;
     let disagreement = match (pass, rule) {
@@ -230,7 +386,8 @@ pub fn analyse(pl: &Placement) -> Headroom {
             let worst = scenarios
                 .iter()
                 .filter(counts)
-                .filter(|s| s.stranded > 0 || s.stranded_replicas > 0)
+                .chain(combos.iter().flat_map(|c| c.worst.iter()))
+                .filter(|s| s.fails())
                 .max_by_key(|s| (s.stranded, s.stranded_replicas));
             Some(format!(
                 "25 % is free, yet {} strands {} VM(s) and {} replica(s): free capacity in total is not free capacity where the VMs can go",
@@ -250,6 +407,7 @@ pub fn analyse(pl: &Placement) -> Headroom {
             storage: s,
         },
         scenarios,
+        combined: combos,
         disagreement,
         unplaced_vms: pl.stranded_vms,
         unplaced_replicas: pl.stranded_replicas,
@@ -261,7 +419,8 @@ pub fn min_slack(h: &Headroom) -> Slack {
     let min = |f: fn(&ScenarioResult) -> f64| {
         h.scenarios
             .iter()
-            .filter(|s| s.kind != "power")
+            .filter(|s| s.kind.decides())
+            .chain(h.combined.iter().flat_map(|c| c.worst.iter()))
             .map(f)
             .fold(f64::INFINITY, f64::min)
     };

@@ -126,6 +126,39 @@ pub fn load(path: &Path) -> Result<Loaded, InputError> {
     })
 }
 
+/// What can be checked only once the fleet is known (after a site is attached): the named
+/// failure sets' hosts and racks exist, and the rebuild what-if fits its node. The error
+/// comes with the scenario key it concerns.
+pub fn check_fleet(l: &Loaded) -> Result<(), (&'static str, String)> {
+    let topo = l.topology();
+    for set in &l.scenario.headroom.sets {
+        for n in &set.nodes {
+            if topo.host_index(n).is_none() {
+                return Err((
+                    "headroom",
+                    format!("headroom.sets `{}`: no host `{n}` in the fleet", set.name),
+                ));
+            }
+        }
+        for r in &set.racks {
+            if !topo.racks.contains(r) {
+                return Err((
+                    "headroom",
+                    format!(
+                        "headroom.sets `{}`: no rack `{r}`; racks are {}",
+                        set.name,
+                        topo.racks.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(w) = &l.scenario.rebuild {
+        super::whatif::check(l, &topo, w).map_err(|e| ("rebuild", e))?;
+    }
+    Ok(())
+}
+
 /// Every number of a scenario within a range that means something: finite (NaN and
 /// infinities are refused), counts bounded so the model stays tractable, shares within
 /// 0..1, rates above zero where the model divides by them. Each error is located.
@@ -231,7 +264,16 @@ fn check_ranges(
         ("disk_write_mbps", p.disk_write_mbps, 0.001, 1e6),
         ("write_mbps_per_volume", p.write_mbps_per_volume, 0.0, 1e5),
         ("data_fill", p.data_fill, 0.0, 1.0),
-        ("vm_restart_s", p.vm_restart_s, 0.0, 86_400.0),
+        ("vm_restart_s", p.vm_restart_s.unwrap_or(0.0), 0.0, 86_400.0),
+        ("pod_start_s", p.pod_start_s, 0.0, 86_400.0),
+        ("guest_boot_s", p.guest_boot_s, 0.0, 86_400.0),
+        ("max_pods", f64::from(p.max_pods), 1.0, 10_000.0),
+        (
+            "system_pods_per_node",
+            f64::from(p.system_pods_per_node),
+            0.0,
+            10_000.0,
+        ),
         ("rebuild_abort_h", p.rebuild_abort_h, 0.001, 8760.0),
     ] {
         num(path!["platform", k], v, lo, hi)?;
@@ -256,6 +298,66 @@ fn check_ranges(
     ] {
         num(path!["failures", k], v, 0.0, hi)?;
     }
+    num(
+        path!["failures", "node_replacement_hours"],
+        f.node_replacement_hours,
+        0.01,
+        87_660.0,
+    )?;
+    if super::restart::version(&p.harvester_version).is_none_or(|v| v < (1, 0)) {
+        return Err(src.error_at(
+            &path!["platform", "harvester_version"],
+            format!("`{}` is not a Harvester version", p.harvester_version),
+            Some("write it like v1.7 or v1.6.1".into()),
+        ));
+    }
+    if let Some(pol) = &p.vm_force_reset_policy
+        && pol.period == 0
+    {
+        return Err(src.error_at(
+            &path!["platform", "vm_force_reset_policy", "period"],
+            "period must be above 0 (Harvester refuses 0)",
+            None,
+        ));
+    }
+    let h = &s.headroom;
+    num(
+        path!["headroom", "failures"],
+        f64::from(h.failures),
+        1.0,
+        2.0,
+    )?;
+    if h.node_and_rack && h.failures < 2 {
+        return Err(src.error_at(
+            &path!["headroom", "node_and_rack"],
+            "node_and_rack checks a rack plus one more node, which needs `failures: 2`",
+            Some("set headroom.failures: 2".into()),
+        ));
+    }
+    for (i, set) in h.sets.iter().enumerate() {
+        if set.nodes.is_empty() && set.racks.is_empty() {
+            return Err(src.error_at(
+                &path!["headroom", "sets", i],
+                format!("failure set `{}` names no nodes and no racks", set.name),
+                None,
+            ));
+        }
+    }
+    if let Some(w) = &s.rebuild {
+        num(path!["rebuild", "data_tib"], w.data_tib, 0.001, 1e6)?;
+    }
+    num(
+        path!["analysis", "warn", "vms_per_cluster"],
+        f64::from(s.analysis.warn.vms_per_cluster),
+        1.0,
+        1e9,
+    )?;
+    num(
+        path!["analysis", "warn", "rebuild_share"],
+        s.analysis.warn.rebuild_share,
+        0.01,
+        1.0,
+    )?;
     let a = &s.analysis;
     num(
         path!["analysis", "risk_years"],

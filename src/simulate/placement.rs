@@ -20,7 +20,11 @@ pub struct Vm {
     /// Scheduler-visible requests.
     pub cpu_req: f64,
     pub mem_req: f64,
+    /// Physical memory the VM takes (its memory plus the virt-launcher overhead), GiB.
+    pub mem_actual: f64,
     pub volumes: Vec<usize>,
+    /// Stopped VMs hold storage but no CPU or memory, and are not restarted.
+    pub running: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -30,6 +34,8 @@ pub struct Volume {
     pub data: f64,
     /// (node, disk) of each replica.
     pub replicas: Vec<(usize, usize)>,
+    /// Attached to a running VM; Longhorn rebuilds only attached volumes by default.
+    pub attached: bool,
 }
 
 /// Expand clusters of pools into VMs and volumes.
@@ -55,6 +61,7 @@ pub fn workload(clusters: &[&[Pool]], p: &Platform) -> (Vec<Vm>, Vec<Volume>) {
                             size,
                             data: size * p.data_fill,
                             replicas: Vec::new(),
+                            attached: pool.running,
                         });
                         vols.len() - 1
                     })
@@ -68,7 +75,9 @@ pub fn workload(clusters: &[&[Pool]], p: &Platform) -> (Vec<Vm>, Vec<Volume>) {
                     cpu_req: pool.vcpu * 100.0 / p.overcommit_cpu_pct,
                     mem_req: pool.memory_gib * 100.0 / p.overcommit_memory_pct
                         + p.vm_memory_overhead_gib,
+                    mem_actual: pool.memory_gib + p.vm_memory_overhead_gib,
                     volumes,
+                    running: pool.running,
                 });
             }
         }
@@ -102,6 +111,7 @@ impl Free {
 }
 
 /// Longhorn's storage rules for one replica on one disk.
+#[derive(Debug, Clone, Copy)]
 pub struct StorageRules {
     pub min_available: f64,
     pub overprovision: f64,
@@ -115,12 +125,24 @@ impl StorageRules {
         }
     }
 
-    pub fn fits(&self, max: f64, (sched, used): (f64, f64), vol: &Volume) -> bool {
-        max - used - vol.data > max * self.min_available
-            && sched + vol.size <= max * self.overprovision
+    /// Whether a replica of `size` bytes (nominal) holding `data` bytes (actual) may go on a
+    /// disk of `max` bytes that has `sched` bytes scheduled and `used` bytes used: the data
+    /// must leave more than the minimal available share free, and the scheduled sizes must
+    /// stay within the over-provisioning share (Longhorn's `IsSchedulableToDisk`). Placement,
+    /// headroom re-homing and the rebuild model all ask this one question, per disk.
+    pub fn fits(&self, max: f64, (sched, used): (f64, f64), size: f64, data: f64) -> bool {
+        max > 0.0
+            && max - used - data > max * self.min_available
+            && sched + size <= max * self.overprovision
+    }
+
+    /// Replica data a disk can take at most under the minimal-available rule.
+    pub fn data_capacity(&self, max: f64) -> f64 {
+        max * (1.0 - self.min_available)
     }
 }
 
+#[derive(Clone)]
 pub struct Placement {
     pub topo: Topology,
     pub vms: Vec<Vm>,
@@ -135,6 +157,9 @@ pub struct Placement {
     /// Per node: the VMs and the volumes (with a replica) it holds.
     pub vms_on: Vec<Vec<usize>>,
     pub vols_on: Vec<Vec<usize>>,
+    /// Per node: physical memory of its VMs (GiB) and its virt-launcher pods.
+    pub mem_actual: Vec<f64>,
+    pub pods: Vec<u32>,
 }
 
 /// The scheduler's choice for one VM among `alive` nodes; `extra[n]` are the groups placed
@@ -188,46 +213,40 @@ pub fn pick_disk(
         used_racks[k] = topo.hosts[n].rack;
     }
     SCRATCH.with(|cell| {
-        let mut cands = cell.borrow_mut();
+        let (cands, near) = &mut *cell.borrow_mut();
         cands.clear();
-        // One pass: every node that could take the replica, by its emptiest disk.
-        let mut any_new = false;
+        // One pass: every node that could take the replica, by its emptiest disk, and the
+        // most room in each class (racks without a replica of the volume, and the rest).
+        let mut top = [f64::NEG_INFINITY; 2];
         for (n, host) in topo.hosts.iter().enumerate() {
             let room = free.node_room[n];
             if !alive[n] || room <= vol.data || vol.replicas.iter().any(|&(rn, _)| rn == n) {
                 continue;
             }
             let new_rack = !used_racks.contains(&host.rack);
-            any_new |= new_rack;
+            let class = usize::from(new_rack);
+            top[class] = top[class].max(room);
             cands.push((n, room, new_rack));
         }
         // Zone anti-affinity is soft: nodes in racks without a replica first, the rest after.
         let mut draw = draw;
         for prefer_new in [true, false] {
-            if prefer_new && !any_new {
-                continue;
-            }
+            let class = usize::from(prefer_new);
             loop {
-                let top = cands
-                    .iter()
-                    .filter(|c| c.2 == prefer_new)
-                    .map(|c| c.1)
-                    .fold(f64::NEG_INFINITY, f64::max);
-                if !top.is_finite() {
+                if !top[class].is_finite() {
                     break;
                 }
-                let near = |c: &(usize, f64, bool)| c.2 == prefer_new && c.1 >= top * 0.95;
-                let count = cands.iter().filter(|c| near(c)).count() as u64;
+                let cut = top[class] * 0.95;
+                near.clear();
+                near.extend(
+                    (0..cands.len()).filter(|&i| cands[i].2 == prefer_new && cands[i].1 >= cut),
+                );
                 // A small deterministic mix of the draw number (splitmix64).
                 let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
                 z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
                 z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
                 z ^= z >> 31;
-                let nth = (z % count) as usize;
-                let at = (0..cands.len())
-                    .filter(|&i| near(&cands[i]))
-                    .nth(nth)
-                    .expect("counted");
+                let at = near[(z % near.len() as u64) as usize];
                 let n = cands[at].0;
                 // The chosen node's disks are checked against the storage rules; a node
                 // none of whose disks fits is passed over.
@@ -235,7 +254,7 @@ pub fn pick_disk(
                     .disks
                     .iter()
                     .enumerate()
-                    .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol))
+                    .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol.size, vol.data))
                     .max_by(|a, b| {
                         (a.1 - free.disk[n][a.0].1)
                             .total_cmp(&(b.1 - free.disk[n][b.0].1))
@@ -245,6 +264,11 @@ pub fn pick_disk(
                     return Some((n, d));
                 }
                 cands.swap_remove(at);
+                top[class] = cands
+                    .iter()
+                    .filter(|c| c.2 == prefer_new)
+                    .map(|c| c.1)
+                    .fold(f64::NEG_INFINITY, f64::max);
                 draw = draw.wrapping_add(1);
             }
         }
@@ -255,7 +279,8 @@ pub fn pick_disk(
 thread_local! {
     /// Candidate buffer of `pick_disk`, reused: it runs once per replica, a million times
     /// in a large headroom analysis.
-    static SCRATCH: std::cell::RefCell<Vec<(usize, f64, bool)>> = const { std::cell::RefCell::new(Vec::new()) };
+    #[allow(clippy::type_complexity)]
+    static SCRATCH: std::cell::RefCell<(Vec<(usize, f64, bool)>, Vec<usize>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 impl Placement {
@@ -292,9 +317,14 @@ impl Placement {
             rules: StorageRules::from(p),
             vms_on: Vec::new(),
             vols_on: Vec::new(),
+            mem_actual: Vec::new(),
+            pods: Vec::new(),
         };
         let alive = vec![true; pl.topo.hosts.len()];
         for v in 0..pl.vms.len() {
+            if !pl.vms[v].running {
+                continue;
+            }
             match pick_node(&pl.vms[v], &pl.free, &pl.topo, &pl.groups, &[], &alive) {
                 Some(n) => {
                     pl.free.cpu[n] -= pl.vms[v].cpu_req;
@@ -326,9 +356,13 @@ impl Placement {
         let hosts = pl.topo.hosts.len();
         pl.vms_on = vec![Vec::new(); hosts];
         pl.vols_on = vec![Vec::new(); hosts];
+        pl.mem_actual = vec![0.0; hosts];
+        pl.pods = vec![0; hosts];
         for (v, n) in pl.vm_node.iter().enumerate() {
             if let Some(n) = n {
                 pl.vms_on[*n].push(v);
+                pl.mem_actual[*n] += pl.vms[v].mem_actual;
+                pl.pods[*n] += 1;
             }
         }
         for (i, vol) in pl.volumes.iter().enumerate() {
@@ -389,6 +423,7 @@ mod tests {
             memory_gib: 4.0,
             disks_gib: vec![100.0],
             anti_affinity: false,
+            running: true,
         }];
         let p = Platform::default();
         let (vms, vols) = workload(&[&pools[..]], &p);
@@ -417,6 +452,7 @@ mod tests {
             memory_gib: 8.0,
             disks_gib: vec![60.0],
             anti_affinity: true,
+            running: true,
         }];
         let p = Platform::default();
         let (vms, vols) = workload(&[&pools[..], &pools[..]], &p);
@@ -442,6 +478,7 @@ mod tests {
             memory_gib: 30.0,
             disks_gib: vec![],
             anti_affinity: false,
+            running: true,
         }];
         let (vms, _) = workload(&[&pools[..]], &p);
         assert!(

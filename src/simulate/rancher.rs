@@ -82,6 +82,7 @@ pub fn pools(text: &str) -> Result<Vec<Pool>, String> {
             memory_gib,
             disks_gib: disks,
             anti_affinity,
+            running: true,
         });
     }
     Ok(out)

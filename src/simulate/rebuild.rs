@@ -12,6 +12,16 @@
 
 use serde::Serialize;
 
+use super::placement::StorageRules;
+
+/// One Longhorn disk as the storage rules see it, bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct DiskRoom {
+    pub max: f64,
+    pub sched: f64,
+    pub used: f64,
+}
+
 #[derive(Debug, Clone)]
 pub struct NodeCaps {
     pub rack: usize,
@@ -20,14 +30,16 @@ pub struct NodeCaps {
     pub egress: f64,
     pub disk_write: f64,
     pub disk_read: f64,
-    /// Room for new replicas, bytes.
-    pub room: f64,
+    /// Its disks, with what is scheduled and used on them now.
+    pub disks: Vec<DiskRoom>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Job {
     pub volume: usize,
+    /// Actual data to copy, and the volume's nominal size (what over-provisioning counts).
     pub bytes: f64,
+    pub size: f64,
     /// Nodes holding a healthy replica: the possible sources, and never a target.
     pub holders: Vec<usize>,
 }
@@ -43,25 +55,44 @@ pub struct RebuildInput {
     pub detect_s: f64,
     pub wait_s: f64,
     pub abort_s: f64,
+    pub rules: StorageRules,
 }
 
+/// How long one volume ran without its full replica count; `None`: it never got it back.
 #[derive(Debug, Clone, Serialize)]
 pub struct Window {
     pub volume: usize,
-    pub hours: f64,
+    pub hours: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RebuildResult {
     pub limit: u32,
-    pub hours_to_full_redundancy: f64,
+    /// `None` when some replica is never rebuilt; `never` says why.
+    pub hours_to_full_redundancy: Option<f64>,
+    pub never: Option<String>,
+    /// Transfer time until the last replica that does complete.
     pub transfer_hours: f64,
     pub bytes: f64,
     pub bottleneck: String,
+    /// Replicas whose every attempt exceeds the abort limit: Longhorn restarts them forever.
     pub aborted: usize,
+    /// Attempts aborted at the limit and started again, in all.
+    pub abort_restarts: usize,
+    /// Replicas no node can take (hard node anti-affinity and the storage rules), or with
+    /// no healthy source.
     pub stranded: usize,
-    /// Largest share of a node's storage-link ingress taken by rebuild traffic.
+    /// Replicas that wait forever for a slot held by rebuilds that restart forever.
+    pub blocked: usize,
+    /// Largest share of a node's network capacity (ingress or egress, after foreground
+    /// traffic) taken by rebuild traffic, and of a node's disk throughput.
     pub peak_link_share: f64,
+    pub peak_disk_share: f64,
+    /// The same two on the receiving side only, and on the sending side only.
+    pub peak_target_share: f64,
+    pub peak_source_share: f64,
+    /// Most rebuild streams one source node served at once (Longhorn limits targets only).
+    pub peak_source_streams: usize,
     pub windows: Vec<Window>,
 }
 
@@ -79,6 +110,8 @@ struct Stream {
     rate: f64,
     started: f64,
     limited_by: usize,
+    /// Aborted at the limit since the rates last changed: it will abort again.
+    looping: bool,
 }
 
 const CATS: [&str; 6] = [
@@ -155,8 +188,36 @@ fn share(streams: &mut [Stream], nodes: &[NodeCaps], flow: f64) {
     }
 }
 
+/// The disk of `node` that takes a replica: among those the storage rules allow, the one
+/// with the most available room.
+fn fitting_disk(node: &NodeCaps, rules: &StorageRules, job: &Job) -> Option<usize> {
+    node.disks
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| rules.fits(d.max, (d.sched, d.used), job.size, job.bytes))
+        .max_by(|a, b| {
+            (a.1.max - a.1.used)
+                .total_cmp(&(b.1.max - b.1.used))
+                .then(b.0.cmp(&a.0))
+        })
+        .map(|(i, _)| i)
+}
+
+/// The best room a node offers a replica (for ordering targets).
+fn room_of(node: &NodeCaps) -> f64 {
+    node.disks
+        .iter()
+        .map(|d| d.max - d.used)
+        .fold(0.0, f64::max)
+}
+
+/// Upper bound on event-loop steps: every step starts, completes or aborts a stream, and a
+/// fixed point ends the loop long before this.
+const MAX_STEPS: usize = 2_000_000;
+
+#[allow(clippy::too_many_lines)] // one event loop, read top to bottom
 pub fn simulate(input: &RebuildInput) -> RebuildResult {
-    let nodes = &input.nodes;
+    let mut nodes = input.nodes.clone();
     let k = input.limit.max(1) as usize;
     let flow = input.stream_rate.min(input.flow_cap);
     let mut order: Vec<usize> = (0..input.jobs.len()).collect();
@@ -167,39 +228,47 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
             .then(a.cmp(&b))
     });
     let mut waiting: std::collections::VecDeque<usize> = order.into();
-    let mut room: Vec<f64> = nodes.iter().map(|n| n.room).collect();
     let mut inbound = vec![0usize; nodes.len()];
     let mut outbound = vec![0usize; nodes.len()];
     let mut active: Vec<Stream> = Vec::new();
     let mut t = 0.0;
+    let mut last_done = 0.0;
     let mut windows = Vec::new();
     let mut by_cat = [0.0f64; CATS.len()];
-    let (mut aborted, mut stranded) = (0, 0);
-    let mut peak_share: f64 = 0.0;
+    let (mut aborted, mut stranded, mut blocked, mut restarts) = (0, 0, 0, 0);
+    let (mut peak_link, mut peak_disk, mut peak_src): (f64, f64, usize) = (0.0, 0.0, 0);
+    let (mut peak_tgt_share, mut peak_src_share) = (0.0f64, 0.0f64);
     let total: f64 = input.jobs.iter().map(|j| j.bytes).sum();
+    let mut steps = 0usize;
+    let mut never_jobs: Vec<usize> = Vec::new();
     loop {
-        // Start what can start, in order; a job with no possible target at all is stranded.
+        steps += 1;
+        // Start what can start, in order; a job no node can ever take is stranded.
+        let mut started_any = false;
         let mut still = std::collections::VecDeque::new();
         while let Some(j) = waiting.pop_front() {
             let job = &input.jobs[j];
-            let holder_racks: Vec<usize> = job.holders.iter().map(|&h| nodes[h].rack).collect();
-            let possible =
-                (0..nodes.len()).any(|n| !job.holders.contains(&n) && room[n] >= job.bytes);
+            let eligible = |n: usize| !job.holders.contains(&n);
+            let possible = (0..nodes.len())
+                .any(|n| eligible(n) && fitting_disk(&nodes[n], &input.rules, job).is_some());
             if !possible || job.holders.is_empty() {
                 stranded += 1;
+                never_jobs.push(j);
                 continue;
             }
+            let holder_racks: Vec<usize> = job.holders.iter().map(|&h| nodes[h].rack).collect();
             let target = (0..nodes.len())
-                .filter(|&n| !job.holders.contains(&n) && inbound[n] < k && room[n] >= job.bytes)
-                .min_by(|&a, &b| {
+                .filter(|&n| eligible(n) && inbound[n] < k)
+                .filter_map(|n| fitting_disk(&nodes[n], &input.rules, job).map(|d| (n, d)))
+                .min_by(|&(a, _), &(b, _)| {
                     let ka = (holder_racks.contains(&nodes[a].rack), inbound[a]);
                     let kb = (holder_racks.contains(&nodes[b].rack), inbound[b]);
                     ka.cmp(&kb)
-                        .then(room[b].total_cmp(&room[a]))
+                        .then(room_of(&nodes[b]).total_cmp(&room_of(&nodes[a])))
                         .then(a.cmp(&b))
                 });
             match target {
-                Some(dst) => {
+                Some((dst, d)) => {
                     let src = *job
                         .holders
                         .iter()
@@ -207,7 +276,11 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
                         .expect("not empty");
                     inbound[dst] += 1;
                     outbound[src] += 1;
-                    room[dst] -= job.bytes;
+                    peak_src = peak_src.max(outbound[src]);
+                    let disk = &mut nodes[dst].disks[d];
+                    disk.sched += job.size;
+                    disk.used += job.bytes;
+                    started_any = true;
                     active.push(Stream {
                         job: j,
                         src,
@@ -216,40 +289,66 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
                         rate: 0.0,
                         started: t,
                         limited_by: 0,
+                        looping: false,
                     });
                 }
                 None => still.push_back(j),
             }
         }
         waiting = still;
-        if active.is_empty() {
-            stranded += waiting.len();
-            break;
-        }
-        share(&mut active, nodes, flow);
-        let mut per_node_in = vec![0.0; nodes.len()];
-        for s in &active {
-            per_node_in[s.dst] += s.rate;
-        }
-        for (n, r) in per_node_in.iter().enumerate() {
-            if nodes[n].ingress > 0.0 {
-                peak_share = peak_share.max(r / (nodes[n].ingress.max(1e-9)));
+        if started_any {
+            for s in &mut active {
+                s.looping = false;
             }
         }
+        if active.is_empty() {
+            stranded += waiting.len();
+            never_jobs.extend(waiting.drain(..));
+            break;
+        }
+        // Every stream restarts forever under rates that no longer change: a fixed point.
+        if active.iter().all(|s| s.looping) || steps >= MAX_STEPS {
+            aborted += active.len();
+            never_jobs.extend(active.iter().map(|s| s.job));
+            blocked += waiting.len();
+            never_jobs.extend(waiting.drain(..));
+            break;
+        }
+        share(&mut active, &nodes, flow);
+        let mut rate_in = vec![0.0; nodes.len()];
+        let mut rate_out = vec![0.0; nodes.len()];
+        for s in &active {
+            rate_in[s.dst] += s.rate;
+            rate_out[s.src] += s.rate;
+        }
+        let frac = |r: f64, cap: f64| if cap > 0.0 { r / cap } else { 0.0 };
+        for (n, node) in nodes.iter().enumerate() {
+            peak_tgt_share = peak_tgt_share
+                .max(frac(rate_in[n], node.ingress))
+                .max(frac(rate_in[n], node.disk_write));
+            peak_src_share = peak_src_share
+                .max(frac(rate_out[n], node.egress))
+                .max(frac(rate_out[n], node.disk_read));
+            peak_link = peak_link
+                .max(frac(rate_in[n], node.ingress))
+                .max(frac(rate_out[n], node.egress));
+            peak_disk = peak_disk
+                .max(frac(rate_in[n], node.disk_write))
+                .max(frac(rate_out[n], node.disk_read));
+        }
+        // The next event: a stream completes, or one reaches the abort limit.
         let dt = active
             .iter()
             .map(|s| {
-                if s.rate > 0.0 {
+                let done = if s.rate > 0.0 {
                     s.remaining / s.rate
                 } else {
                     f64::INFINITY
-                }
+                };
+                done.min(s.started + input.abort_s - t)
             })
-            .fold(f64::INFINITY, f64::min);
-        if !dt.is_finite() {
-            stranded += active.len() + waiting.len();
-            break;
-        }
+            .fold(f64::INFINITY, f64::min)
+            .max(0.0);
         let queued = !waiting.is_empty();
         for s in &mut active {
             let moved = s.rate * dt;
@@ -262,23 +361,43 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
             by_cat[cat] += moved;
         }
         t += dt;
+        let mut completed_any = false;
         let mut i = 0;
         while i < active.len() {
             if active[i].remaining <= 1e-3 {
                 let s = active.swap_remove(i);
                 inbound[s.dst] -= 1;
                 outbound[s.src] -= 1;
-                if t - s.started > input.abort_s {
-                    aborted += 1;
-                }
+                completed_any = true;
+                last_done = t;
                 windows.push(Window {
                     volume: input.jobs[s.job].volume,
-                    hours: (input.detect_s + input.wait_s + t) / 3600.0,
+                    hours: Some((input.detect_s + input.wait_s + t) / 3600.0),
                 });
             } else {
+                if t - active[i].started >= input.abort_s - 1e-6 {
+                    // Longhorn aborts the attempt and starts the rebuild again from scratch.
+                    let s = &mut active[i];
+                    s.remaining = input.jobs[s.job].bytes;
+                    s.started = t;
+                    s.looping = true;
+                    restarts += 1;
+                }
                 i += 1;
             }
         }
+        if completed_any {
+            // Rates change: an attempt that failed before may succeed now.
+            for s in &mut active {
+                s.looping = false;
+            }
+        }
+    }
+    for &j in &never_jobs {
+        windows.push(Window {
+            volume: input.jobs[j].volume,
+            hours: None,
+        });
     }
     windows.sort_by_key(|w| w.volume);
     let best = by_cat
@@ -286,10 +405,33 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
         .enumerate()
         .max_by(|a, b| a.1.total_cmp(b.1))
         .map_or("none", |(i, _)| CATS[i]);
+    let mut why = Vec::new();
+    if stranded > 0 {
+        why.push(format!(
+            "{stranded} replica(s) have no node that may take them (one replica per node, and Longhorn's minimal-available and over-provisioning rules per disk)"
+        ));
+    }
+    if aborted > 0 {
+        why.push(format!(
+            "{aborted} replica rebuild(s) take longer than Longhorn's {:.0} h limit on every attempt and restart forever",
+            input.abort_s / 3600.0
+        ));
+    }
+    if blocked > 0 {
+        why.push(format!(
+            "{blocked} replica(s) wait forever for a rebuild slot those restarts hold"
+        ));
+    }
+    let complete = why.is_empty();
     RebuildResult {
         limit: input.limit,
-        hours_to_full_redundancy: (input.detect_s + input.wait_s + t) / 3600.0,
-        transfer_hours: t / 3600.0,
+        hours_to_full_redundancy: if input.jobs.is_empty() {
+            Some(0.0)
+        } else {
+            complete.then(|| (input.detect_s + input.wait_s + last_done) / 3600.0)
+        },
+        never: (!complete).then(|| why.join("; ")),
+        transfer_hours: last_done / 3600.0,
         bytes: total,
         bottleneck: if total > 0.0 {
             best.to_string()
@@ -297,8 +439,14 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
             "nothing to rebuild".into()
         },
         aborted,
+        abort_restarts: restarts,
         stranded,
-        peak_link_share: peak_share,
+        blocked,
+        peak_link_share: peak_link,
+        peak_disk_share: peak_disk,
+        peak_target_share: peak_tgt_share,
+        peak_source_share: peak_src_share,
+        peak_source_streams: peak_src,
         windows,
     }
 }
@@ -306,15 +454,26 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
 #[derive(Debug, Clone, Serialize)]
 pub struct SweepPoint {
     pub limit: u32,
-    pub hours: f64,
+    /// `None`: full redundancy is never restored at this limit.
+    pub hours: Option<f64>,
     pub bottleneck: String,
     pub peak_link_share: f64,
+    pub peak_disk_share: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Recommendation {
+    /// `None` when no limit from 1 to 8 restores full redundancy.
+    pub limit: Option<u32>,
+    /// No limit within 10 % of the fastest kept rebuild traffic under the share: the
+    /// smallest within 10 % is given instead.
+    pub fell_back: bool,
 }
 
 /// Rebuild time for limits 1..=8 and the recommended limit: the smallest within 10 % of the
-/// fastest whose rebuild leaves at least half of the busiest target's link to foreground I/O
-/// (or simply the smallest within 10 % when none does).
-pub fn sweep(input: &RebuildInput) -> (Vec<SweepPoint>, u32) {
+/// fastest whose rebuild leaves at least `1 - share` of every link and disk to foreground
+/// I/O (or, falling back, simply the smallest within 10 %).
+pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendation) {
     let points: Vec<SweepPoint> = (1..=8)
         .map(|k| {
             let mut i = input.clone();
@@ -325,23 +484,51 @@ pub fn sweep(input: &RebuildInput) -> (Vec<SweepPoint>, u32) {
                 hours: r.hours_to_full_redundancy,
                 bottleneck: r.bottleneck,
                 peak_link_share: r.peak_link_share,
+                peak_disk_share: r.peak_disk_share,
             }
         })
         .collect();
-    let best = points.iter().map(|p| p.hours).fold(f64::INFINITY, f64::min);
-    let near: Vec<&SweepPoint> = points.iter().filter(|p| p.hours <= best * 1.10).collect();
-    let pick = near
+    let best = points
         .iter()
-        .find(|p| p.peak_link_share <= 0.5)
-        .or(near.first())
-        .map_or(2, |p| p.limit);
-    (points, pick)
+        .filter_map(|p| p.hours)
+        .fold(f64::INFINITY, f64::min);
+    if !best.is_finite() {
+        return (
+            points,
+            Recommendation {
+                limit: None,
+                fell_back: false,
+            },
+        );
+    }
+    let near: Vec<&SweepPoint> = points
+        .iter()
+        .filter(|p| p.hours.is_some_and(|h| h <= best * 1.10))
+        .collect();
+    let within = near
+        .iter()
+        .find(|p| p.peak_link_share <= share && p.peak_disk_share <= share);
+    let rec = match within {
+        Some(p) => Recommendation {
+            limit: Some(p.limit),
+            fell_back: false,
+        },
+        None => Recommendation {
+            limit: near.first().map(|p| p.limit),
+            fell_back: true,
+        },
+    };
+    (points, rec)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const RULES: StorageRules = StorageRules {
+        min_available: 0.25,
+        overprovision: 2.0,
+    };
     const TIB: f64 = 1024.0 * 1024.0 * 1024.0 * 1024.0;
     const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -357,7 +544,11 @@ mod tests {
                 egress: link,
                 disk_write: 2e9,
                 disk_read: 2e9,
-                room: 1e15,
+                disks: vec![DiskRoom {
+                    max: 1e15,
+                    sched: 0.0,
+                    used: 0.0,
+                }],
             })
             .collect();
         let mut jobs = Vec::new();
@@ -365,6 +556,7 @@ mod tests {
             jobs.push(Job {
                 volume: 0,
                 bytes: b,
+                size: b,
                 holders: vec![0, 1],
             });
         } else {
@@ -374,6 +566,7 @@ mod tests {
                 jobs.push(Job {
                     volume: v,
                     bytes,
+                    size: bytes,
                     holders: vec![v % survivors, (v + 1) % survivors],
                 });
             }
@@ -387,8 +580,9 @@ mod tests {
             detect_s: 45.0,
             wait_s: 600.0,
             abort_s: 86_400.0,
+            rules: RULES,
         });
-        r.hours_to_full_redundancy
+        r.hours_to_full_redundancy.expect("completes")
     }
 
     #[track_caller]
@@ -426,13 +620,18 @@ mod tests {
                 egress: 1e9,
                 disk_write: 2e9,
                 disk_read: 2e9,
-                room: 1e15,
+                disks: vec![DiskRoom {
+                    max: 1e15,
+                    sched: 0.0,
+                    used: 0.0,
+                }],
             })
             .collect();
         let jobs = (0..20)
             .map(|v| Job {
                 volume: v,
                 bytes: 10e9,
+                size: 10e9,
                 holders: vec![v % 4],
             })
             .collect();
@@ -445,6 +644,7 @@ mod tests {
             detect_s: 0.0,
             wait_s: 0.0,
             abort_s: 86_400.0,
+            rules: RULES,
         });
         assert_eq!(r.bottleneck, "network ingress of target nodes");
         // 200 GB over 4 targets at 50 MB/s each = 1000 s.
@@ -464,7 +664,11 @@ mod tests {
                 egress: 1e9,
                 disk_write: 2e9,
                 disk_read: 2e9,
-                room: 1e15,
+                disks: vec![DiskRoom {
+                    max: 1e15,
+                    sched: 0.0,
+                    used: 0.0,
+                }],
             })
             .collect();
         let r = simulate(&RebuildInput {
@@ -472,6 +676,7 @@ mod tests {
             jobs: vec![Job {
                 volume: 0,
                 bytes: 10e12,
+                size: 10e12,
                 holders: vec![0],
             }],
             limit: 2,
@@ -480,7 +685,12 @@ mod tests {
             detect_s: 0.0,
             wait_s: 0.0,
             abort_s: 86_400.0,
+            rules: RULES,
         });
         assert_eq!(r.aborted, 1);
+        assert!(r.abort_restarts >= 1);
+        assert_eq!(r.hours_to_full_redundancy, None, "never completes");
+        assert!(r.never.as_deref().unwrap().contains("restart forever"));
+        assert_eq!(r.windows[0].hours, None);
     }
 }

@@ -1,8 +1,11 @@
 //! Risk by Monte Carlo, and the closed forms it is checked against.
 //!
-//! One trial simulates `years` of a fleet: per node, transient failures (reboots) and
-//! permanent ones (the node's replicas are missing until rebuilt, a window the rebuild
-//! model gives); per rack, outages that take all its nodes down, a share of which do not
+//! The model is a Monte Carlo of failure events with fixed repair windows (not the Markov
+//! chain of `mttdl`, which is kept as a cross-check of one replica group). One trial
+//! simulates `years` of a fleet: per node, transient failures (reboots, exponential
+//! durations) and permanent ones (the node's replicas are missing for a fixed window: the
+//! rebuild model's time to full redundancy, or the node's replacement time when the
+//! rebuild never restores it); per rack, outages that take all its nodes down, a share of which do not
 //! come back; and bursts (a failure that takes a second node of the same rack with it).
 //! A volume is lost when every node of its copyset loses its replica inside overlapping
 //! windows; it is unavailable when every node of its copyset is down at once. Trials are
@@ -40,10 +43,21 @@ pub fn p_loss_random(n: u64, r: u64, f: u64, copysets: f64) -> f64 {
     1.0 - (1.0 - p).powf(copysets)
 }
 
+/// The independence approximation for `k` distinct copysets of R among N nodes: each of
+/// them lies inside the F failed nodes with probability C(F,R)/C(N,R).
+pub fn p_loss_independent(n: u64, r: u64, f: u64, k: f64) -> f64 {
+    if f < r || n < r {
+        return 0.0;
+    }
+    let p = (choose(f, r) / choose(n, r)).clamp(0.0, 1.0);
+    (1.0 - (1.0 - p).powf(k)).clamp(0.0, 1.0)
+}
+
 /// The same for copyset replication with scatter width `s` (S/(R-1) permutations).
 pub fn p_loss_copyset(n: u64, r: u64, s: u64, f: u64) -> f64 {
     let sets = (s as f64 * n as f64) / (r as f64 * (r as f64 - 1.0));
-    1.0 - (1.0 - sets / choose(n, r)).powf(choose(f, r))
+    let p = (sets / choose(n, r)).clamp(0.0, 1.0);
+    (1.0 - (1.0 - p).powf(choose(f, r))).clamp(0.0, 1.0)
 }
 
 /// Markov MTTDL of one replica group (R = 2 or 3), one repair at a time.
@@ -129,6 +143,86 @@ impl Copysets {
         self.sorted.len()
     }
 
+    /// The nodes of each copyset.
+    pub fn members(&self) -> impl Iterator<Item = Vec<usize>> + '_ {
+        self.sorted.iter().map(|&k| {
+            (0..self.r)
+                .map(|i| ((k >> (16 * i)) & 0xFFFF) as usize)
+                .collect()
+        })
+    }
+
+    /// Mean number of other nodes a node shares a copyset with, over nodes in any.
+    pub fn mean_scatter_width(&self, n: usize) -> f64 {
+        let mut peers: Vec<std::collections::BTreeSet<usize>> = vec![Default::default(); n];
+        for m in self.members() {
+            for &a in &m {
+                for &b in &m {
+                    if a != b && a < n {
+                        peers[a].insert(b);
+                    }
+                }
+            }
+        }
+        let used: Vec<usize> = peers.iter().map(std::collections::BTreeSet::len).filter(|&l| l > 0).collect();
+        if used.is_empty() {
+            0.0
+        } else {
+            used.iter().sum::<usize>() as f64 / used.len() as f64
+        }
+    }
+
+    /// P(some copyset lies inside F nodes failing at once), exactly, by enumerating every
+    /// F-subset of the N nodes (a subtree whose chosen nodes already hold a copyset is
+    /// counted whole). `None` when N > 64 or there are more than `budget` subsets.
+    pub fn exact_p_loss(&self, n: usize, f: usize, budget: f64) -> Option<f64> {
+        if n > 64 || choose(n as u64, f as u64) > budget {
+            return None;
+        }
+        if f > n {
+            return Some(0.0);
+        }
+        let mut by_max: Vec<Vec<u64>> = vec![Vec::new(); n];
+        for m in self.members() {
+            if m.iter().any(|&x| x >= n) {
+                continue;
+            }
+            let mask = m.iter().fold(0u64, |acc, &x| acc | 1 << x);
+            let top = *m.iter().max().expect("r >= 1");
+            by_max[top].push(mask);
+        }
+        fn walk(
+            by_max: &[Vec<u64>],
+            n: usize,
+            f: usize,
+            start: usize,
+            depth: usize,
+            mask: u64,
+        ) -> u64 {
+            if depth == f {
+                return 0;
+            }
+            let mut hits = 0;
+            for i in start..=n - (f - depth) {
+                let m = mask | 1 << i;
+                // Nodes are added in increasing order: only copysets whose largest node is
+                // `i` can be completed by adding it.
+                if by_max[i].iter().copied().any(|c| c & !m == 0) {
+                    hits += choose((n - i - 1) as u64, (f - depth - 1) as u64) as u64;
+                } else {
+                    hits += walk(by_max, n, f, i + 1, depth + 1, m);
+                }
+            }
+            hits
+        }
+        let hits = if f == 0 {
+            0
+        } else {
+            walk(&by_max, n, f, 0, 0, 0)
+        };
+        Some(hits as f64 / choose(n as u64, f as u64))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.sorted.is_empty()
     }
@@ -153,8 +247,10 @@ impl Copysets {
         Copysets::new(r, sets.collect::<Vec<_>>())
     }
 
-    /// Copyset replication (Cidon et al.): S/(R-1) random permutations, each cut into
-    /// groups of R consecutive nodes.
+    /// Copyset replication (Cidon et al.): S/(R-1) random permutations (S a multiple of
+    /// R-1; the caller rounds), each cut into floor(N/R) groups of R consecutive nodes, the
+    /// N mod R nodes left at its end in no group of that permutation. That is the layout
+    /// `p_loss_copyset` describes: S*N/(R(R-1)) copysets when R divides N.
     pub fn copyset_replication(n: usize, r: usize, scatter: usize, seed: u64) -> Copysets {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         if r <= 1 || n < r {
@@ -162,7 +258,7 @@ impl Copysets {
             let sets: Vec<_> = (0..n).map(|i| key(&[i])).collect();
             return Copysets::new(r.max(1), sets);
         }
-        let perms = scatter.div_ceil(r - 1).max(1);
+        let perms = (scatter / (r - 1)).max(1);
         let mut sets = Vec::new();
         for _ in 0..perms {
             let mut p: Vec<usize> = (0..n).collect();
@@ -264,7 +360,9 @@ pub fn wilson(k: u64, n: u64) -> [f64; 2] {
     let d = 1.0 + z * z / n;
     let c = (p + z * z / (2.0 * n)) / d;
     let h = z * ((p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt()) / d;
-    [(c - h).max(0.0), (c + h).min(1.0)]
+    let lo = if k <= 0.0 { 0.0 } else { (c - h).max(0.0) };
+    let hi = if k >= n { 1.0 } else { (c + h).min(1.0) };
+    [lo, hi]
 }
 
 #[derive(Debug, Clone)]
@@ -272,11 +370,16 @@ pub struct FleetRisk {
     pub rack_of: Vec<usize>,
     pub racks: usize,
     pub copysets: Copysets,
-    pub vms_per_node: Vec<f64>,
+    /// Per node: VMs that restart elsewhere when it fails, and VMs that cannot (headroom
+    /// strands them) and stay down until it is back or replaced.
+    pub vms_restartable: Vec<f64>,
+    pub vms_stranded: Vec<f64>,
     pub failures: Failures,
-    /// Hours a permanently failed node's replicas stay missing (rebuild model).
+    /// Hours a permanently failed node's replicas stay missing (rebuild model, or the
+    /// replacement time when redundancy is never restored).
     pub window_h: f64,
-    pub vm_restart_s: f64,
+    /// Host failure to VM running elsewhere; `None`: VMs wait for their host.
+    pub vm_restart_s: Option<f64>,
 }
 
 impl std::fmt::Debug for Copysets {
@@ -287,8 +390,14 @@ impl std::fmt::Debug for Copysets {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RiskResult {
+    /// Which model produced these figures.
+    pub model: String,
     pub trials: u32,
     pub years: u32,
+    /// Trial-years with a loss, and with a volume unavailable, out of `trial_years`.
+    pub loss_years: u64,
+    pub unavailable_years: u64,
+    pub trial_years: u64,
     pub p_data_loss_per_year: f64,
     pub ci95: [f64; 2],
     pub p_unavailable_per_year: f64,
@@ -302,6 +411,8 @@ struct Event {
     end: f64,
     node: usize,
     permanent: bool,
+    /// Hours the node itself is gone (its VMs' outage when they cannot restart elsewhere).
+    host_down_h: f64,
 }
 
 #[derive(Default)]
@@ -353,11 +464,17 @@ fn trial(fr: &FleetRisk, years: u32, rng: &mut ChaCha8Rng) -> TrialOut {
                t: f64,
                permanent: bool,
                dur: f64| {
+        let host_down_h = if permanent {
+            f.node_replacement_hours.max(dur)
+        } else {
+            dur
+        };
         events.push(Event {
             start: t,
             end: t + dur,
             node,
             permanent,
+            host_down_h,
         });
         if f.burst_fraction > 0.0 && rng.random::<f64>() < f.burst_fraction {
             let mates = &by_rack[fr.rack_of[node]];
@@ -372,6 +489,7 @@ fn trial(fr: &FleetRisk, years: u32, rng: &mut ChaCha8Rng) -> TrialOut {
                     end: t + shift + dur,
                     node: m,
                     permanent,
+                    host_down_h,
                 });
             }
         }
@@ -412,6 +530,11 @@ fn trial(fr: &FleetRisk, years: u32, rng: &mut ChaCha8Rng) -> TrialOut {
                         end: t + dur,
                         node: m,
                         permanent,
+                        host_down_h: if permanent {
+                            f.node_replacement_hours.max(dur)
+                        } else {
+                            dur
+                        },
                     });
                 }
                 t += exp(rng, rate);
@@ -421,10 +544,13 @@ fn trial(fr: &FleetRisk, years: u32, rng: &mut ChaCha8Rng) -> TrialOut {
     events.sort_by(|a, b| a.start.total_cmp(&b.start));
     let perm: Vec<&Event> = events.iter().filter(|e| e.permanent).collect();
     let all: Vec<&Event> = events.iter().collect();
-    let restart_h = fr.vm_restart_s / 3600.0;
+    let restart_h = fr.vm_restart_s.map_or(f64::INFINITY, |s| s / 3600.0);
     let downtime_h = events
         .iter()
-        .map(|e| fr.vms_per_node[e.node] * (e.end - e.start).min(restart_h))
+        .map(|e| {
+            fr.vms_restartable[e.node] * e.host_down_h.min(restart_h)
+                + fr.vms_stranded[e.node] * e.host_down_h
+        })
         .sum();
     TrialOut {
         loss_years: sweep(&perm, &fr.copysets, years),
@@ -451,8 +577,18 @@ pub fn monte_carlo(fr: &FleetRisk, years: u32, trials: u32, seed: u64) -> RiskRe
         .collect();
     let (mean, half) = mean_ci(&per_year);
     RiskResult {
+        model: format!(
+            "Monte Carlo of failure events with fixed repair windows: permanent node failures keep their replicas missing {:.2} h, transient ones for exponential times of mean {} min, rack events {} h; bursts take a second node of the rack with probability {}",
+            fr.window_h,
+            fr.failures.transient_minutes,
+            fr.failures.rack_outage_hours,
+            fr.failures.burst_fraction
+        ),
         trials,
         years,
+        loss_years: loss,
+        unavailable_years: unav,
+        trial_years: total_years,
         p_data_loss_per_year: loss as f64 / total_years as f64,
         ci95: wilson(loss, total_years),
         p_unavailable_per_year: unav as f64 / total_years as f64,
@@ -514,13 +650,14 @@ mod tests {
             rack_of: (0..12).map(|i| i % 3).collect(),
             racks: 3,
             copysets: Copysets::random(12, 3, 200, 3),
-            vms_per_node: vec![10.0; 12],
+            vms_restartable: vec![10.0; 12],
+            vms_stranded: vec![0.0; 12],
             failures: Failures {
                 node_permanent_per_year: 0.5,
                 ..Failures::default()
             },
             window_h: 24.0,
-            vm_restart_s: 150.0,
+            vm_restart_s: Some(150.0),
         };
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
@@ -541,5 +678,117 @@ mod tests {
             three.expected_vm_downtime_hours_per_year.to_bits()
         );
         assert!(one.p_unavailable_per_year > 0.0);
+    }
+}
+
+#[cfg(test)]
+mod exact_tests {
+    use super::*;
+
+    /// Every F-subset of N, checked against every copyset: the plainest possible count.
+    fn brute(sets: &Copysets, n: usize, f: usize) -> f64 {
+        let members: Vec<Vec<usize>> = sets.members().collect();
+        let (mut hit, mut all) = (0u64, 0u64);
+        let mut idx = vec![0usize; f];
+        combos(n, f, &mut idx, 0, 0, &mut |c| {
+            all += 1;
+            if members.iter().any(|m| m.iter().all(|x| c.contains(x))) {
+                hit += 1;
+            }
+            false
+        });
+        hit as f64 / all as f64
+    }
+
+    #[test]
+    fn exact_enumeration_matches_brute_force_and_the_monte_carlo() {
+        for (n, r, chunks, f, seed) in [
+            (12, 3, 30, 4, 1),
+            (10, 2, 12, 3, 2),
+            (20, 3, 60, 5, 3),
+            (6, 3, 40, 5, 4),
+        ] {
+            let sets = Copysets::random(n, r, chunks, seed);
+            let exact = sets.exact_p_loss(n, f, 1e7).unwrap();
+            let b = brute(&sets, n, f);
+            assert!(
+                (exact - b).abs() < 1e-12,
+                "N={n}: {exact} vs brute force {b}"
+            );
+            let (mc, ci) = what_if_monte_carlo(&sets, n, f, 40_000, 9);
+            assert!(
+                ci[0] <= exact && exact <= ci[1],
+                "N={n}: exact {exact} outside MC {mc} {ci:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_independence_approximation_is_far_off_on_small_fleets() {
+        // Six nodes, every triple a copyset: any five failing nodes hold one.
+        let sets = Copysets::random(6, 3, 400, 5);
+        assert_eq!(sets.len(), 20);
+        assert_eq!(sets.exact_p_loss(6, 5, 1e7), Some(1.0));
+        let approx = p_loss_independent(6, 3, 5, sets.len() as f64);
+        assert!(
+            approx < 1.0,
+            "the approximation never reaches certainty: {approx}"
+        );
+    }
+
+    #[test]
+    fn the_copyset_layout_is_the_one_the_formula_describes() {
+        // N = 30, R = 3, S = 4: two permutations of ten groups, 20 copysets (distinct unless
+        // two permutations share a triple), scatter width at most 4.
+        let cs = Copysets::copyset_replication(30, 3, 4, 7);
+        assert!(cs.len() <= 20 && cs.len() >= 19, "{}", cs.len());
+        let w = cs.mean_scatter_width(30);
+        assert!(w <= 4.0 && w > 3.5, "{w}");
+        let closed = p_loss_copyset(30, 3, 4, 6);
+        let exact = cs.exact_p_loss(30, 6, 1e7).unwrap();
+        let (_, ci) = what_if_monte_carlo(&cs, 30, 6, 40_000, 3);
+        assert!(ci[0] <= exact && exact <= ci[1]);
+        assert!(
+            closed <= 1.0 && (closed - exact).abs() < 0.05,
+            "closed {closed} exact {exact}"
+        );
+    }
+
+    #[test]
+    fn fixed_window_monte_carlo_matches_its_closed_form() {
+        // Two nodes, one copyset of both, permanent failures only at 1 per year each, a
+        // fixed 100 h window: a loss starts when one node fails while the other is down,
+        // at rate 2 * lambda * (1 - exp(-lambda * w)). Losses come in clusters of about
+        // 1 + 2 * lambda * w (a third failure inside the same windows), and a year has one
+        // with probability 1 - exp(-rate * year / cluster).
+        let lambda_y = 1.0;
+        let w = 100.0;
+        let fr = FleetRisk {
+            rack_of: vec![0, 1],
+            racks: 2,
+            copysets: Copysets::new(2, [key(&[0, 1])]),
+            vms_restartable: vec![0.0; 2],
+            vms_stranded: vec![0.0; 2],
+            failures: Failures {
+                node_permanent_per_year: lambda_y,
+                node_transient_per_year: 0.0,
+                rack_events_per_year: 0.0,
+                burst_fraction: 0.0,
+                ..Failures::default()
+            },
+            window_h: w,
+            vm_restart_s: Some(150.0),
+        };
+        let r = monte_carlo(&fr, 5, 20_000, 11);
+        let lambda = lambda_y / HOURS_PER_YEAR;
+        let rate = 2.0 * lambda * (1.0 - (-lambda * w).exp());
+        let want = 1.0 - (-rate * HOURS_PER_YEAR / (1.0 + 2.0 * lambda * w)).exp();
+        assert!(
+            r.ci95[0] <= want && want <= r.ci95[1],
+            "closed form {want} outside {:?} (MC {})",
+            r.ci95,
+            r.p_data_loss_per_year
+        );
+        assert!(r.model.contains("fixed repair windows"));
     }
 }

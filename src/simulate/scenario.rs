@@ -26,6 +26,58 @@ pub struct Scenario {
     pub teams: Vec<Team>,
     #[serde(default)]
     pub analysis: Analysis,
+    /// Which failures decide the headroom verdict beyond every node and every rack.
+    #[serde(default)]
+    pub headroom: HeadroomSpec,
+    /// The rebuild what-if: this node fails holding this much replica data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebuild: Option<RebuildWhatIf>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HeadroomSpec {
+    /// 1: every node, rack and power domain (N+1); 2: also every pair of nodes (N+2).
+    pub failures: u32,
+    /// With `failures: 2`, also every rack together with one node outside it.
+    pub node_and_rack: bool,
+    /// Named failure sets (a switch, a PDU, a maintenance window), each deciding the verdict.
+    pub sets: Vec<FailureSet>,
+}
+
+impl Default for HeadroomSpec {
+    fn default() -> Self {
+        HeadroomSpec {
+            failures: 1,
+            node_and_rack: false,
+            sets: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailureSet {
+    pub name: String,
+    /// Host names that fail together.
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// Racks that fail together (all their hosts).
+    #[serde(default)]
+    pub racks: Vec<String>,
+    /// And any one more node on top (a maintenance window plus one failure).
+    #[serde(default)]
+    pub plus_any_node: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RebuildWhatIf {
+    /// The host that fails; the first host of the largest class if unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// Actual replica data on it, TiB, in the volume sizes of the scenario.
+    pub data_tib: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -117,10 +169,38 @@ pub struct Platform {
     pub write_mbps_per_volume: f64,
     /// Actual data as a share of a volume's size.
     pub data_fill: f64,
-    /// Host down to VM running elsewhere, seconds.
-    pub vm_restart_s: f64,
+    /// Harvester version: picks `vm-force-reset-policy`'s default.
+    pub harvester_version: String,
+    /// Harvester's `vm-force-reset-policy`; the version's default when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vm_force_reset_policy: Option<ForceResetPolicy>,
+    /// Pod recreated and volumes attached on the new host, seconds.
+    pub pod_start_s: f64,
+    /// Guest boot to service, seconds.
+    pub guest_boot_s: f64,
+    /// Host down to VM running elsewhere, seconds: a measured figure that replaces the
+    /// derivation from `vm-force-reset-policy`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vm_restart_s: Option<f64>,
     /// Longhorn aborts a single replica rebuild after this long (Long gRPC Timeout).
     pub rebuild_abort_h: f64,
+    /// Longhorn `offline-replica-rebuilding`: rebuild detached volumes too.
+    pub offline_replica_rebuilding: bool,
+    /// The kubelet's max-pods (Harvester: 200) and the pods every node runs besides VMs.
+    pub max_pods: u32,
+    pub system_pods_per_node: u32,
+}
+
+/// Harvester's `vm-force-reset-policy` setting, as its JSON value spells it.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ForceResetPolicy {
+    pub enable: bool,
+    /// Seconds of Ready=Unknown before the node is tainted (v1.7+) or its VMs force-deleted.
+    pub period: u64,
+    /// v1.7+: further seconds before the out-of-service taint restarts the VMs elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm_migration_timeout: Option<u64>,
 }
 
 impl Default for Platform {
@@ -142,8 +222,15 @@ impl Default for Platform {
             disk_write_mbps: 2000.0,
             write_mbps_per_volume: 0.5,
             data_fill: 0.6,
-            vm_restart_s: 150.0,
+            harvester_version: "v1.7".into(),
+            vm_force_reset_policy: None,
+            pod_start_s: 15.0,
+            guest_boot_s: 60.0,
+            vm_restart_s: None,
             rebuild_abort_h: 24.0,
+            offline_replica_rebuilding: false,
+            max_pods: 200,
+            system_pods_per_node: 40,
         }
     }
 }
@@ -161,6 +248,9 @@ pub struct Failures {
     /// Probability that a node failure takes a second node of its rack with it (Ford et
     /// al.: 37 % of failures come in bursts).
     pub burst_fraction: f64,
+    /// Hours from a permanent node failure to a replacement node serving again: how long
+    /// replicas stay missing when Longhorn cannot restore redundancy by itself.
+    pub node_replacement_hours: f64,
 }
 
 impl Default for Failures {
@@ -173,6 +263,7 @@ impl Default for Failures {
             rack_outage_hours: 2.0,
             rack_event_permanent_share: 0.01,
             burst_fraction: 0.37,
+            node_replacement_hours: 72.0,
         }
     }
 }
@@ -201,6 +292,19 @@ pub struct Pool {
     /// Required anti-affinity between the VMs of this pool (control planes).
     #[serde(default)]
     pub anti_affinity: bool,
+    /// `false`: the VMs are stopped (no requests, volumes detached; Longhorn does not
+    /// rebuild detached volumes unless offline replica rebuilding is on).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub running: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if takes a reference
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -245,6 +349,26 @@ pub struct Analysis {
     pub copyset_scatter_width: u32,
     /// Which node to fail for the rebuild model: the one with most replica data if unset.
     pub rebuild_node: Option<usize>,
+    /// Thresholds of the warnings.
+    pub warn: WarnLimits,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WarnLimits {
+    /// VMs in one Harvester cluster past which its apiserver saturates.
+    pub vms_per_cluster: u32,
+    /// Share of a link or a disk that rebuild traffic may take.
+    pub rebuild_share: f64,
+}
+
+impl Default for WarnLimits {
+    fn default() -> Self {
+        WarnLimits {
+            vms_per_cluster: 3000,
+            rebuild_share: 0.5,
+        }
+    }
 }
 
 impl Default for Analysis {
@@ -257,6 +381,7 @@ impl Default for Analysis {
             correlated_failed_nodes: 3,
             copyset_scatter_width: 4,
             rebuild_node: None,
+            warn: WarnLimits::default(),
         }
     }
 }

@@ -31,6 +31,8 @@ pub struct Topology {
     /// 1 / allocatable CPU and 1 / allocatable memory of each host, for scoring.
     pub inv_cap: Vec<(f64, f64)>,
     pub racks: Vec<String>,
+    /// The power feed of each rack, if it shares one.
+    pub power: Vec<Option<String>>,
     graph: DiGraph<Domain, ()>,
     roots: Vec<NodeIndex>,
 }
@@ -100,9 +102,22 @@ impl Topology {
             hosts,
             inv_cap,
             racks,
+            power: power.to_vec(),
             graph,
             roots,
         }
+    }
+
+    /// The same fleet with `extra` hosts added.
+    #[must_use]
+    pub fn with_hosts(&self, extra: &[Host]) -> Topology {
+        let mut hosts = self.hosts.clone();
+        hosts.extend_from_slice(extra);
+        Topology::build(hosts, self.racks.clone(), &self.power)
+    }
+
+    pub fn host_index(&self, name: &str) -> Option<usize> {
+        self.hosts.iter().position(|h| h.name == name)
     }
 
     /// Hosts below a domain in the graph.
