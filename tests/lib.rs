@@ -18,6 +18,7 @@ mod redfish_tls;
 mod render;
 mod serve_hostile;
 mod sim;
+mod sim_honesty;
 mod ssh;
 mod tables;
 mod trust;

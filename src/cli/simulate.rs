@@ -76,7 +76,7 @@ pub fn run(
     } else {
         simulate::site_fleet::require_classes(&loaded)?;
     }
-    if let Err((key, msg)) = loader::check_fleet(&loaded) {
+    if let Err((key, msg)) = simulate::whatif::check_fleet(&loaded) {
         return Err(if key == "rebuild" && what_if.data.is_some() {
             Error::Usage(format!("--rebuild-data: {msg}"))
         } else {

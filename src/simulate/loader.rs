@@ -126,39 +126,6 @@ pub fn load(path: &Path) -> Result<Loaded, InputError> {
     })
 }
 
-/// What can be checked only once the fleet is known (after a site is attached): the named
-/// failure sets' hosts and racks exist, and the rebuild what-if fits its node. The error
-/// comes with the scenario key it concerns.
-pub fn check_fleet(l: &Loaded) -> Result<(), (&'static str, String)> {
-    let topo = l.topology();
-    for set in &l.scenario.headroom.sets {
-        for n in &set.nodes {
-            if topo.host_index(n).is_none() {
-                return Err((
-                    "headroom",
-                    format!("headroom.sets `{}`: no host `{n}` in the fleet", set.name),
-                ));
-            }
-        }
-        for r in &set.racks {
-            if !topo.racks.contains(r) {
-                return Err((
-                    "headroom",
-                    format!(
-                        "headroom.sets `{}`: no rack `{r}`; racks are {}",
-                        set.name,
-                        topo.racks.join(", ")
-                    ),
-                ));
-            }
-        }
-    }
-    if let Some(w) = &l.scenario.rebuild {
-        super::whatif::check(l, &topo, w).map_err(|e| ("rebuild", e))?;
-    }
-    Ok(())
-}
-
 /// Every number of a scenario within a range that means something: finite (NaN and
 /// infinities are refused), counts bounded so the model stays tractable, shares within
 /// 0..1, rates above zero where the model divides by them. Each error is located.

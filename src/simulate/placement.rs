@@ -212,75 +212,78 @@ pub fn pick_disk(
     for (k, &(n, _)) in vol.replicas.iter().take(4).enumerate() {
         used_racks[k] = topo.hosts[n].rack;
     }
-    SCRATCH.with(|cell| {
-        let (cands, near) = &mut *cell.borrow_mut();
-        cands.clear();
-        // One pass: every node that could take the replica, by its emptiest disk, and the
-        // most room in each class (racks without a replica of the volume, and the rest).
-        let mut top = [f64::NEG_INFINITY; 2];
-        for (n, host) in topo.hosts.iter().enumerate() {
-            let room = free.node_room[n];
-            if !alive[n] || room <= vol.data || vol.replicas.iter().any(|&(rn, _)| rn == n) {
-                continue;
-            }
-            let new_rack = !used_racks.contains(&host.rack);
-            let class = usize::from(new_rack);
-            top[class] = top[class].max(room);
-            cands.push((n, room, new_rack));
+    let rack_of = &topo.rack_of;
+    let room = &free.node_room;
+    let mut rejected: Vec<usize> = Vec::new();
+    // Which class a node is in (1: a rack without a replica of the volume, 0: the rest),
+    // or `None` when it cannot take the replica at all.
+    let class = |n: usize, rejected: &[usize]| -> Option<usize> {
+        if !alive[n]
+            || room[n] <= vol.data
+            || vol.replicas.iter().any(|&(rn, _)| rn == n)
+            || rejected.contains(&n)
+        {
+            return None;
         }
-        // Zone anti-affinity is soft: nodes in racks without a replica first, the rest after.
-        let mut draw = draw;
-        for prefer_new in [true, false] {
-            let class = usize::from(prefer_new);
-            loop {
-                if !top[class].is_finite() {
-                    break;
-                }
-                let cut = top[class] * 0.95;
-                near.clear();
-                near.extend(
-                    (0..cands.len()).filter(|&i| cands[i].2 == prefer_new && cands[i].1 >= cut),
-                );
-                // A small deterministic mix of the draw number (splitmix64).
-                let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                z ^= z >> 31;
-                let at = near[(z % near.len() as u64) as usize];
-                let n = cands[at].0;
-                // The chosen node's disks are checked against the storage rules; a node
-                // none of whose disks fits is passed over.
-                let disk = topo.hosts[n]
-                    .disks
-                    .iter()
-                    .enumerate()
-                    .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol.size, vol.data))
-                    .max_by(|a, b| {
-                        (a.1 - free.disk[n][a.0].1)
-                            .total_cmp(&(b.1 - free.disk[n][b.0].1))
-                            .then(b.0.cmp(&a.0))
-                    });
-                if let Some((d, _)) = disk {
-                    return Some((n, d));
-                }
-                cands.swap_remove(at);
-                top[class] = cands
-                    .iter()
-                    .filter(|c| c.2 == prefer_new)
-                    .map(|c| c.1)
-                    .fold(f64::NEG_INFINITY, f64::max);
-                draw = draw.wrapping_add(1);
+        Some(usize::from(!used_racks.contains(&rack_of[n])))
+    };
+    let top_of = |want: usize, rejected: &[usize]| {
+        let mut top = f64::NEG_INFINITY;
+        for (n, &r) in room.iter().enumerate() {
+            if class(n, rejected) == Some(want) {
+                top = top.max(r);
             }
         }
-        None
-    })
-}
-
-thread_local! {
-    /// Candidate buffer of `pick_disk`, reused: it runs once per replica, a million times
-    /// in a large headroom analysis.
-    #[allow(clippy::type_complexity)]
-    static SCRATCH: std::cell::RefCell<(Vec<(usize, f64, bool)>, Vec<usize>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+        top
+    };
+    // One pass for the most room in each class.
+    let mut top = [f64::NEG_INFINITY; 2];
+    for (n, &r) in room.iter().enumerate() {
+        if let Some(c) = class(n, &rejected) {
+            top[c] = top[c].max(r);
+        }
+    }
+    // Zone anti-affinity is soft: nodes in racks without a replica first, the rest after.
+    let mut draw = draw;
+    for want in [1, 0] {
+        loop {
+            if !top[want].is_finite() {
+                break;
+            }
+            let cut = top[want] * 0.95;
+            let near =
+                |n: usize, rejected: &[usize]| class(n, rejected) == Some(want) && room[n] >= cut;
+            let count = (0..room.len()).filter(|&n| near(n, &rejected)).count() as u64;
+            // A small deterministic mix of the draw number (splitmix64).
+            let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let nth = (z % count.max(1)) as usize;
+            let Some(n) = (0..room.len()).filter(|&n| near(n, &rejected)).nth(nth) else {
+                break;
+            };
+            // The chosen node's disks are checked against the storage rules; a node none of
+            // whose disks fits is passed over.
+            let disk = topo.hosts[n]
+                .disks
+                .iter()
+                .enumerate()
+                .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol.size, vol.data))
+                .max_by(|a, b| {
+                    (a.1 - free.disk[n][a.0].1)
+                        .total_cmp(&(b.1 - free.disk[n][b.0].1))
+                        .then(b.0.cmp(&a.0))
+                });
+            if let Some((d, _)) = disk {
+                return Some((n, d));
+            }
+            rejected.push(n);
+            top[want] = top_of(want, &rejected);
+            draw = draw.wrapping_add(1);
+        }
+    }
+    None
 }
 
 impl Placement {

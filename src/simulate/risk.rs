@@ -164,7 +164,11 @@ impl Copysets {
                 }
             }
         }
-        let used: Vec<usize> = peers.iter().map(std::collections::BTreeSet::len).filter(|&l| l > 0).collect();
+        let used: Vec<usize> = peers
+            .iter()
+            .map(std::collections::BTreeSet::len)
+            .filter(|&l| l > 0)
+            .collect();
         if used.is_empty() {
             0.0
         } else {

@@ -28,6 +28,8 @@ pub enum Domain {
 #[derive(Debug, Clone)]
 pub struct Topology {
     pub hosts: Vec<Host>,
+    /// The rack of each host, contiguous (the replica scheduler scans it per replica).
+    pub rack_of: Vec<usize>,
     /// 1 / allocatable CPU and 1 / allocatable memory of each host, for scoring.
     pub inv_cap: Vec<(f64, f64)>,
     pub racks: Vec<String>,
@@ -99,6 +101,7 @@ impl Topology {
             .map(|h| (1.0 / h.cpu.max(1e-9), 1.0 / h.mem_gib.max(1e-9)))
             .collect();
         Topology {
+            rack_of: hosts.iter().map(|h| h.rack).collect(),
             hosts,
             inv_cap,
             racks,

@@ -108,6 +108,39 @@ pub fn check(l: &Loaded, topo: &Topology, w: &RebuildWhatIf) -> Result<(), Strin
     Ok(())
 }
 
+/// What can be checked only once the fleet is known (after a site is attached): the named
+/// failure sets' hosts and racks exist, and the rebuild what-if fits its node. The error
+/// comes with the scenario key it concerns.
+pub fn check_fleet(l: &Loaded) -> Result<(), (&'static str, String)> {
+    let topo = l.topology();
+    for set in &l.scenario.headroom.sets {
+        for n in &set.nodes {
+            if topo.host_index(n).is_none() {
+                return Err((
+                    "headroom",
+                    format!("headroom.sets `{}`: no host `{n}` in the fleet", set.name),
+                ));
+            }
+        }
+        for r in &set.racks {
+            if !topo.racks.contains(r) {
+                return Err((
+                    "headroom",
+                    format!(
+                        "headroom.sets `{}`: no rack `{r}`; racks are {}",
+                        set.name,
+                        topo.racks.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(w) = &l.scenario.rebuild {
+        check(l, &topo, w).map_err(|e| ("rebuild", e))?;
+    }
+    Ok(())
+}
+
 /// The placement with `node` holding `data_tib` of replica data: its own replicas are
 /// replaced by new volumes in the sizes of the scenario's volumes (cycled, the last one cut
 /// to the remainder), each with its other replicas placed as Longhorn would.
