@@ -6,7 +6,12 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::placement::{Placement, pick_disk, pick_node};
+use super::placement::{
+    Dirty, Placement, RoomIndex, ScoreIndex, pick_disk_indexed, pick_node_indexed,
+};
+
+/// Changed nodes after which a scenario re-indexes room (a sort of every node).
+const REINDEX_AFTER: usize = 64;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Slack {
@@ -206,10 +211,35 @@ pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> Sce
     }
     let mut extra: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut stranded = Vec::new();
+    // Hosts whose free CPU and memory changed, and the score index, rebuilt once many have.
+    let mut changed: Vec<usize> = Vec::new();
+    let mut is_changed = vec![false; n];
+    let mut local_scores: Option<ScoreIndex> = None;
     for &v in &displaced {
         let vm = &pl.vms[v];
-        match pick_node(vm, &free, &pl.topo, &pl.groups, &extra, &alive) {
+        if changed.len() > REINDEX_AFTER {
+            local_scores = Some(ScoreIndex::new(&pl.topo, &free));
+            for c in changed.drain(..) {
+                is_changed[c] = false;
+            }
+        }
+        let scores = local_scores.as_ref().unwrap_or(&pl.scores);
+        match pick_node_indexed(
+            vm,
+            &free,
+            &pl.topo,
+            &pl.groups,
+            &extra,
+            &alive,
+            scores,
+            &changed,
+            &is_changed,
+        ) {
             Some(h) => {
+                if !is_changed[h] {
+                    is_changed[h] = true;
+                    changed.push(h);
+                }
                 free.cpu[h] -= vm.cpu_req;
                 free.mem[h] -= vm.mem_req;
                 mem_actual[h] += vm.mem_actual;
@@ -226,6 +256,9 @@ pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> Sce
     // Longhorn re-homes each lost replica onto a node that does not hold the volume. Detached
     // volumes are re-homed too: Longhorn waits until they attach, but the room must exist.
     let (mut displaced_replicas, mut stranded_replicas) = (0, 0);
+    // The placement's room index, rebuilt for this scenario once many nodes have changed.
+    let mut local: Option<RoomIndex> = None;
+    let mut dirty = Dirty::of(&pl.index, &pl.topo, &free, failed);
     let mut affected: Vec<usize> = failed
         .iter()
         .flat_map(|&f| pl.vols_on[f].iter().copied())
@@ -240,9 +273,16 @@ pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> Sce
         for k in 0..lost {
             displaced_replicas += 1;
             let draw = (displaced_replicas as u64) << 8 | k as u64;
-            match pick_disk(&v, &free, &pl.topo, &pl.rules, &alive, draw) {
+            if dirty.len() > REINDEX_AFTER {
+                let fresh = RoomIndex::new(&pl.topo, &free);
+                dirty = Dirty::of(&fresh, &pl.topo, &free, failed);
+                local = Some(fresh);
+            }
+            let index = local.as_ref().unwrap_or(&pl.index);
+            match pick_disk_indexed(&v, &free, &pl.topo, &pl.rules, &alive, &dirty, index, draw) {
                 Some((h, d)) => {
                     free.add_replica(&pl.topo, h, d, &v);
+                    dirty.mark(h, index, &pl.topo);
                     v.replicas.push((h, d));
                 }
                 None => stranded_replicas += 1,

@@ -160,6 +160,115 @@ pub struct Placement {
     /// Per node: physical memory of its VMs (GiB) and its virt-launcher pods.
     pub mem_actual: Vec<f64>,
     pub pods: Vec<u32>,
+    /// The nodes of each rack by the room they have once everything is placed.
+    pub index: RoomIndex,
+    /// The nodes by their least-allocated score once everything is placed.
+    pub scores: ScoreIndex,
+}
+
+/// Nodes by the least-allocated score they have without a new VM (most free first), for
+/// `pick_node_indexed`; and the range of the per-node weights the score applies.
+#[derive(Debug, Clone, Default)]
+pub struct ScoreIndex {
+    order: Vec<usize>,
+    base: Vec<f64>,
+    min_ic: f64,
+    min_im: f64,
+}
+
+impl ScoreIndex {
+    pub fn new(topo: &Topology, free: &Free) -> ScoreIndex {
+        let base: Vec<f64> = (0..free.cpu.len())
+            .map(|n| {
+                let (ic, im) = topo.inv_cap[n];
+                f64::midpoint(free.cpu[n] * ic, free.mem[n] * im)
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..base.len()).collect();
+        order.sort_by(|&a, &b| base[b].total_cmp(&base[a]).then(a.cmp(&b)));
+        let min_ic = topo
+            .inv_cap
+            .iter()
+            .map(|c| c.0)
+            .fold(f64::INFINITY, f64::min);
+        let min_im = topo
+            .inv_cap
+            .iter()
+            .map(|c| c.1)
+            .fold(f64::INFINITY, f64::min);
+        ScoreIndex {
+            order,
+            base,
+            min_ic,
+            min_im,
+        }
+    }
+}
+
+/// `pick_node`'s choice read off a score index: the nodes changed since it was built
+/// (`changed`, flagged in `is_changed`) are scored directly, the others in index order
+/// until no later one can score higher (a node's score is its base score less a penalty
+/// of at least the VM's requests at the smallest weights).
+#[allow(clippy::too_many_arguments)]
+pub fn pick_node_indexed(
+    vm: &Vm,
+    free: &Free,
+    topo: &Topology,
+    groups: &[Vec<u32>],
+    extra: &[Vec<u32>],
+    alive: &[bool],
+    index: &ScoreIndex,
+    changed: &[usize],
+    is_changed: &[bool],
+) -> Option<usize> {
+    if index.base.len() != free.cpu.len() {
+        return pick_node(vm, free, topo, groups, extra, alive);
+    }
+    let feasible = |n: usize| {
+        alive[n]
+            && free.cpu[n] >= vm.cpu_req - 1e-9
+            && free.mem[n] >= vm.mem_req - 1e-9
+            && !vm.group.is_some_and(|g| {
+                groups[n].contains(&g) || extra.get(n).is_some_and(|e| e.contains(&g))
+            })
+    };
+    let score = |n: usize| {
+        let (ic, im) = topo.inv_cap[n];
+        f64::midpoint(
+            (free.cpu[n] - vm.cpu_req) * ic,
+            (free.mem[n] - vm.mem_req) * im,
+        )
+    };
+    let mut best: Option<(f64, usize)> = None;
+    let consider = |best: &mut Option<(f64, usize)>, s: f64, n: usize| {
+        let better = match *best {
+            None => true,
+            Some((bs, bn)) => s > bs + 1e-12 || (s >= bs - 1e-12 && n < bn),
+        };
+        if better {
+            *best = Some((s, n));
+        }
+    };
+    for &n in changed {
+        if feasible(n) {
+            consider(&mut best, score(n), n);
+        }
+    }
+    let min_pen = f64::midpoint(vm.cpu_req * index.min_ic, vm.mem_req * index.min_im);
+    for &n in &index.order {
+        if is_changed[n] {
+            continue;
+        }
+        if let Some((bs, _)) = best
+            && index.base[n] - min_pen < bs - 1e-9
+        {
+            break;
+        }
+        if feasible(n) {
+            consider(&mut best, score(n), n);
+        }
+    }
+    best.map(|(_, n)| n)
 }
 
 /// The scheduler's choice for one VM among `alive` nodes; `extra[n]` are the groups placed
@@ -286,6 +395,262 @@ pub fn pick_disk(
     None
 }
 
+/// The nodes of each rack sorted by room (most first), as placed: a failure scenario
+/// changes the room of the few nodes that receive replicas, so the replica scheduler can
+/// read the rest off these lists instead of scanning every node for every replica.
+#[derive(Debug, Clone, Default)]
+pub struct RoomIndex {
+    by_room: Vec<Vec<(f64, usize)>>,
+    pos: Vec<usize>,
+    base: Vec<f64>,
+}
+
+impl RoomIndex {
+    pub fn new(topo: &Topology, free: &Free) -> RoomIndex {
+        let mut by_room: Vec<Vec<(f64, usize)>> = vec![Vec::new(); topo.racks.len()];
+        for (n, &r) in topo.rack_of.iter().enumerate() {
+            by_room[r].push((free.node_room[n], n));
+        }
+        let mut pos = vec![0; topo.hosts.len()];
+        for list in &mut by_room {
+            list.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            for (i, &(_, n)) in list.iter().enumerate() {
+                pos[n] = i;
+            }
+        }
+        RoomIndex {
+            by_room,
+            pos,
+            base: free.node_room.clone(),
+        }
+    }
+}
+
+/// Nodes whose room differs from the index during one scenario, and the entries of the
+/// index's lists that do not count (dead or changed nodes), kept sorted by (rack, position).
+#[derive(Debug, Clone)]
+pub struct Dirty {
+    flag: Vec<bool>,
+    list: Vec<usize>,
+    except: Vec<(usize, usize)>,
+}
+
+impl Dirty {
+    /// Every node whose room is not the one the index holds, and the dead ones.
+    pub fn of(index: &RoomIndex, topo: &Topology, free: &Free, dead: &[usize]) -> Dirty {
+        let mut d = Dirty {
+            flag: vec![false; free.node_room.len()],
+            list: Vec::new(),
+            except: Vec::new(),
+        };
+        if index.base.len() != free.node_room.len() {
+            return d;
+        }
+        for &n in dead {
+            d.except.push((topo.rack_of[n], index.pos[n]));
+        }
+        d.except.sort_unstable();
+        d.except.dedup();
+        for n in 0..free.node_room.len() {
+            if index.base[n].to_bits() != free.node_room[n].to_bits() {
+                d.mark(n, index, topo);
+            }
+        }
+        d
+    }
+
+    /// How many nodes changed since the index was built.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    pub fn mark(&mut self, n: usize, index: &RoomIndex, topo: &Topology) {
+        if !self.flag[n] {
+            self.flag[n] = true;
+            self.list.push(n);
+            if let Some(&pos) = index.pos.get(n) {
+                let e = (topo.rack_of[n], pos);
+                if let Err(at) = self.except.binary_search(&e) {
+                    self.except.insert(at, e);
+                }
+            }
+        }
+    }
+}
+
+/// The choice `pick_disk` describes, read off the room index: the same rules (not on a
+/// node holding a replica, racks without one first, near the most room, a seeded draw
+/// among the near ones, a node without a fitting disk passed over), with the near nodes in
+/// index-list order. The caller re-indexes once many nodes have changed.
+#[allow(clippy::too_many_arguments)]
+pub fn pick_disk_indexed(
+    vol: &Volume,
+    free: &Free,
+    topo: &Topology,
+    rules: &StorageRules,
+    alive: &[bool],
+    dirty: &Dirty,
+    index: &RoomIndex,
+    draw: u64,
+) -> Option<(usize, usize)> {
+    let n_hosts = free.node_room.len();
+    if index.base.len() != n_hosts {
+        return pick_disk(vol, free, topo, rules, alive, draw);
+    }
+    let mut used_racks = [usize::MAX; 4];
+    for (k, &(n, _)) in vol.replicas.iter().take(4).enumerate() {
+        used_racks[k] = topo.rack_of[n];
+    }
+    let room = &free.node_room;
+    let holds = |n: usize| vol.replicas.iter().any(|&(rn, _)| rn == n);
+    let mut rejected: Vec<usize> = Vec::new();
+    let mut draw = draw;
+    for want_new in [true, false] {
+        let in_class = |r: usize| used_racks.contains(&r) != want_new;
+        loop {
+            let skip = |n: usize, rejected: &[usize]| {
+                !alive[n] || dirty.flag[n] || holds(n) || rejected.contains(&n)
+            };
+            let ok_dirty = |n: usize, rejected: &[usize]| {
+                alive[n] && !holds(n) && !rejected.contains(&n) && room[n] > vol.data
+            };
+            // The most room in the class: the first clean entry of each rack's list, and
+            // the changed nodes.
+            let mut top = f64::NEG_INFINITY;
+            for (r, list) in index.by_room.iter().enumerate() {
+                if !in_class(r) {
+                    continue;
+                }
+                for &(rm, n) in list {
+                    if rm <= vol.data {
+                        break;
+                    }
+                    if !skip(n, &rejected) {
+                        top = top.max(rm);
+                        break;
+                    }
+                }
+            }
+            for &n in &dirty.list {
+                if in_class(topo.rack_of[n]) && ok_dirty(n, &rejected) {
+                    top = top.max(room[n]);
+                }
+            }
+            if !top.is_finite() {
+                break;
+            }
+            let cut = top * 0.95;
+            let near = |rm: f64| rm >= cut && rm > vol.data;
+            // Entries of the clean lists to skip: dead and changed nodes (kept by `dirty`),
+            // and this volume's holders and the rejected nodes, unless already there.
+            let mut own: Vec<(usize, usize)> = vol
+                .replicas
+                .iter()
+                .map(|r| r.0)
+                .chain(rejected.iter().copied())
+                .map(|n| (topo.rack_of[n], index.pos[n]))
+                .filter(|e| dirty.except.binary_search(e).is_err())
+                .collect();
+            own.sort_unstable();
+            own.dedup();
+            let except = &dirty.except;
+            let in_prefix = |list: &[(usize, usize)], r: usize, p: usize| {
+                let lo = list.partition_point(|&(er, _)| er < r);
+                let hi = list.partition_point(|&(er, ep)| er < r || (er == r && ep < p));
+                hi - lo
+            };
+            let mut counts: Vec<(usize, usize, usize)> = Vec::new(); // (rack, prefix, count)
+            let mut total = 0usize;
+            for (r, list) in index.by_room.iter().enumerate() {
+                if !in_class(r) {
+                    continue;
+                }
+                let p = list.partition_point(|&(rm, _)| near(rm));
+                let c = p - in_prefix(except, r, p) - in_prefix(&own, r, p);
+                total += c;
+                counts.push((r, p, c));
+            }
+            let changed: Vec<usize> = dirty
+                .list
+                .iter()
+                .copied()
+                .filter(|&n| in_class(topo.rack_of[n]) && ok_dirty(n, &rejected) && near(room[n]))
+                .collect();
+            total += changed.len();
+            if total == 0 {
+                break;
+            }
+            let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let mut k = (z % total as u64) as usize;
+            let mut chosen = None;
+            for &(r, _, c) in &counts {
+                if k < c {
+                    // The k-th entry of the rack's list that is not an exception.
+                    let range = |list: &[(usize, usize)]| {
+                        let lo = list.partition_point(|&(er, _)| er < r);
+                        let hi = list.partition_point(|&(er, _)| er <= r);
+                        (lo, hi)
+                    };
+                    let (a, b) = range(except);
+                    let (c0, c1) = range(&own);
+                    // Both lists hold distinct positions; walk them merged, in order.
+                    let (mut i, mut j) = (a, c0);
+                    let mut idx = k;
+                    loop {
+                        let next = match (except[a..b].get(i - a), own[c0..c1].get(j - c0)) {
+                            (Some(x), Some(y)) if x.1 <= y.1 => {
+                                i += 1;
+                                x.1
+                            }
+                            (_, Some(y)) => {
+                                j += 1;
+                                y.1
+                            }
+                            (Some(x), None) => {
+                                i += 1;
+                                x.1
+                            }
+                            (None, None) => break,
+                        };
+                        if next <= idx {
+                            idx += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    chosen = Some(index.by_room[r][idx].1);
+                    break;
+                }
+                k -= c;
+            }
+            let n = chosen.unwrap_or_else(|| changed[k]);
+            let disk = topo.hosts[n]
+                .disks
+                .iter()
+                .enumerate()
+                .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol.size, vol.data))
+                .max_by(|a, b| {
+                    (a.1 - free.disk[n][a.0].1)
+                        .total_cmp(&(b.1 - free.disk[n][b.0].1))
+                        .then(b.0.cmp(&a.0))
+                });
+            if let Some((d, _)) = disk {
+                return Some((n, d));
+            }
+            rejected.push(n);
+            draw = draw.wrapping_add(1);
+        }
+    }
+    None
+}
+
 impl Placement {
     /// Place every VM, then every volume's replicas.
     pub fn build(
@@ -322,6 +687,8 @@ impl Placement {
             vols_on: Vec::new(),
             mem_actual: Vec::new(),
             pods: Vec::new(),
+            index: RoomIndex::default(),
+            scores: ScoreIndex::default(),
         };
         let alive = vec![true; pl.topo.hosts.len()];
         for v in 0..pl.vms.len() {
@@ -373,6 +740,8 @@ impl Placement {
                 pl.vols_on[n].push(i);
             }
         }
+        pl.index = RoomIndex::new(&pl.topo, &pl.free);
+        pl.scores = ScoreIndex::new(&pl.topo, &pl.free);
         pl
     }
 
@@ -469,6 +838,75 @@ mod tests {
             hosts.dedup();
             assert_eq!(hosts.len(), 3, "cluster {c}");
         }
+    }
+
+    #[test]
+    fn the_indexed_scheduler_keeps_the_rules() {
+        // Twelve nodes in four racks with uneven room; some changed after indexing, one
+        // dead. Every pick is on a live node without a replica of the volume, in a rack
+        // without one when such a node can take it, and within 5 % of the most room there.
+        let topo = Topology::build(
+            (0..12)
+                .map(|i| host(i % 4, 1.0 + (i % 5) as f64 * 0.1))
+                .collect(),
+            vec!["a".into(), "b".into(), "c".into(), "d".into()],
+            &[None, None, None, None],
+        );
+        let p = Platform::default();
+        let (_, vols) = workload(
+            &[&[Pool {
+                name: "w".into(),
+                count: 1,
+                vcpu: 1.0,
+                memory_gib: 1.0,
+                disks_gib: vec![50.0],
+                anti_affinity: false,
+                running: true,
+            }][..]],
+            &p,
+        );
+        let rules = StorageRules::from(&p);
+        let mut free = Free {
+            cpu: vec![1.0; 12],
+            mem: vec![1.0; 12],
+            disk: vec![vec![(0.0, 0.0)]; 12],
+            node_room: topo.hosts.iter().map(|h| h.disks[0]).collect(),
+        };
+        let index = RoomIndex::new(&topo, &free);
+        let mut vol = vols[0].clone();
+        free.add_replica(&topo, 3, 0, &vol);
+        vol.replicas.push((3, 0));
+        free.add_replica(&topo, 6, 0, &vol);
+        let mut alive = vec![true; 12];
+        alive[5] = false;
+        let mut dirty = Dirty::of(&index, &topo, &free, &[5]);
+        dirty.mark(6, &index, &topo);
+        for draw in 0..500u64 {
+            let (n, _) =
+                pick_disk_indexed(&vol, &free, &topo, &rules, &alive, &dirty, &index, draw)
+                    .unwrap();
+            assert!(alive[n] && n != 3, "draw {draw}: {n}");
+            let rack_of_replica = topo.rack_of[3];
+            assert_ne!(
+                topo.rack_of[n], rack_of_replica,
+                "a rack without a replica exists"
+            );
+            let top = (0..12)
+                .filter(|&m| alive[m] && m != 3 && topo.rack_of[m] != rack_of_replica)
+                .map(|m| free.node_room[m])
+                .fold(0.0, f64::max);
+            assert!(free.node_room[n] >= top * 0.95, "draw {draw}: {n}");
+        }
+        // Every near node is drawn sometimes.
+        let mut seen = std::collections::BTreeSet::new();
+        for draw in 0..500u64 {
+            seen.insert(
+                pick_disk_indexed(&vol, &free, &topo, &rules, &alive, &dirty, &index, draw)
+                    .unwrap()
+                    .0,
+            );
+        }
+        assert!(seen.len() > 1, "{seen:?}");
     }
 
     #[test]
