@@ -329,6 +329,7 @@ pub fn timeline(l: &Loaded) -> (Vec<Month>, Vec<Refusal>) {
         *months.iter().max().expect("not empty"),
     );
     let base = current(l);
+    let spec = headroom_spec(l, &l.topology());
     let mut refused = Vec::new();
     let mut admitted: Vec<(usize, usize)> = Vec::new(); // (team, request)
     let vcpu_of = |shape: &str| {
@@ -378,7 +379,7 @@ pub fn timeline(l: &Loaded) -> (Vec<Month>, Vec<Refusal>) {
                 ));
             }
         }
-        let h = headroom::analyse(&place(l, &all));
+        let h = headroom::analyse_with(&place(l, &all), &spec);
         out.push(Month {
             month: scenario::month_name(m),
             clusters: all.len(),
