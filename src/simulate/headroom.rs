@@ -211,13 +211,14 @@ pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> Sce
     }
     let mut extra: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut stranded = Vec::new();
+    let indexed = pl.index.is_built();
     // Hosts whose free CPU and memory changed, and the score index, rebuilt once many have.
     let mut changed: Vec<usize> = Vec::new();
     let mut is_changed = vec![false; n];
     let mut local_scores: Option<ScoreIndex> = None;
     for &v in &displaced {
         let vm = &pl.vms[v];
-        if changed.len() > REINDEX_AFTER {
+        if indexed && changed.len() > REINDEX_AFTER {
             local_scores = Some(ScoreIndex::new(&pl.topo, &free));
             for c in changed.drain(..) {
                 is_changed[c] = false;
@@ -273,7 +274,7 @@ pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> Sce
         for k in 0..lost {
             displaced_replicas += 1;
             let draw = (displaced_replicas as u64) << 8 | k as u64;
-            if dirty.len() > REINDEX_AFTER {
+            if indexed && dirty.len() > REINDEX_AFTER {
                 let fresh = RoomIndex::new(&pl.topo, &free);
                 dirty = Dirty::of(&fresh, &pl.topo, &free, failed);
                 local = Some(fresh);
@@ -468,5 +469,70 @@ pub fn min_slack(h: &Headroom) -> Slack {
         cpu: min(|s| s.slack.cpu),
         memory: min(|s| s.slack.memory),
         storage: min(|s| s.slack.storage),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::placement::{RoomIndex, ScoreIndex, workload};
+    use crate::simulate::scenario::{Platform, Pool};
+    use crate::simulate::topology::{Host, Topology};
+
+    /// From 256 hosts re-placement reads the indexes; the plain scan must reach the same
+    /// verdict and re-place the same VMs and replicas.
+    #[test]
+    fn the_indexed_re_placement_agrees_with_the_plain_scan() {
+        let racks: Vec<String> = (0..8).map(|r| format!("r{r}")).collect();
+        let hosts: Vec<Host> = (0..300)
+            .map(|i| Host {
+                name: format!("n{i}"),
+                rack: i % 8,
+                cpu: 62.0 + (i % 3) as f64,
+                mem_gib: 240.0 + (i % 5) as f64 * 8.0,
+                disks: vec![2e12, 2e12],
+            })
+            .collect();
+        let topo = Topology::build(hosts, racks, &vec![None; 8]);
+        let pools = [
+            Pool {
+                name: "cp".into(),
+                count: 3,
+                vcpu: 4.0,
+                memory_gib: 8.0,
+                disks_gib: vec![60.0],
+                anti_affinity: true,
+                running: true,
+            },
+            Pool {
+                name: "w".into(),
+                count: 3,
+                vcpu: 8.0,
+                memory_gib: 48.0,
+                disks_gib: vec![300.0],
+                anti_affinity: false,
+                running: true,
+            },
+        ];
+        let p = Platform::default();
+        let clusters: Vec<&[Pool]> = std::iter::repeat_n(&pools[..], 200).collect();
+        let (vms, vols) = workload(&clusters, &p);
+        let pl = Placement::build(topo, vms, vols, &p);
+        assert!(pl.index.is_built());
+        let indexed = analyse(&pl);
+        let mut plain_pl = pl.clone();
+        plain_pl.index = RoomIndex::default();
+        plain_pl.scores = ScoreIndex::default();
+        let plain = analyse(&plain_pl);
+        assert_eq!(indexed.verdict, plain.verdict);
+        for (a, b) in indexed.scenarios.iter().zip(&plain.scenarios) {
+            assert_eq!(a.name, b.name);
+            assert_eq!(
+                (a.displaced, a.displaced_replicas),
+                (b.displaced, b.displaced_replicas)
+            );
+            assert_eq!(a.fails(), b.fails(), "{}", a.name);
+            assert!((a.slack.memory - b.slack.memory).abs() < 1e-9, "{}", a.name);
+        }
     }
 }

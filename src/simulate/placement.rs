@@ -323,35 +323,39 @@ pub fn pick_disk(
     }
     let rack_of = &topo.rack_of;
     let room = &free.node_room;
-    let mut rejected: Vec<usize> = Vec::new();
     // Which class a node is in (1: a rack without a replica of the volume, 0: the rest),
     // or `None` when it cannot take the replica at all.
-    let class = |n: usize, rejected: &[usize]| -> Option<usize> {
+    // Until a chosen node turns out to have no fitting disk, nodes are screened by room
+    // alone; after that, by the storage rules on every disk (one pass), so that a full
+    // fleet costs one extra pass per replica instead of one per node passed over.
+    let node_fits = |n: usize| {
+        topo.hosts[n]
+            .disks
+            .iter()
+            .enumerate()
+            .any(|(d, &max)| rules.fits(max, free.disk[n][d], vol.size, vol.data))
+    };
+    let class = |n: usize, exact: Option<&[bool]>| -> Option<usize> {
         if !alive[n]
             || room[n] <= vol.data
             || vol.replicas.iter().any(|&(rn, _)| rn == n)
-            || rejected.contains(&n)
+            || exact.is_some_and(|fit| !fit[n])
         {
             return None;
         }
         Some(usize::from(!used_racks.contains(&rack_of[n])))
     };
-    let top_of = |want: usize, rejected: &[usize]| {
-        let mut top = f64::NEG_INFINITY;
+    let tops = |exact: Option<&[bool]>| {
+        let mut top = [f64::NEG_INFINITY; 2];
         for (n, &r) in room.iter().enumerate() {
-            if class(n, rejected) == Some(want) {
-                top = top.max(r);
+            if let Some(c) = class(n, exact) {
+                top[c] = top[c].max(r);
             }
         }
         top
     };
-    // One pass for the most room in each class.
-    let mut top = [f64::NEG_INFINITY; 2];
-    for (n, &r) in room.iter().enumerate() {
-        if let Some(c) = class(n, &rejected) {
-            top[c] = top[c].max(r);
-        }
-    }
+    let mut exact: Option<Vec<bool>> = None;
+    let mut top = tops(None);
     // Zone anti-affinity is soft: nodes in racks without a replica first, the rest after.
     let mut draw = draw;
     for want in [1, 0] {
@@ -360,20 +364,19 @@ pub fn pick_disk(
                 break;
             }
             let cut = top[want] * 0.95;
-            let near =
-                |n: usize, rejected: &[usize]| class(n, rejected) == Some(want) && room[n] >= cut;
-            let count = (0..room.len()).filter(|&n| near(n, &rejected)).count() as u64;
+            let fit = exact.as_deref();
+            let near = |n: usize| class(n, fit) == Some(want) && room[n] >= cut;
+            let count = (0..room.len()).filter(|&n| near(n)).count() as u64;
             // A small deterministic mix of the draw number (splitmix64).
             let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
             z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^= z >> 31;
             let nth = (z % count.max(1)) as usize;
-            let Some(n) = (0..room.len()).filter(|&n| near(n, &rejected)).nth(nth) else {
+            let Some(n) = (0..room.len()).filter(|&n| near(n)).nth(nth) else {
                 break;
             };
-            // The chosen node's disks are checked against the storage rules; a node none of
-            // whose disks fits is passed over.
+            // The chosen node's disks are checked against the storage rules.
             let disk = topo.hosts[n]
                 .disks
                 .iter()
@@ -387,13 +390,20 @@ pub fn pick_disk(
             if let Some((d, _)) = disk {
                 return Some((n, d));
             }
-            rejected.push(n);
-            top[want] = top_of(want, &rejected);
+            if exact.is_some() {
+                // Cannot happen: in exact mode every candidate has a fitting disk.
+                break;
+            }
+            exact = Some((0..room.len()).map(node_fits).collect());
+            top = tops(exact.as_deref());
             draw = draw.wrapping_add(1);
         }
     }
     None
 }
+
+/// Fleets from this many hosts get the room and score indexes.
+pub const INDEX_FROM: usize = 256;
 
 /// The nodes of each rack sorted by room (most first), as placed: a failure scenario
 /// changes the room of the few nodes that receive replicas, so the replica scheduler can
@@ -406,6 +416,11 @@ pub struct RoomIndex {
 }
 
 impl RoomIndex {
+    /// Whether an index was built (fleets of `INDEX_FROM` hosts and more).
+    pub fn is_built(&self) -> bool {
+        !self.base.is_empty()
+    }
+
     pub fn new(topo: &Topology, free: &Free) -> RoomIndex {
         let mut by_room: Vec<Vec<(f64, usize)>> = vec![Vec::new(); topo.racks.len()];
         for (n, &r) in topo.rack_of.iter().enumerate() {
@@ -507,11 +522,10 @@ pub fn pick_disk_indexed(
     }
     let room = &free.node_room;
     let holds = |n: usize| vol.replicas.iter().any(|&(rn, _)| rn == n);
-    let mut rejected: Vec<usize> = Vec::new();
-    let mut draw = draw;
+    let rejected: [usize; 0] = [];
     for want_new in [true, false] {
         let in_class = |r: usize| used_racks.contains(&r) != want_new;
-        loop {
+        'class: {
             let skip = |n: usize, rejected: &[usize]| {
                 !alive[n] || dirty.flag[n] || holds(n) || rejected.contains(&n)
             };
@@ -541,7 +555,7 @@ pub fn pick_disk_indexed(
                 }
             }
             if !top.is_finite() {
-                break;
+                break 'class;
             }
             let cut = top * 0.95;
             let near = |rm: f64| rm >= cut && rm > vol.data;
@@ -582,7 +596,7 @@ pub fn pick_disk_indexed(
                 .collect();
             total += changed.len();
             if total == 0 {
-                break;
+                break 'class;
             }
             let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
             z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -644,8 +658,8 @@ pub fn pick_disk_indexed(
             if let Some((d, _)) = disk {
                 return Some((n, d));
             }
-            rejected.push(n);
-            draw = draw.wrapping_add(1);
+            // A node passed over: the full scan with the storage rules on every disk.
+            return pick_disk(vol, free, topo, rules, alive, draw);
         }
     }
     None
@@ -740,8 +754,11 @@ impl Placement {
                 pl.vols_on[n].push(i);
             }
         }
-        pl.index = RoomIndex::new(&pl.topo, &pl.free);
-        pl.scores = ScoreIndex::new(&pl.topo, &pl.free);
+        // On small fleets a scan of every node is cheaper than keeping indexes.
+        if hosts >= INDEX_FROM {
+            pl.index = RoomIndex::new(&pl.topo, &pl.free);
+            pl.scores = ScoreIndex::new(&pl.topo, &pl.free);
+        }
         pl
     }
 
