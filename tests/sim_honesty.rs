@@ -588,3 +588,41 @@ analysis: {{risk_trials: 100}}
     assert_eq!(verdict(6, 30 - remove + 1), "fail");
     assert!(text_of(&[scenario(6, 30).to_str().unwrap()]).contains("What would fix it"));
 }
+
+#[test]
+fn a_what_if_on_a_fleet_without_clusters_and_a_failing_what_if_with_its_fix_search() {
+    let dir = tempfile::tempdir().unwrap();
+    // No clusters running: the what-if's volumes take the shapes' sizes.
+    let text = THREE_NODES
+        .replace("count: 3, threads", "count: 6, threads")
+        .replace("clusters: [{shape: s, count: 1}]\n", "")
+        + "rebuild: {node: n-02, data_tib: 1}\n";
+    let p = write(dir.path(), "empty.yaml", &text);
+    let (code, v, stderr) = simulate(&[p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["rebuild"]["failed_node"], "n-02");
+    assert!((v["rebuild"]["tib_to_rebuild"].as_f64().unwrap() - 1.0).abs() < 1e-6);
+    // A what-if that never completes fails the verdict, and the fix search (which removes
+    // every cluster on the way) checks the same what-if rather than the placed fleet.
+    let text = THREE_NODES
+        .replace("count: 3, threads", "count: 6, threads")
+        .replace("analysis:", "platform: {rebuild_abort_h: 0.05}\nanalysis:")
+        + "rebuild: {node: n-02, data_tib: 1}\n";
+    let p = write(dir.path(), "abort.yaml", &text);
+    let (code, v, stderr) = simulate(&[p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        v["rebuild"]["never"]
+            .as_str()
+            .unwrap()
+            .contains("0.05 h limit"),
+        "{}",
+        v["rebuild"]
+    );
+    assert!(
+        v["fix"]["add_nodes"].is_null(),
+        "more nodes do not speed up one stream: {}",
+        v["fix"]
+    );
+    assert!(v["fix"]["remove_clusters"].is_null(), "{}", v["fix"]);
+}

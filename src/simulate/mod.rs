@@ -418,7 +418,7 @@ pub fn rebuild_input(
         for &(n, _) in &vol.replicas {
             fg_in[n] += w;
         }
-        if let Some(h) = pl.vm_node[vol.vm] {
+        if let Some(&Some(h)) = pl.vm_node.get(vol.vm) {
             fg_out[h] += w * vol.replicas.len() as f64;
         }
     }
@@ -595,7 +595,17 @@ pub fn passes(l: &Loaded, topo: &Topology, clusters: &[&[Pool]]) -> bool {
     {
         return false;
     }
-    let failed = rebuild_target(l, &pl);
+    // The same rebuild the report runs: the what-if's loaded node, or the fullest one.
+    let (pl, failed) = if let Some(w) = &s.rebuild {
+        let node = whatif::what_if_node(l, topo, w);
+        let Ok(loaded) = whatif::load_node(l, &pl, node, w.data_tib) else {
+            return false;
+        };
+        (loaded, node)
+    } else {
+        let failed = rebuild_target(l, &pl);
+        (pl, failed)
+    };
     let (input, _) = rebuild_input(l, &pl, failed, s.platform.rebuild_limit);
     rebuild::simulate(&input).hours_to_full_redundancy.is_some()
 }

@@ -413,8 +413,8 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
     }
     if aborted > 0 {
         why.push(format!(
-            "{aborted} replica rebuild(s) take longer than Longhorn's {:.0} h limit on every attempt and restart forever",
-            input.abort_s / 3600.0
+            "{aborted} replica rebuild(s) take longer than Longhorn's {} h limit on every attempt and restart forever",
+            (input.abort_s / 36.0).round() / 100.0
         ));
     }
     if blocked > 0 {
