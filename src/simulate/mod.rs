@@ -442,7 +442,7 @@ pub fn rebuild_input(
             }
         })
         .collect();
-    let on_failed: Vec<usize> = pl.vols_on[failed].clone();
+    let on_failed: Vec<usize> = pl.vols_on.get(failed).cloned().unwrap_or_default();
     let rebuilt = |i: &usize| pl.volumes[*i].attached || p.offline_replica_rebuilding;
     let detached = on_failed.iter().filter(|i| !rebuilt(i)).count();
     let jobs = on_failed

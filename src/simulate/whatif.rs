@@ -113,6 +113,12 @@ pub fn check(l: &Loaded, topo: &Topology, w: &RebuildWhatIf) -> Result<(), Strin
 /// comes with the scenario key it concerns.
 pub fn check_fleet(l: &Loaded) -> Result<(), (&'static str, String)> {
     let topo = l.topology();
+    if topo.hosts.is_empty() {
+        return Err((
+            "fleet",
+            "the fleet has no nodes: every class has count 0".to_string(),
+        ));
+    }
     for set in &l.scenario.headroom.sets {
         for n in &set.nodes {
             if topo.host_index(n).is_none() {
