@@ -626,3 +626,19 @@ fn a_what_if_on_a_fleet_without_clusters_and_a_failing_what_if_with_its_fix_sear
     );
     assert!(v["fix"]["remove_clusters"].is_null(), "{}", v["fix"]);
 }
+
+#[test]
+fn a_fleet_of_no_nodes_is_refused_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "zero.yaml",
+        &THREE_NODES.replace("count: 3, threads", "count: 0, threads"),
+    );
+    let (code, _, stderr) = simulate(&[p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("zero.yaml:3:") && stderr.contains("no nodes"),
+        "{stderr}"
+    );
+}
