@@ -387,12 +387,14 @@ fn detached_volumes_are_not_rebuilt() {
     // Every replica on the failed node is either rebuilt or left for later.
     let windows = rb["windows"].as_array().unwrap().len() as u64;
     assert_eq!(windows, rb["replicas_to_rebuild"].as_u64().unwrap());
-    let p2 = quick(dir.path(), |t| {
-        std::fs::read_to_string(&p).unwrap().replace(
+    let p2 = write(
+        dir.path(),
+        "offline.yaml",
+        &std::fs::read_to_string(&p).unwrap().replace(
             "  replicas: 3\n",
             "  replicas: 3\n  offline_replica_rebuilding: true\n",
-        ) + &t[..0]
-    });
+        ),
+    );
     let (_, v2, _) = simulate(&[p2.to_str().unwrap()]);
     assert_eq!(v2["rebuild"]["detached_not_rebuilt"], 0);
     assert_eq!(

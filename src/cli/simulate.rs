@@ -6,6 +6,7 @@ use super::config::simulate_site;
 use super::error::{Error, exit};
 use super::{Ctx, term};
 use crate::files::fsio::{self, Mode};
+use crate::profile::ByteSize;
 use crate::simulate::{self, loader};
 use crate::{plan, report};
 
@@ -16,38 +17,21 @@ pub struct WhatIfFlags<'a> {
     pub node: Option<&'a str>,
 }
 
-/// `15TiB`, `15 TiB`, `8TB`, `500GiB`, `1.5PiB` -> TiB.
+/// `15TiB`, `15 TiB`, `8TB`, `500GiB`, `1.5PiB` -> TiB. The unit is required: a bare
+/// number would be bytes to the size parser and is almost surely not meant.
 pub fn parse_size_tib(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("--rebuild-data `{s}`: expected a size like 15TiB or 8TB"))?;
-    let bytes = match unit.trim() {
-        "TiB" => v * 1024f64.powi(4),
-        "TB" => v * 1e12,
-        "GiB" => v * 1024f64.powi(3),
-        "GB" => v * 1e9,
-        "PiB" => v * 1024f64.powi(5),
-        "PB" => v * 1e15,
-        "" => {
-            return Err(format!(
-                "--rebuild-data `{s}`: give a unit (TiB, TB, GiB, GB, PiB or PB), e.g. 15TiB"
-            ));
-        }
-        u => {
-            return Err(format!(
-                "--rebuild-data `{s}`: unknown unit `{u}`; use TiB, TB, GiB, GB, PiB or PB"
-            ));
-        }
-    };
-    if !(bytes.is_finite() && bytes > 0.0) {
+    if !s.trim_end().ends_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(format!(
+            "--rebuild-data `{s}`: give a unit (TiB, TB, GiB, GB, PiB or PB), e.g. 15TiB"
+        ));
+    }
+    let bytes = ByteSize::parse(s)
+        .map_err(|e| format!("--rebuild-data: {e}"))?
+        .0;
+    if bytes == 0 {
         return Err(format!("--rebuild-data `{s}`: give a size above zero"));
     }
-    Ok(bytes / 1024f64.powi(4))
+    Ok(bytes as f64 / 1024f64.powi(4))
 }
 
 pub fn run(

@@ -31,9 +31,11 @@ impl ByteSize {
             "MiB" => 1024f64.powi(2),
             "GiB" => 1024f64.powi(3),
             "TiB" => 1024f64.powi(4),
+            "PB" => 1e15,
+            "PiB" => 1024f64.powi(5),
             other => {
                 return Err(format!(
-                    "unknown size unit `{other}` in `{text}` (use B, GB, TB, GiB or TiB)"
+                    "unknown size unit `{other}` in `{text}` (use B, GB, TB, PB, GiB, TiB or PiB)"
                 ));
             }
         };

@@ -330,29 +330,39 @@ pub fn simulate_text(r: &Report) -> String {
         "  {} nodes failing at once, P(some volume loses all replicas):\n",
         c.failed_nodes
     ));
+    let figure = |e: &simulate::Estimate, mc: f64, ci: [f64; 2], hits: u64| {
+        format!(
+            "{} {} (Monte Carlo {}, 95 % CI {} to {}, {} of {} trials)",
+            e.method,
+            share(e.value),
+            share(mc),
+            share(ci[0]),
+            share(ci[1]),
+            group(hits),
+            group(u64::from(c.trials))
+        )
+    };
     out.push_str(&format!(
-        "    Longhorn's placement ({} copysets): {} {} (Monte Carlo {}, 95 % CI {} to {}, {} of {} trials)\n",
+        "    Longhorn's placement ({} copysets): {}\n",
         group(c.longhorn_copysets as u64),
-        c.longhorn.method,
-        share(c.longhorn.value),
-        share(c.longhorn_monte_carlo),
-        share(c.longhorn_ci95[0]),
-        share(c.longhorn_ci95[1]),
-        group(c.longhorn_hits),
-        group(u64::from(c.trials))
+        figure(
+            &c.longhorn,
+            c.longhorn_monte_carlo,
+            c.longhorn_ci95,
+            c.longhorn_hits
+        )
     ));
     out.push_str(&format!(
-        "    copyset placement, scatter width {} (measured {:.1}, {} copysets): {} {} (Monte Carlo {}, 95 % CI {} to {}, {} of {} trials)\n",
+        "    copyset placement, scatter width {} (measured {:.1}, {} copysets): {}\n",
         c.scatter_width,
         c.scatter_width_measured,
         group(c.copyset_copysets as u64),
-        c.copyset.method,
-        share(c.copyset.value),
-        share(c.copyset_monte_carlo),
-        share(c.copyset_ci95[0]),
-        share(c.copyset_ci95[1]),
-        group(c.copyset_hits),
-        group(u64::from(c.trials))
+        figure(
+            &c.copyset,
+            c.copyset_monte_carlo,
+            c.copyset_ci95,
+            c.copyset_hits
+        )
     ));
     if r.warnings.is_empty() {
         out.push_str("\nWarnings: none\n");

@@ -303,6 +303,37 @@ pub fn pick_node(
     best.map(|(_, n)| n)
 }
 
+/// The disk of node `n` a replica of `size` bytes holding `data` bytes goes on: among those
+/// the storage rules allow, the one with the most available room (ties to the first).
+pub fn best_disk(
+    topo: &Topology,
+    free: &Free,
+    rules: &StorageRules,
+    n: usize,
+    size: f64,
+    data: f64,
+) -> Option<usize> {
+    topo.hosts[n]
+        .disks
+        .iter()
+        .enumerate()
+        .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], size, data))
+        .max_by(|a, b| {
+            (a.1 - free.disk[n][a.0].1)
+                .total_cmp(&(b.1 - free.disk[n][b.0].1))
+                .then(b.0.cmp(&a.0))
+        })
+        .map(|(d, _)| d)
+}
+
+/// A small deterministic mix of a draw number (splitmix64).
+fn mix(draw: u64) -> u64 {
+    let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// A (node, disk) for one more replica of `vol`: not on a node that holds one, new racks
 /// first, then among the disks with the most available room. Longhorn takes the disk with
 /// the most usable storage; in a real fleet small differences in actual data make that
@@ -328,13 +359,7 @@ pub fn pick_disk(
     // Until a chosen node turns out to have no fitting disk, nodes are screened by room
     // alone; after that, by the storage rules on every disk (one pass), so that a full
     // fleet costs one extra pass per replica instead of one per node passed over.
-    let node_fits = |n: usize| {
-        topo.hosts[n]
-            .disks
-            .iter()
-            .enumerate()
-            .any(|(d, &max)| rules.fits(max, free.disk[n][d], vol.size, vol.data))
-    };
+    let node_fits = |n: usize| best_disk(topo, free, rules, n, vol.size, vol.data).is_some();
     let class = |n: usize, exact: Option<&[bool]>| -> Option<usize> {
         if !alive[n]
             || room[n] <= vol.data
@@ -367,27 +392,12 @@ pub fn pick_disk(
             let fit = exact.as_deref();
             let near = |n: usize| class(n, fit) == Some(want) && room[n] >= cut;
             let count = (0..room.len()).filter(|&n| near(n)).count() as u64;
-            // A small deterministic mix of the draw number (splitmix64).
-            let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            let nth = (z % count.max(1)) as usize;
+            let nth = (mix(draw) % count.max(1)) as usize;
             let Some(n) = (0..room.len()).filter(|&n| near(n)).nth(nth) else {
                 break;
             };
             // The chosen node's disks are checked against the storage rules.
-            let disk = topo.hosts[n]
-                .disks
-                .iter()
-                .enumerate()
-                .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol.size, vol.data))
-                .max_by(|a, b| {
-                    (a.1 - free.disk[n][a.0].1)
-                        .total_cmp(&(b.1 - free.disk[n][b.0].1))
-                        .then(b.0.cmp(&a.0))
-                });
-            if let Some((d, _)) = disk {
+            if let Some(d) = best_disk(topo, free, rules, n, vol.size, vol.data) {
                 return Some((n, d));
             }
             if exact.is_some() {
@@ -598,11 +608,7 @@ pub fn pick_disk_indexed(
             if total == 0 {
                 break 'class;
             }
-            let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            let mut k = (z % total as u64) as usize;
+            let mut k = (mix(draw) % total as u64) as usize;
             let mut chosen = None;
             for &(r, _, c) in &counts {
                 if k < c {
@@ -645,17 +651,7 @@ pub fn pick_disk_indexed(
                 k -= c;
             }
             let n = chosen.unwrap_or_else(|| changed[k]);
-            let disk = topo.hosts[n]
-                .disks
-                .iter()
-                .enumerate()
-                .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], vol.size, vol.data))
-                .max_by(|a, b| {
-                    (a.1 - free.disk[n][a.0].1)
-                        .total_cmp(&(b.1 - free.disk[n][b.0].1))
-                        .then(b.0.cmp(&a.0))
-                });
-            if let Some((d, _)) = disk {
+            if let Some(d) = best_disk(topo, free, rules, n, vol.size, vol.data) {
                 return Some((n, d));
             }
             // A node passed over: the full scan with the storage rules on every disk.

@@ -236,8 +236,9 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
     let mut windows = Vec::new();
     let mut by_cat = [0.0f64; CATS.len()];
     let (mut aborted, mut stranded, mut blocked, mut restarts) = (0, 0, 0, 0);
-    let (mut peak_link, mut peak_disk, mut peak_src): (f64, f64, usize) = (0.0, 0.0, 0);
-    let (mut peak_tgt_share, mut peak_src_share) = (0.0f64, 0.0f64);
+    let mut peak_src = 0usize;
+    // Peak rebuild share of each node resource: ingress, egress, disk write, disk read.
+    let mut peak = [0.0f64; 4];
     let total: f64 = input.jobs.iter().map(|j| j.bytes).sum();
     let mut steps = 0usize;
     let mut never_jobs: Vec<usize> = Vec::new();
@@ -323,18 +324,15 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
         }
         let frac = |r: f64, cap: f64| if cap > 0.0 { r / cap } else { 0.0 };
         for (n, node) in nodes.iter().enumerate() {
-            peak_tgt_share = peak_tgt_share
-                .max(frac(rate_in[n], node.ingress))
-                .max(frac(rate_in[n], node.disk_write));
-            peak_src_share = peak_src_share
-                .max(frac(rate_out[n], node.egress))
-                .max(frac(rate_out[n], node.disk_read));
-            peak_link = peak_link
-                .max(frac(rate_in[n], node.ingress))
-                .max(frac(rate_out[n], node.egress));
-            peak_disk = peak_disk
-                .max(frac(rate_in[n], node.disk_write))
-                .max(frac(rate_out[n], node.disk_read));
+            let now = [
+                frac(rate_in[n], node.ingress),
+                frac(rate_out[n], node.egress),
+                frac(rate_in[n], node.disk_write),
+                frac(rate_out[n], node.disk_read),
+            ];
+            for (p, x) in peak.iter_mut().zip(now) {
+                *p = p.max(x);
+            }
         }
         // The next event: a stream completes, or one reaches the abort limit.
         let dt = active
@@ -442,10 +440,10 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
         abort_restarts: restarts,
         stranded,
         blocked,
-        peak_link_share: peak_link,
-        peak_disk_share: peak_disk,
-        peak_target_share: peak_tgt_share,
-        peak_source_share: peak_src_share,
+        peak_link_share: peak[0].max(peak[1]),
+        peak_disk_share: peak[2].max(peak[3]),
+        peak_target_share: peak[0].max(peak[2]),
+        peak_source_share: peak[1].max(peak[3]),
         peak_source_streams: peak_src,
         windows,
     }

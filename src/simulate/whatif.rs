@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::headroom::{Headroom, Kind};
 use super::loader::Loaded;
-use super::placement::{Placement, Volume, pick_disk};
+use super::placement::{Placement, Volume, best_disk, pick_disk};
 use super::scenario::{Pool, RebuildWhatIf};
 use super::topology::{Host, Topology};
 use super::{RebuildReport, Warning, passes};
@@ -211,18 +211,7 @@ pub fn load_node(
             replicas: Vec::new(),
             attached: true,
         };
-        let disk = pl.topo.hosts[node]
-            .disks
-            .iter()
-            .enumerate()
-            .filter(|&(d, &max)| pl.rules.fits(max, pl.free.disk[node][d], size, data))
-            .max_by(|a, b| {
-                (a.1 - pl.free.disk[node][a.0].1)
-                    .total_cmp(&(b.1 - pl.free.disk[node][b.0].1))
-                    .then(b.0.cmp(&a.0))
-            })
-            .map(|(d, _)| d)
-            .ok_or_else(|| {
+        let disk = best_disk(&pl.topo, &pl.free, &pl.rules, node, size, data).ok_or_else(|| {
                 format!(
                     "{} holds no more than {:.2} TiB in volumes of the scenario's sizes (the storage rules apply per disk)",
                     pl.topo.hosts[node].name,
