@@ -211,7 +211,7 @@ fn serve_hands_each_node_its_own_config_once() {
     }
     // Non-secret files are served; rendered secrets only through tokens.
     assert_eq!(
-        http(s.port, "GET", "/manifests/50-longhorn-settings.yaml").0,
+        http(s.port, "GET", "/manifests/day0/40-longhorn-settings.yaml").0,
         200
     );
     // Webhooks: only with the node's own key, which its config carries.
@@ -308,7 +308,7 @@ fn serve_answers_under_the_path_of_its_base_url() {
         http(
             s.port,
             "GET",
-            "/harvester/v1.6.1/manifests/50-longhorn-settings.yaml"
+            "/harvester/v1.6.1/manifests/day0/40-longhorn-settings.yaml"
         )
         .0,
         200

@@ -40,7 +40,7 @@ fn json_output_is_machine_readable() {
 
     let r = site.run(&["--output", "json", "render", "--site", "{site}"]);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["files"].as_array().unwrap().len(), 37);
+    assert_eq!(v["files"].as_array().unwrap().len(), 46);
 }
 
 #[test]

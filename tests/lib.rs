@@ -7,6 +7,7 @@ mod bootstrap;
 mod check;
 mod cli;
 mod crds;
+mod deploy;
 mod hostile_bmc;
 mod installer_examples;
 mod layout;

@@ -62,7 +62,7 @@ fn rendering_twice_is_byte_identical_and_modes_are_right() {
     assert_eq!(mode(&site.out().join("nodes/hv-m01/config.yaml")), 0o600);
     assert_eq!(mode(&site.out().join("nodes/hv-m01/boot.ipxe")), 0o644);
     assert_eq!(
-        mode(&site.out().join("manifests/20-vlanconfigs.yaml")),
+        mode(&site.out().join("manifests/networks/20-vlanconfigs.yaml")),
         0o644
     );
 }

@@ -78,6 +78,20 @@ pub enum Command {
         #[arg(long, value_name = "HOST", requires = "rebuild_data")]
         rebuild_node: Option<String>,
     },
+    /// Capacity gate for one cluster request: within the team's vCPU quota, and the fleet
+    /// still survives every node and rack failure with it. Exit 0 admitted, 1 refused.
+    Admit {
+        /// The request: `team`, `shape` (or `pools`), `count`, optional `duration` (72h), or a
+        /// Rancher Cluster export labelled `rackplan.io/team`.
+        request: PathBuf,
+        /// The scenario with the fleet, the shapes and the teams' quotas.
+        scenario: PathBuf,
+        #[arg(long, value_name = "DIR")]
+        site: Option<PathBuf>,
+        /// Judge the request at this date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ); default now.
+        #[arg(long, value_name = "DATE")]
+        at: Option<String>,
+    },
     /// Serve iPXE scripts and install configs over HTTP for PXE installs.
     Serve(ServeArgs),
     /// Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes).

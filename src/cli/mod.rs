@@ -5,6 +5,7 @@
 //! every failure to an exit code. Each command file does three things: resolve its config,
 //! call one domain function, hand the typed result to `report`.
 
+pub mod admit;
 pub mod args;
 pub mod boot;
 pub mod check;
@@ -115,6 +116,12 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
             },
             ctx,
         ),
+        Command::Admit {
+            request,
+            scenario,
+            site,
+            at,
+        } => admit::run(request, scenario, site.as_ref(), at.as_deref(), ctx),
         Command::Serve(args) => serve::run(args, ctx),
         Command::Boot(args) => boot::run(args, ctx),
     }

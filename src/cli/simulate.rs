@@ -34,6 +34,34 @@ pub fn parse_size_tib(s: &str) -> Result<f64, String> {
     Ok(bytes as f64 / 1024f64.powi(4))
 }
 
+/// The fleet a scenario runs on: the site's inventory when it (or `--site`) names one,
+/// else its node classes; then checked as a whole.
+pub fn attach_fleet(
+    loaded: &mut loader::Loaded,
+    site: Option<&PathBuf>,
+    rebuild_flag: bool,
+) -> Result<(), Error> {
+    let site_dir = simulate_site(
+        site.map(PathBuf::as_path),
+        &loaded.dir,
+        loaded.scenario.fleet.site.as_deref(),
+    );
+    if let Some(dir) = site_dir {
+        let inputs = plan::load_inputs(&dir)?;
+        simulate::site_fleet::attach(loaded, &inputs)?;
+    } else {
+        simulate::site_fleet::require_classes(loaded)?;
+    }
+    if let Err((key, msg)) = simulate::whatif::check_fleet(loaded) {
+        return Err(if key == "rebuild" && rebuild_flag {
+            Error::Usage(format!("--rebuild-data: {msg}"))
+        } else {
+            loaded.source.error_at(&crate::path![key], msg, None).into()
+        });
+    }
+    Ok(())
+}
+
 pub fn run(
     file: &Path,
     site: Option<&PathBuf>,
@@ -49,24 +77,7 @@ pub fn run(
             data_tib: tib,
         });
     }
-    let site_dir = simulate_site(
-        site.map(PathBuf::as_path),
-        &loaded.dir,
-        loaded.scenario.fleet.site.as_deref(),
-    );
-    if let Some(dir) = site_dir {
-        let inputs = plan::load_inputs(&dir)?;
-        simulate::site_fleet::attach(&mut loaded, &inputs)?;
-    } else {
-        simulate::site_fleet::require_classes(&loaded)?;
-    }
-    if let Err((key, msg)) = simulate::whatif::check_fleet(&loaded) {
-        return Err(if key == "rebuild" && what_if.data.is_some() {
-            Error::Usage(format!("--rebuild-data: {msg}"))
-        } else {
-            loaded.source.error_at(&crate::path![key], msg, None).into()
-        });
-    }
+    attach_fleet(&mut loaded, site, what_if.data.is_some())?;
     let r = simulate::run(&loaded);
     if let Some(dir) = plot {
         for (name, body) in report::simulate::plots(&r) {

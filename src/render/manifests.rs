@@ -1,10 +1,17 @@
 //! Cluster manifests applied after the first node is up: cluster networks and their uplinks,
-//! tenant VLAN networks, the storage network, Longhorn's rebuild limit.
+//! the storage network and Longhorn's rebuild limit (day 0), tenant namespaces and their VLAN
+//! networks, the golden images.
 //!
 //! Shapes follow the CRDs in the reference folder; tests validate every document against
 //! them. Harvester's own rules the CRDs do not hold (name lengths, one MTU per cluster
 //! network, NAD MTU equal to its cluster network's) hold by construction: one site value
 //! feeds every place that must agree.
+//!
+//! The files are grouped in [`Bundle`]s, one folder each, in apply order. Fleet installs a
+//! bundle as one Helm release, and Helm creates custom resources sorted by kind name, so an
+//! order across kinds holds only where the kinds sort that way (ClusterNetwork before
+//! VlanConfig, Namespace before anything) or where bundles wait for each other
+//! (`dependsOn`). [`super::bundles`] writes the `kustomization.yaml` and `fleet.yaml` files.
 
 use std::collections::BTreeMap;
 
@@ -17,11 +24,119 @@ use crate::site::{Bond, ClusterNetworkName, Mtu, Site};
 
 const CN_LABEL: &str = "network.harvesterhci.io/clusternetwork";
 
-/// One manifest file: its name under `manifests/` and its documents.
+/// Annotation that keeps an object when Helm (Fleet) uninstalls the bundle holding it.
+pub const KEEP: (&str, &str) = ("helm.sh/resource-policy", "keep");
+/// Label naming the site on every object rackplan creates (namespaces) and every bundle.
+pub const SITE_LABEL: &str = "rackplan.io/site";
+
+/// A group of manifests applied together, in this order. Each waits for the one before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Bundle {
+    /// Cluster networks and their uplinks (VlanConfigs).
+    Networks,
+    /// The storage network and Longhorn settings: applied once, with every VM stopped.
+    Day0,
+    /// Tenant namespaces and their VLAN networks.
+    Tenants,
+    /// Golden VM images.
+    Images,
+}
+
+impl Bundle {
+    pub const ALL: [Bundle; 4] = [
+        Bundle::Networks,
+        Bundle::Day0,
+        Bundle::Tenants,
+        Bundle::Images,
+    ];
+
+    /// Folder under `manifests/`, also the bundle's label value.
+    pub fn dir(self) -> &'static str {
+        match self {
+            Bundle::Networks => "networks",
+            Bundle::Day0 => "day0",
+            Bundle::Tenants => "tenants",
+            Bundle::Images => "images",
+        }
+    }
+
+    /// The bundle this one waits for, and why.
+    pub fn depends_on(self) -> Option<(Bundle, &'static str)> {
+        match self {
+            Bundle::Networks => None,
+            Bundle::Day0 => Some((
+                Bundle::Networks,
+                "the storage-network setting is refused until its cluster network's VlanConfigs cover every node and are ready",
+            )),
+            Bundle::Tenants => Some((
+                Bundle::Day0,
+                "tenant VMs would block the storage-network change, which needs every VM stopped",
+            )),
+            Bundle::Images => Some((
+                Bundle::Day0,
+                "the storage-network change waits for image downloads, so images come after it",
+            )),
+        }
+    }
+}
+
+/// One manifest file: its bundle, its name in the bundle's folder and its documents.
 pub struct ManifestFile {
+    pub bundle: Bundle,
     pub name: &'static str,
     pub title: &'static str,
     pub docs: Vec<Value>,
+}
+
+impl ManifestFile {
+    /// Path under `manifests/`.
+    pub fn path(&self) -> String {
+        format!("{}/{}", self.bundle.dir(), self.name)
+    }
+}
+
+/// Namespaces that exist in every Harvester cluster: never created, never owned.
+const BUILT_IN_NAMESPACES: [&str; 8] = [
+    "default",
+    "kube-system",
+    "kube-public",
+    "kube-node-lease",
+    "harvester-public",
+    "harvester-system",
+    "longhorn-system",
+    "cattle-system",
+];
+
+/// A Namespace object for each namespace that is not built in, labelled as the site's and
+/// kept when the bundle is removed (deleting it would delete every VM in it).
+fn namespaces<'a>(
+    site: &Site,
+    names: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
+) -> Vec<Value> {
+    let mut by_ns: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (ns, tenant) in names {
+        let e = by_ns.entry(ns).or_default();
+        e.extend(tenant);
+    }
+    by_ns
+        .into_iter()
+        .filter(|(ns, _)| !BUILT_IN_NAMESPACES.contains(ns))
+        .map(|(ns, tenants)| {
+            let mut labels = json!({SITE_LABEL: site.name.0});
+            if let [t] = tenants.as_slice() {
+                labels["rackplan.io/tenant"] = json!(t);
+            }
+            json!({
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {
+                    "name": ns,
+                    "labels": labels,
+                    "annotations": {KEEP.0: KEEP.1},
+                },
+            })
+        })
+        .collect()
 }
 
 fn vlan_bond(bond: &Bond) -> Value {
@@ -113,6 +228,7 @@ pub fn build(site: &Site, nodes: &[(&Node, &Profile, &str)]) -> Vec<ManifestFile
     let m = &site.management;
     if m.mtu.0 != 1500 {
         files.push(ManifestFile {
+            bundle: Bundle::Networks,
             name: "00-mgmt-clusternetwork.yaml",
             title: "MTU annotation of the built-in mgmt cluster network",
             docs: vec![json!({
@@ -120,7 +236,10 @@ pub fn build(site: &Site, nodes: &[(&Node, &Profile, &str)]) -> Vec<ManifestFile
                 "kind": "ClusterNetwork",
                 "metadata": {
                     "name": "mgmt",
-                    "annotations": {"network.harvesterhci.io/uplink-mtu": m.mtu.0.to_string()},
+                    "annotations": {
+                        "network.harvesterhci.io/uplink-mtu": m.mtu.0.to_string(),
+                        KEEP.0: KEEP.1,
+                    },
                 },
             })],
         });
@@ -128,6 +247,7 @@ pub fn build(site: &Site, nodes: &[(&Node, &Profile, &str)]) -> Vec<ManifestFile
     let vm = &site.vm_network;
     let sn = &site.storage_network;
     files.push(ManifestFile {
+        bundle: Bundle::Networks,
         name: "10-cluster-networks.yaml",
         title: "ClusterNetworks for the VM and storage networks",
         docs: vec![
@@ -150,71 +270,102 @@ pub fn build(site: &Site, nodes: &[(&Node, &Profile, &str)]) -> Vec<ManifestFile
         "storage network",
     ));
     files.push(ManifestFile {
+        bundle: Bundle::Networks,
         name: "20-vlanconfigs.yaml",
         title: "VlanConfigs: bonded uplinks per node layout",
         docs: vcs,
     });
-    let nads: Vec<Value> = vm
-        .tenants
-        .iter()
-        .map(|t| {
-            let config = json!({
-                "cniVersion": "0.3.1",
-                "name": t.name.0,
-                "type": "bridge",
-                "bridge": format!("{}-br", vm.cluster_network.0),
-                "promiscMode": true,
-                "vlan": t.vlan.0,
-                "ipam": {},
-                "mtu": vm.mtu.0,
-            });
-            json!({
-                "apiVersion": "k8s.cni.cncf.io/v1",
-                "kind": "NetworkAttachmentDefinition",
-                "metadata": {
-                    "name": t.name.0,
-                    "namespace": t.namespace(),
-                    "labels": {
-                        CN_LABEL: vm.cluster_network.0,
-                        "network.harvesterhci.io/type": "L2VlanNetwork",
-                        "network.harvesterhci.io/vlan-id": t.vlan.0.to_string(),
-                    },
-                    "annotations": {
-                        "network.harvesterhci.io/route": r#"{"mode":"auto","serverIPAddr":"","cidr":"","gateway":""}"#,
-                    },
-                },
-                "spec": {"config": serde_json::to_string(&config).expect("plain JSON")},
-            })
-        })
-        .collect();
-    if !nads.is_empty() {
-        files.push(ManifestFile {
-            name: "30-tenant-networks.yaml",
-            title: "one VLAN NetworkAttachmentDefinition per tenant",
-            docs: nads,
-        });
-    }
     files.push(ManifestFile {
-        name: "40-storage-network.yaml",
-        title: "Harvester storage-network setting (stop all VMs before applying)",
+        bundle: Bundle::Day0,
+        name: "30-storage-network.yaml",
+        title: "Harvester storage-network setting (day 0: every VM stopped)",
         docs: vec![json!({
             "apiVersion": "harvesterhci.io/v1beta1",
             "kind": "Setting",
-            "metadata": {"name": "storage-network"},
+            "metadata": {"name": "storage-network", "annotations": {KEEP.0: KEEP.1}},
             "value": storage_network_value(site),
         })],
     });
     files.push(ManifestFile {
-        name: "50-longhorn-settings.yaml",
+        bundle: Bundle::Day0,
+        name: "40-longhorn-settings.yaml",
         title: "Longhorn replica rebuild concurrency",
         docs: vec![json!({
             "apiVersion": "longhorn.io/v1beta2",
             "kind": "Setting",
-            "metadata": {"name": "concurrent-replica-rebuild-per-node-limit", "namespace": "longhorn-system"},
+            "metadata": {
+                "name": "concurrent-replica-rebuild-per-node-limit",
+                "namespace": "longhorn-system",
+                "annotations": {KEEP.0: KEEP.1},
+            },
             "value": site.longhorn.concurrent_replica_rebuild_per_node_limit.to_string(),
         })],
     });
+    let ns = namespaces(
+        site,
+        vm.tenants
+            .iter()
+            .map(|t| (t.namespace(), Some(t.name.0.as_str()))),
+    );
+    if !ns.is_empty() {
+        files.push(ManifestFile {
+            bundle: Bundle::Tenants,
+            name: "50-namespaces.yaml",
+            title: "tenant namespaces (kept when the bundle is removed)",
+            docs: ns,
+        });
+    }
+    let nads: Vec<Value> = vm.tenants.iter().map(|t| tenant_nad(vm, t)).collect();
+    if !nads.is_empty() {
+        files.push(ManifestFile {
+            bundle: Bundle::Tenants,
+            name: "60-tenant-networks.yaml",
+            title: "one VLAN NetworkAttachmentDefinition per tenant",
+            docs: nads,
+        });
+    }
+    if !site.images.is_empty() {
+        let ns = namespaces(site, site.images.iter().map(|i| (i.namespace(), None)));
+        let mut docs = ns;
+        docs.extend(site.images.iter().map(super::images::manifest));
+        files.push(ManifestFile {
+            bundle: Bundle::Images,
+            name: "70-images.yaml",
+            title: "golden VM images (VirtualMachineImage, downloaded and checked by SHA-512)",
+            docs,
+        });
+    }
     files
+}
+
+fn tenant_nad(vm: &crate::site::VmNetwork, t: &crate::site::Tenant) -> Value {
+    let config = json!({
+        "cniVersion": "0.3.1",
+        "name": t.name.0,
+        "type": "bridge",
+        "bridge": format!("{}-br", vm.cluster_network.0),
+        "promiscMode": true,
+        "vlan": t.vlan.0,
+        "ipam": {},
+        "mtu": vm.mtu.0,
+    });
+    json!({
+        "apiVersion": "k8s.cni.cncf.io/v1",
+        "kind": "NetworkAttachmentDefinition",
+        "metadata": {
+            "name": t.name.0,
+            "namespace": t.namespace(),
+            "labels": {
+                CN_LABEL: vm.cluster_network.0,
+                "network.harvesterhci.io/type": "L2VlanNetwork",
+                "network.harvesterhci.io/vlan-id": t.vlan.0.to_string(),
+            },
+            "annotations": {
+                "network.harvesterhci.io/route": r#"{"mode":"auto","serverIPAddr":"","cidr":"","gateway":""}"#,
+            },
+        },
+        "spec": {"config": serde_json::to_string(&config).expect("plain JSON")},
+    })
 }
 
 /// A multi-document YAML file.

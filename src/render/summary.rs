@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::bundles;
 use super::ipxe::config_url;
 use super::manifests::ManifestFile;
 use super::node::uplink_names;
@@ -20,6 +21,7 @@ pub fn render(
     inputs: &Inputs,
     planned: &[(&Node, &Profile, &Allocation)],
     manifests: &[ManifestFile],
+    catalogue: &[String],
 ) -> String {
     let site = &inputs.site.site;
     let lock = &inputs.lock;
@@ -101,10 +103,44 @@ pub fn render(
     );
     let _ = writeln!(
         s,
-        "3. Apply the manifests in file order with `kubectl apply -f manifests/`:\n"
+        "3. Stop here until the cluster is ready and **no VM runs**: the storage-network setting (day 0) is accepted only while every VM is stopped and every volume detached.\n"
     );
-    for m in manifests {
-        let _ = writeln!(s, "   - `manifests/{}`: {}", m.name, m.title);
+    let _ = writeln!(
+        s,
+        "4. Apply the manifests, either with kubectl (kubectl 1.27 or later; `sortOptions: fifo` keeps the order below):\n\n   ```\n   kubectl apply -k manifests/\n   ```\n\n   The storage-network setting is refused until the storage VlanConfigs are ready on every node; if it is, wait a minute and run the same command again (applying twice changes nothing).\n"
+    );
+    let _ = writeln!(
+        s,
+        "   Or with Fleet, from a Git repository holding this folder: one bundle per folder, each waiting for the one before (`dependsOn` by label, because Helm sorts custom resources by kind inside a bundle). Point a GitRepo at the Harvester cluster with these paths:\n\n   ```yaml\n   paths:"
+    );
+    for b in bundles::present(manifests) {
+        let _ = writeln!(s, "     - manifests/{}", b.dir());
+    }
+    let _ = writeln!(
+        s,
+        "   ```\n\n   Every bundle takes ownership of objects that already exist (`mgmt`, the settings); namespaces, `mgmt` and the settings carry `helm.sh/resource-policy: keep`, so removing a bundle never deletes them.\n"
+    );
+    let _ = writeln!(s, "   Apply order:\n");
+    for b in bundles::present(manifests) {
+        let wait = b
+            .depends_on()
+            .map(|(d, why)| format!(" (after `{}`: {why})", d.dir()))
+            .unwrap_or_default();
+        let _ = writeln!(s, "   - bundle `{}`{wait}", b.dir());
+        for m in manifests.iter().filter(|m| m.bundle == b) {
+            let _ = writeln!(s, "     - `manifests/{}`: {}", m.path(), m.title);
+        }
+    }
+    if !catalogue.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n5. On the Rancher server, the cluster templates (one per shape the capacity review checked): {}. Each is a `Cluster` with one `HarvesterConfig` per machine pool; apply one to create that cluster, or copy it per team.",
+            catalogue
+                .iter()
+                .map(|c| format!("`catalogue/{c}.yaml`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let _ = writeln!(s, "\n## Notes\n");
     let _ = writeln!(
@@ -123,10 +159,6 @@ pub fn render(
             site.management.vlan.map_or(0, |v| v.0)
         );
     }
-    let _ = writeln!(
-        s,
-        "- The storage-network setting applies only while all VMs are stopped; apply it right after install."
-    );
     if !extra_disks.is_empty() {
         let _ = writeln!(
             s,

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::{AtomicU16, Ordering};
 
+pub mod admit;
 pub mod boot;
 pub mod check;
 pub mod discover;

@@ -6,6 +6,7 @@
 //! failure; `rebuild` times Longhorn's re-replication; `risk` runs the Monte Carlo and holds
 //! the closed forms it is checked against. [`run`] ties them into one report.
 
+pub mod admit;
 pub mod headroom;
 pub mod loader;
 pub mod placement;

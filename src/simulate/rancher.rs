@@ -1,10 +1,13 @@
 //! Cluster shapes from the YAML people already have: a Rancher `provisioning.cattle.io/v1`
 //! `Cluster` with `rkeConfig.machinePools`, and the `HarvesterConfig` machine configs its
 //! pools reference (`cpuCount`, `memorySize` in GiB, `diskInfo` JSON with sizes in GiB,
-//! `vmAffinity` JSON). Integer driver flags are strings in HarvesterConfig.
+//! `vmAffinity` as Rancher's UI stores it, base64 of the JSON, or the raw JSON). Integer
+//! driver flags are strings in HarvesterConfig. `kind: List` wrappers (kubectl's output)
+//! are unwrapped, and JSON reads as the YAML it is a subset of.
 
 use std::collections::BTreeMap;
 
+use base64::Engine as _;
 use serde_json::Value;
 
 use super::scenario::Pool;
@@ -14,18 +17,66 @@ fn num(v: &Value) -> Option<f64> {
         .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
 }
 
-/// The pools of the (first) Cluster in a multi-document YAML text.
-pub fn pools(text: &str) -> Result<Vec<Pool>, String> {
+/// Every object of a multi-document text, `kind: List` items unwrapped.
+fn objects(text: &str) -> Result<Vec<Value>, String> {
     let docs: Vec<Value> = serde_saphyr::from_multiple(text).map_err(|e| e.to_string())?;
-    let cluster = docs
+    let mut out = Vec::new();
+    for d in docs {
+        if d["kind"] == "List" {
+            out.extend(d["items"].as_array().into_iter().flatten().cloned());
+        } else if !d.is_null() {
+            out.push(d);
+        }
+    }
+    Ok(out)
+}
+
+/// `vmAffinity` as an Affinity object: base64 of JSON (what the UI writes) or raw JSON;
+/// `None` when empty. An unreadable value is an error, never a silent "no affinity".
+pub fn decode_affinity(raw: &str) -> Result<Option<Value>, String> {
+    let t = raw.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    if t.starts_with('{') {
+        return serde_json::from_str(t)
+            .map(Some)
+            .map_err(|e| format!("vmAffinity is neither base64 nor JSON: {e}"));
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(t)
+        .map_err(|e| format!("vmAffinity is neither JSON nor base64 ({e})"))?;
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| format!("vmAffinity decodes from base64 but is not JSON: {e}"))
+}
+
+/// The pools of the one Cluster in a multi-document YAML (or JSON) text.
+pub fn pools(text: &str) -> Result<Vec<Pool>, String> {
+    let docs = objects(text)?;
+    let clusters: Vec<&Value> = docs
         .iter()
-        .find(|d| {
+        .filter(|d| {
             d["kind"] == "Cluster"
                 && d["apiVersion"]
                     .as_str()
                     .is_some_and(|a| a.starts_with("provisioning.cattle.io/"))
         })
-        .ok_or("no provisioning.cattle.io Cluster in the file")?;
+        .collect();
+    let cluster = match clusters.as_slice() {
+        [] => return Err("no provisioning.cattle.io Cluster in the file".into()),
+        [one] => *one,
+        many => {
+            return Err(format!(
+                "the file holds {} Clusters ({}); a shape imports one",
+                many.len(),
+                many.iter()
+                    .map(|c| c["metadata"]["name"].as_str().unwrap_or("?"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    };
     let configs: BTreeMap<&str, &Value> = docs
         .iter()
         .filter(|d| d["kind"] == "HarvesterConfig")
@@ -63,18 +114,19 @@ pub fn pools(text: &str) -> Result<Vec<Pool>, String> {
             }
             None => num(&cfg["diskSize"]).into_iter().collect(),
         };
-        let anti_affinity = cfg["vmAffinity"]
-            .as_str()
-            .and_then(|j| serde_json::from_str::<Value>(j).ok())
-            .is_some_and(|a| {
-                a["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
-                    .as_array()
-                    .is_some_and(|terms| {
-                        terms
-                            .iter()
-                            .any(|t| t["topologyKey"] == "kubernetes.io/hostname")
-                    })
-            });
+        let affinity = match cfg["vmAffinity"].as_str() {
+            Some(raw) => decode_affinity(raw).map_err(|e| format!("{cfg_name}: {e}"))?,
+            None => None,
+        };
+        let anti_affinity = affinity.is_some_and(|a| {
+            a["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+                .as_array()
+                .is_some_and(|terms| {
+                    terms
+                        .iter()
+                        .any(|t| t["topologyKey"] == "kubernetes.io/hostname")
+                })
+        });
         out.push(Pool {
             name,
             count,

@@ -8,6 +8,7 @@
 pub mod types;
 mod validate;
 
+use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 
@@ -41,6 +42,100 @@ pub struct Site {
     /// Where `rackplan serve` listens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serve: Option<ServeSpec>,
+    /// Golden VM images, rendered as `VirtualMachineImage` objects Harvester downloads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
+    /// Rancher cluster templates rendered from a scenario's shapes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalogue: Option<Catalogue>,
+}
+
+/// A VM image Harvester downloads from a URL and checks against its SHA-512.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Image {
+    /// Object name (`metadata.name`); machine configs refer to `<namespace>/<name>`.
+    pub name: DnsLabel,
+    /// Name shown in Harvester's UI; unique per namespace and immutable once created.
+    pub display_name: String,
+    /// Where Harvester downloads the image from (`http://` or `https://`).
+    pub url: String,
+    /// `sha512:<128 lowercase hex digits>`: Longhorn accepts SHA-512 only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+    /// Defaults to `harvester-public`, which every project can read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<DnsLabel>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A Longhorn StorageClass whose parameters (replicas, selectors) the image takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_class: Option<String>,
+    /// UI hint, e.g. `ubuntu`, `sles`, `linux`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_type: Option<String>,
+}
+
+impl Image {
+    pub fn namespace(&self) -> &str {
+        self.namespace
+            .as_ref()
+            .map_or("harvester-public", |n| n.0.as_str())
+    }
+
+    /// The checksum's hex digits, as Harvester passes them to Longhorn.
+    pub fn sha512(&self) -> Option<&str> {
+        self.checksum
+            .as_deref()
+            .and_then(|c| c.strip_prefix("sha512:"))
+    }
+}
+
+/// `catalogue:`: which scenario's shapes become Rancher cluster templates, and the
+/// settings every template shares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalogue {
+    /// The scenario whose `shapes:` are offered, relative to site.yaml.
+    pub scenario: String,
+    /// Shapes to offer; all of the scenario's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shapes: Option<Vec<String>>,
+    /// The image (`images[].name`) the VMs boot from; the first image when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// The tenant network (`vm_network.tenants[].name`) the VMs attach to; the first when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// Rancher namespace of the Cluster and HarvesterConfig objects.
+    #[serde(default = "default_catalogue_namespace")]
+    pub namespace: String,
+    /// Harvester namespace the VMs are created in.
+    #[serde(default = "default_vm_namespace")]
+    pub vm_namespace: String,
+    pub kubernetes_version: String,
+    /// `<namespace>:<name>` of the Harvester cloud credential in Rancher.
+    pub cloud_credential: String,
+    /// The image's login user (the Rancher machine driver connects as it).
+    #[serde(default = "default_ssh_user")]
+    pub ssh_user: String,
+    /// Keys merged over the compliance defaults of `rkeConfig.machineGlobalConfig`; a
+    /// `null` value removes a default.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub machine_global_config: BTreeMap<String, serde_json::Value>,
+    /// Keys merged over the defaults of `rkeConfig.upgradeStrategy`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub upgrade_strategy: BTreeMap<String, serde_json::Value>,
+}
+
+fn default_catalogue_namespace() -> String {
+    "fleet-default".into()
+}
+fn default_vm_namespace() -> String {
+    "default".into()
+}
+fn default_ssh_user() -> String {
+    "ubuntu".into()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

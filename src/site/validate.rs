@@ -298,5 +298,146 @@ pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
             );
         }
     }
+    images(site, src)?;
+    catalogue(site, src)
+}
+
+/// `images:`: a URL Harvester can download, a SHA-512 Longhorn accepts, names unique per
+/// namespace (Harvester refuses a second image of the same display name).
+fn images(site: &Site, src: &Source) -> Result<(), InputError> {
+    let err = |p: Vec<Seg>, msg: String, hint: &str| Err(src.error_at(&p, msg, Some(hint.into())));
+    let mut names = BTreeMap::new();
+    let mut shown = BTreeMap::new();
+    for (i, img) in site.images.iter().enumerate() {
+        match url::Url::parse(&img.url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
+            _ => {
+                return err(
+                    path!["images", i, "url"],
+                    format!("`{}` is not an http(s) URL", img.url),
+                    "Harvester downloads images over HTTP or HTTPS; give the full URL",
+                );
+            }
+        }
+        let Some(sum) = &img.checksum else {
+            return err(
+                path!["images", i],
+                format!("image `{}` has a URL but no checksum", img.name),
+                "add `checksum: sha512:<128 hex digits>` (from `sha512sum`); an unchecked download could boot anything",
+            );
+        };
+        let hex = sum.strip_prefix("sha512:");
+        if hex.is_none_or(|h| {
+            h.len() != 128 || !h.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
+        }) {
+            let (algo, digits) = sum.split_once(':').unwrap_or(("", sum));
+            let why = if !algo.is_empty() && algo != "sha512" {
+                format!("a {algo} checksum; Longhorn accepts SHA-512 only")
+            } else if digits.len() == 64 {
+                "64 hex digits, a SHA-256; Longhorn accepts SHA-512 only".to_string()
+            } else if algo.is_empty() {
+                "no algorithm; write it as `sha512:<digits>`".to_string()
+            } else {
+                format!(
+                    "{} characters; a SHA-512 is 128 lowercase hex digits",
+                    digits.len()
+                )
+            };
+            return err(
+                path!["images", i, "checksum"],
+                format!("checksum of image `{}` is {why}", img.name),
+                "run `sha512sum` on the image and write `sha512:` followed by its 128 lowercase hex digits",
+            );
+        }
+        if img.display_name.trim().is_empty() {
+            return err(
+                path!["images", i, "display_name"],
+                "an image needs a display name".into(),
+                "the name Harvester's UI shows, e.g. `RKE2 v1.33 golden image`",
+            );
+        }
+        if let Some(j) = names.insert((img.namespace(), img.name.0.as_str()), i) {
+            return err(
+                path!["images", i, "name"],
+                format!(
+                    "image `{}` is also images[{j}] in namespace {}",
+                    img.name,
+                    img.namespace()
+                ),
+                "image names must be unique within a namespace",
+            );
+        }
+        if let Some(j) = shown.insert((img.namespace(), img.display_name.as_str()), i) {
+            return err(
+                path!["images", i, "display_name"],
+                format!(
+                    "display name `{}` is also images[{j}]'s in namespace {}",
+                    img.display_name,
+                    img.namespace()
+                ),
+                "Harvester refuses two images with one display name in a namespace",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `catalogue:`: the image and network it names exist in this site.
+fn catalogue(site: &Site, src: &Source) -> Result<(), InputError> {
+    let Some(c) = &site.catalogue else {
+        return Ok(());
+    };
+    let err = |p: Vec<Seg>, msg: String, hint: String| Err(src.error_at(&p, msg, Some(hint)));
+    let images: Vec<&str> = site.images.iter().map(|i| i.name.0.as_str()).collect();
+    match &c.image {
+        None if images.is_empty() => {
+            return err(
+                path!["catalogue"],
+                "the catalogue needs an image to boot its VMs from, and `images:` is empty".into(),
+                "add the golden image under `images:`".into(),
+            );
+        }
+        Some(i) if !images.contains(&i.as_str()) => {
+            return err(
+                path!["catalogue", "image"],
+                format!("no image `{i}` under `images:`"),
+                format!("one of: {}", images.join(", ")),
+            );
+        }
+        _ => {}
+    }
+    let nets: Vec<&str> = site
+        .vm_network
+        .tenants
+        .iter()
+        .map(|t| t.name.0.as_str())
+        .collect();
+    match &c.network {
+        None if nets.is_empty() => {
+            return err(
+                path!["catalogue"],
+                "the catalogue needs a VM network, and `vm_network.tenants` is empty".into(),
+                "add a tenant network under `vm_network.tenants`".into(),
+            );
+        }
+        Some(n) if !nets.contains(&n.as_str()) => {
+            return err(
+                path!["catalogue", "network"],
+                format!("no tenant network `{n}` under `vm_network.tenants`"),
+                format!("one of: {}", nets.join(", ")),
+            );
+        }
+        _ => {}
+    }
+    if c.cloud_credential
+        .split_once(':')
+        .is_none_or(|(a, b)| a.is_empty() || b.is_empty())
+    {
+        return err(
+            path!["catalogue", "cloud_credential"],
+            format!("`{}` is not `<namespace>:<name>`", c.cloud_credential),
+            "Rancher names cloud credentials like `cattle-global-data:cc-abcde`".into(),
+        );
+    }
     Ok(())
 }

@@ -28,7 +28,8 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A scratch copy of the example site: `<tmp>/inventory/example` and `<tmp>/profiles`.
+/// A scratch copy of the example site: `<tmp>/inventory/example`, `<tmp>/profiles` and
+/// `<tmp>/simulations`.
 pub struct Site {
     pub tmp: tempfile::TempDir,
 }
@@ -47,6 +48,8 @@ impl Site {
             &tmp.path().join("inventory/example"),
         );
         copy_dir(&repo().join("profiles"), &tmp.path().join("profiles"));
+        // The catalogue names a scenario beside the inventory.
+        copy_dir(&repo().join("simulations"), &tmp.path().join("simulations"));
         Site { tmp }
     }
 

@@ -680,8 +680,8 @@ mod tests {
             Some(PathBuf::from("harvester-v1.6.1-vmlinuz-amd64"))
         );
         assert_eq!(
-            safe_relative("/manifests/20-vlanconfigs.yaml"),
-            Some(PathBuf::from("manifests/20-vlanconfigs.yaml"))
+            safe_relative("/manifests/networks/20-vlanconfigs.yaml"),
+            Some(PathBuf::from("manifests/networks/20-vlanconfigs.yaml"))
         );
     }
 }

@@ -1,0 +1,35 @@
+//! `rackplan admit`: judge one cluster request against a scenario's quotas and headroom.
+
+use std::path::{Path, PathBuf};
+
+use super::error::{Error, exit};
+use super::simulate::attach_fleet;
+use super::{Ctx, term};
+use crate::report;
+use crate::simulate::{admit, loader};
+
+pub fn run(
+    request: &Path,
+    scenario: &Path,
+    site: Option<&PathBuf>,
+    at: Option<&str>,
+    ctx: &Ctx,
+) -> Result<u8, Error> {
+    let at = match at {
+        Some(s) => admit::parse_at(s).map_err(|e| Error::Usage(format!("--at {e}")))?,
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
+    };
+    let mut loaded = loader::load(scenario)?;
+    attach_fleet(&mut loaded, site, false)?;
+    let req = admit::load_request(request, &loaded)?;
+    let d = admit::decide(&loaded, &req, at)
+        .map_err(|e| Error::Usage(format!("{}: {e}", request.display())))?;
+    if ctx.json {
+        term::outln(&report::json(&d));
+    } else {
+        term::out(&report::admit::admit_text(&d));
+    }
+    Ok(if d.admitted { exit::OK } else { exit::FINDINGS })
+}

@@ -1,0 +1,44 @@
+//! `rackplan admit`: the answer first, then the quota and the failures behind it.
+
+use crate::simulate::admit::Decision;
+
+pub fn admit_text(d: &Decision) -> String {
+    let what = format!(
+        "{}{} x {} for team {}",
+        d.request
+            .as_deref()
+            .map(|n| format!("request {n}: "))
+            .unwrap_or_default(),
+        d.count,
+        d.shape.as_deref().unwrap_or("cluster"),
+        d.team
+    );
+    let mut s = if d.admitted {
+        format!("ADMITTED  {what}\n")
+    } else {
+        format!("REFUSED  {what}\n")
+    };
+    for r in &d.reasons {
+        s.push_str(&format!("  - {r}\n"));
+    }
+    let q = &d.quota;
+    s.push_str(&format!(
+        "quota     {:.0} vCPU used + {:.0} requested = {:.0} of {} ({})\n",
+        q.used,
+        q.requested,
+        q.used + q.requested,
+        q.allowed
+            .map_or("no quota".to_string(), |a| format!("{a:.0} allowed")),
+        if q.within { "within" } else { "over" }
+    ));
+    s.push_str(&format!(
+        "headroom  node and rack failures: {} with {} clusters, {} with the request ({} clusters)\n",
+        d.headroom_before, d.clusters_before, d.headroom_after, d.clusters_after
+    ));
+    if let Some(e) = &d.expires {
+        s.push_str(&format!("expires   {e} (judged at {})\n", d.at));
+    } else {
+        s.push_str(&format!("judged at {}; no expiry\n", d.at));
+    }
+    s
+}
