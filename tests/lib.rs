@@ -2,6 +2,7 @@
 
 mod support;
 
+mod admit;
 mod bad_input;
 mod bootstrap;
 mod check;

@@ -4,9 +4,10 @@
 //! and re-homes every replica after each node and rack failure (the simulator's
 //! re-placement, not a percentage).
 //!
-//! "Used" is what the team's scenario requests hold in the month of the request: those that
-//! started by then and have not ended. The fleet that must survive is the scenario's running
-//! clusters, every team's requests active that month, and the requested clusters.
+//! "Used" is what the team's scenario requests hold in the month of the request: those the
+//! quota rule admitted (the simulator's timeline, month by month) that started by then and
+//! have not ended. The fleet that must survive is the scenario's running clusters, every
+//! team's admitted requests active that month, and the requested clusters.
 
 use std::path::Path;
 
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::headroom::{self, HeadroomVerdict, ScenarioResult};
 use super::loader::Loaded;
 use super::scenario::{self, Pool};
-use super::{current, headroom_spec, place, rancher};
+use super::{current, headroom_spec, place, quota_admissions, rancher, request_active};
 use crate::files::yaml::{self, InputError, Source};
 use crate::path;
 
@@ -374,21 +375,29 @@ pub fn decide(l: &Loaded, req: &Request, at: i64) -> Result<Decision, String> {
     })?;
     let (y, m, _) = civil_from_days(at.div_euclid(86_400));
     let month = scenario::month_index(&format!("{y:04}-{m:02}")).expect("a real month");
-    let active = |r: &scenario::TeamRequest| {
-        scenario::month_index(&r.from).is_some_and(|f| f <= month)
-            && r.until
-                .as_deref()
-                .and_then(scenario::month_index)
-                .is_none_or(|u| month < u)
-    };
-    let used: f64 = team
-        .requests
+    // The requests the quota rule let in by this month and that still run.
+    let (admitted, _) = quota_admissions(l, month);
+    let running: Vec<(usize, usize)> = admitted
+        .into_iter()
+        .filter(|&(ti, ri)| request_active(&s.teams[ti].requests[ri], month))
+        .collect();
+    let ti = s
+        .teams
         .iter()
-        .filter(|r| active(r))
-        .map(|r| vcpu(&l.shapes[&r.shape]) * f64::from(r.count))
+        .position(|t| t.name == team.name)
+        .expect("found above");
+    let used: f64 = running
+        .iter()
+        .filter(|(t, _)| *t == ti)
+        .map(|&(_, ri)| {
+            let r = &team.requests[ri];
+            vcpu(&l.shapes[&r.shape]) * f64::from(r.count)
+        })
         .sum();
     let requested = vcpu(&req.pools) * f64::from(req.count);
     let within = team.vcpu_quota.is_none_or(|q| used + requested <= q + 1e-9);
+    // An empty sum is -0.0; the quota line reads "0 used".
+    let used = used + 0.0;
     let quota = Quota {
         used,
         requested,
@@ -397,13 +406,12 @@ pub fn decide(l: &Loaded, req: &Request, at: i64) -> Result<Decision, String> {
     };
 
     let mut base = current(l);
-    for t in &s.teams {
-        for r in t.requests.iter().filter(|r| active(r)) {
-            base.extend(std::iter::repeat_n(
-                l.shapes[&r.shape].as_slice(),
-                r.count as usize,
-            ));
-        }
+    for &(ti, ri) in &running {
+        let r = &s.teams[ti].requests[ri];
+        base.extend(std::iter::repeat_n(
+            l.shapes[&r.shape].as_slice(),
+            r.count as usize,
+        ));
     }
     let spec = headroom_spec(l, &l.topology());
     let before = headroom::analyse_with(&place(l, &base), &spec);

@@ -312,6 +312,68 @@ pub fn headroom_spec(l: &Loaded, topo: &Topology) -> headroom::Spec {
     }
 }
 
+/// Whether a team request runs in month `m` (started, not yet ended).
+pub fn request_active(r: &scenario::TeamRequest, m: i32) -> bool {
+    scenario::month_index(&r.from).is_some_and(|f| f <= m)
+        && r.until
+            .as_deref()
+            .and_then(scenario::month_index)
+            .is_none_or(|u| m < u)
+}
+
+/// vCPU of one cluster of a shape.
+pub fn shape_vcpu(l: &Loaded, shape: &str) -> f64 {
+    l.shapes[shape]
+        .iter()
+        .map(|p| p.vcpu * f64::from(p.count))
+        .sum()
+}
+
+/// The quota rule applied month by month up to `last`: each request arriving in a month is
+/// admitted when the team's admitted, still active requests plus it stay within the
+/// quota. Returns the admitted (team, request) pairs and the refusals.
+pub fn quota_admissions(l: &Loaded, last: i32) -> (Vec<(usize, usize)>, Vec<Refusal>) {
+    let s = &l.scenario;
+    let mut refused = Vec::new();
+    let mut admitted: Vec<(usize, usize)> = Vec::new();
+    let mut months: Vec<i32> = s
+        .teams
+        .iter()
+        .flat_map(|t| &t.requests)
+        .filter_map(|r| scenario::month_index(&r.from))
+        .filter(|&m| m <= last)
+        .collect();
+    months.sort_unstable();
+    months.dedup();
+    for m in months {
+        for (ti, t) in s.teams.iter().enumerate() {
+            for (ri, r) in t.requests.iter().enumerate() {
+                if scenario::month_index(&r.from) != Some(m) {
+                    continue;
+                }
+                let used: f64 = admitted
+                    .iter()
+                    .filter(|(a, b)| *a == ti && request_active(&t.requests[*b], m))
+                    .map(|(_, b)| {
+                        shape_vcpu(l, &t.requests[*b].shape) * f64::from(t.requests[*b].count)
+                    })
+                    .sum();
+                let want = shape_vcpu(l, &r.shape) * f64::from(r.count);
+                match t.vcpu_quota {
+                    Some(q) if used + want > q + 1e-9 => refused.push(Refusal {
+                        team: t.name.clone(),
+                        shape: r.shape.clone(),
+                        month: scenario::month_name(m),
+                        reason: format!("needs {want:.0} vCPU; {:.0} of the team's {q:.0} vCPU quota are in use", used.abs()),
+                    }),
+                    _ => admitted.push((ti, ri)),
+                }
+            }
+        }
+    }
+    (admitted, refused)
+}
+
 /// Month by month: clusters arriving and expiring, quotas applied, verdict per month.
 pub fn timeline(l: &Loaded) -> (Vec<Month>, Vec<Refusal>) {
     let s = &l.scenario;
@@ -331,49 +393,13 @@ pub fn timeline(l: &Loaded) -> (Vec<Month>, Vec<Refusal>) {
     );
     let base = current(l);
     let spec = headroom_spec(l, &l.topology());
-    let mut refused = Vec::new();
-    let mut admitted: Vec<(usize, usize)> = Vec::new(); // (team, request)
-    let vcpu_of = |shape: &str| {
-        l.shapes[shape]
-            .iter()
-            .map(|p| p.vcpu * f64::from(p.count))
-            .sum::<f64>()
-    };
-    let active = |r: &scenario::TeamRequest, m: i32| {
-        scenario::month_index(&r.from).is_some_and(|f| f <= m)
-            && r.until
-                .as_deref()
-                .and_then(scenario::month_index)
-                .is_none_or(|u| m < u)
-    };
+    let (admitted, refused) = quota_admissions(l, last);
     let mut out = Vec::new();
     for m in first..=last {
-        for (ti, t) in s.teams.iter().enumerate() {
-            for (ri, r) in t.requests.iter().enumerate() {
-                if scenario::month_index(&r.from) != Some(m) {
-                    continue;
-                }
-                let used: f64 = admitted
-                    .iter()
-                    .filter(|(a, b)| *a == ti && active(&t.requests[*b], m))
-                    .map(|(_, b)| vcpu_of(&t.requests[*b].shape) * f64::from(t.requests[*b].count))
-                    .sum();
-                let want = vcpu_of(&r.shape) * f64::from(r.count);
-                match t.vcpu_quota {
-                    Some(q) if used + want > q + 1e-9 => refused.push(Refusal {
-                        team: t.name.clone(),
-                        shape: r.shape.clone(),
-                        month: scenario::month_name(m),
-                        reason: format!("needs {want:.0} vCPU; {:.0} of the team's {q:.0} vCPU quota are in use", used.abs()),
-                    }),
-                    _ => admitted.push((ti, ri)),
-                }
-            }
-        }
         let mut all = base.clone();
         for &(ti, ri) in &admitted {
             let r = &s.teams[ti].requests[ri];
-            if active(r, m) {
+            if request_active(r, m) {
                 all.extend(std::iter::repeat_n(
                     l.shapes[&r.shape].as_slice(),
                     r.count as usize,

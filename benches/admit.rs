@@ -1,0 +1,44 @@
+//! `rackplan admit` on the reference fleet (27 nodes, 60 running clusters plus the teams'
+//! requests): scenario load, request load and the decision (quota, then placement and every
+//! node and rack failure re-placed twice, without and with the request). Target: under
+//! 100 ms per request on 2 cores, to sit in an approval webhook.
+//! Run: `cargo bench --bench admit`.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rackplan::simulate::{admit, loader};
+
+fn main() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let scenario = repo.join("simulations/reference-factory.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    let req = dir.path().join("request.yaml");
+    std::fs::write(
+        &req,
+        "team: paiement\nshape: standard\ncount: 1\nduration: 72h\n",
+    )
+    .unwrap();
+    let at = admit::parse_at("2027-02-10").unwrap();
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..50 {
+        let t0 = Instant::now();
+        let l = loader::load(&scenario).unwrap();
+        let r = admit::load_request(&req, &l).unwrap();
+        let d = admit::decide(&l, &r, at).unwrap();
+        times.push(t0.elapsed().as_secs_f64() * 1000.0);
+        last = Some(d);
+    }
+    times.sort_by(f64::total_cmp);
+    let d = last.unwrap();
+    println!(
+        "admit on the reference fleet ({} -> {} clusters, {}): 50 runs, min {:.1} ms, median {:.1} ms, max {:.1} ms (target < 100 ms)",
+        d.clusters_before,
+        d.clusters_after,
+        if d.admitted { "admitted" } else { "refused" },
+        times[0],
+        times[times.len() / 2],
+        times[times.len() - 1]
+    );
+}
