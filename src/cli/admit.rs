@@ -21,9 +21,24 @@ pub fn run(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
     };
-    let mut loaded = loader::load(scenario)?;
+    if request == Path::new("-") && scenario == Path::new("-") {
+        return Err(Error::Usage(
+            "only one of REQUEST and SCENARIO can be `-` (standard input)".into(),
+        ));
+    }
+    let mut loaded = if scenario == Path::new("-") {
+        let text = term::read_stdin("SCENARIO")?;
+        loader::load_text(Path::new("<stdin>"), &text, PathBuf::from("."))?
+    } else {
+        loader::load(scenario)?
+    };
     attach_fleet(&mut loaded, site, false)?;
-    let req = admit::load_request(request, &loaded)?;
+    let req = if request == Path::new("-") {
+        let text = term::read_stdin("REQUEST")?;
+        admit::request_from_text(Path::new("<stdin>"), &text, &loaded)?
+    } else {
+        admit::load_request(request, &loaded)?
+    };
     let d = admit::decide(&loaded, &req, at)
         .map_err(|e| Error::Usage(format!("{}: {e}", request.display())))?;
     if ctx.json {

@@ -4,14 +4,38 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// Printed under every `--help`.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  success (admit: admitted)
+  1  findings or a verdict that fails (check errors, simulate FAIL, admit refused)
+  2  usage, input or runtime errors (the message names the file, line and key)
+  3  partial success (some BMCs or hosts failed; the rest were merged)
+
+Environment:
+  RACKPLAN_SITE  site directory when --site is not given (else the current directory, if it holds site.yaml)
+  NO_COLOR       no colour in diagnostics (as --color never)
+  COLUMNS        table width on a terminal
+  RUST_LOG       log filter, e.g. rackplan=debug (overrides -q and -v)";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "rackplan",
     version,
     about = "From racked servers to validated Harvester install configs and a failure-aware capacity verdict",
-    propagate_version = true
+    propagate_version = true,
+    after_help = EXIT_CODES
 )]
 pub struct Cli {
+    /// Only errors on stderr: no progress bars, notes or warnings.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Colour in diagnostics.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = Output::Table)]
     pub output: Output,
@@ -24,6 +48,14 @@ pub struct Cli {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stderr is a terminal and NO_COLOR is not set.
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Output {
     Table,
     Json,
@@ -31,8 +63,15 @@ pub enum Output {
 
 #[derive(Debug, Args)]
 pub struct SiteArg {
-    /// Site directory holding site.yaml, nodes.yaml and allocations.yaml.
-    #[arg(long, value_name = "DIR")]
+    /// Site directory holding site.yaml, nodes.yaml and allocations.yaml (default:
+    /// RACKPLAN_SITE, else the current directory).
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "RACKPLAN_SITE",
+        default_value = ".",
+        hide_env_values = true
+    )]
     pub site: PathBuf,
 }
 

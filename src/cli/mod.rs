@@ -48,8 +48,13 @@ impl Ctx {
 /// Parse arguments, run, print, and return the process exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    term::install_error_hook();
+    let color = term::use_color(cli.color);
+    term::install_error_hook(color);
+    term::init_logging(cli.quiet, cli.verbose, color);
     term::fit_tables_to_terminal();
+    term::wrap_prose(cli.output == Output::Table);
+    term::set_quiet(cli.quiet);
+    tracing::debug!(command = ?cli.command, "start");
     let lock_wait = match config::seconds("--wait-lock", cli.wait_lock, 0.0, 86_400.0) {
         Ok(d) => d,
         Err(e) => {

@@ -69,7 +69,12 @@ pub fn run(
     what_if: WhatIfFlags<'_>,
     ctx: &Ctx,
 ) -> Result<u8, Error> {
-    let mut loaded = loader::load(file)?;
+    let mut loaded = if file == Path::new("-") {
+        let text = term::read_stdin("the scenario")?;
+        loader::load_text(Path::new("<stdin>"), &text, PathBuf::from("."))?
+    } else {
+        loader::load(file)?
+    };
     if let Some(d) = what_if.data {
         let tib = parse_size_tib(d).map_err(Error::Usage)?;
         loaded.scenario.rebuild = Some(crate::simulate::scenario::RebuildWhatIf {

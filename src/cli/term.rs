@@ -9,8 +9,30 @@ use std::io::{IsTerminal, Write};
 
 use super::error::Error;
 
-/// Write `text` to stdout as it is; a closed pipe ends the process with exit 0.
+/// Set once by `main` for table output: long prose lines are wrapped to the table width.
+static WRAP_PROSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `-q`: no progress bars.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+pub fn set_quiet(on: bool) {
+    QUIET.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub fn wrap_prose(on: bool) {
+    WRAP_PROSE.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Write `text` to stdout (prose wrapped when [`wrap_prose`] is on); a closed pipe ends the
+/// process with exit 0.
 pub fn out(text: &str) {
+    let wrapped;
+    let text = if WRAP_PROSE.load(std::sync::atomic::Ordering::Relaxed) {
+        wrapped = crate::report::wrap_prose(text);
+        wrapped.as_str()
+    } else {
+        text
+    };
     let mut stdout = std::io::stdout().lock();
     let result = stdout
         .write_all(text.as_bytes())
@@ -38,6 +60,27 @@ pub fn errln(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
 }
 
+/// All of standard input, for a file argument given as `-`.
+pub fn read_stdin(what: &str) -> Result<String, Error> {
+    use std::io::Read as _;
+    if std::io::stdin().is_terminal() {
+        return Err(Error::Usage(format!(
+            "{what} `-` reads standard input, which is a terminal: pipe the file in (`... < file.yaml`)"
+        )));
+    }
+    let mut s = String::new();
+    std::io::stdin()
+        .take(crate::files::yaml::MAX_FILE_BYTES + 1)
+        .read_to_string(&mut s)
+        .map_err(|e| Error::Usage(format!("{what}: cannot read standard input: {e}")))?;
+    if s.len() as u64 > crate::files::yaml::MAX_FILE_BYTES {
+        return Err(Error::Usage(format!(
+            "{what}: standard input is larger than the input limit"
+        )));
+    }
+    Ok(s)
+}
+
 /// The async runtime for commands that talk to the network.
 pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_multi_thread()
@@ -48,7 +91,8 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
 
 /// A progress bar on a terminal (hidden for JSON output or when stderr is piped).
 pub fn progress(len: usize, what: &str, json: bool) -> indicatif::ProgressBar {
-    if json || !std::io::stderr().is_terminal() {
+    if json || QUIET.load(std::sync::atomic::Ordering::Relaxed) || !std::io::stderr().is_terminal()
+    {
         return indicatif::ProgressBar::hidden();
     }
     let b = indicatif::ProgressBar::new(len as u64);
@@ -60,25 +104,65 @@ pub fn progress(len: usize, what: &str, json: bool) -> indicatif::ProgressBar {
     b
 }
 
-/// Tell `report` how wide the terminal is (120 columns when stdout is not a terminal).
+/// How tables are drawn: boxed and fitted to the terminal when stdout is one (`COLUMNS`
+/// overrides the width), plain aligned columns into a pipe or a file.
 pub fn fit_tables_to_terminal() {
-    if std::io::stdout().is_terminal()
-        && let Some(w) = comfy_table::Table::new().width()
-    {
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|&c| c >= 20);
+    if std::io::stdout().is_terminal() {
+        let w = columns
+            .or_else(|| comfy_table::Table::new().width())
+            .unwrap_or(80);
         crate::report::set_width(w);
+    } else {
+        crate::report::set_plain();
     }
 }
 
-/// Plain, uncoloured diagnostics when stderr is not a terminal, so logs and tests read
-/// the same everywhere.
-pub fn install_error_hook() {
-    let plain = !std::io::stderr().is_terminal() || std::env::var_os("NO_COLOR").is_some();
+/// Whether stderr gets colour: `--color always|never`, else only a terminal without
+/// `NO_COLOR` set (any value, per no-color.org).
+pub fn use_color(choice: super::args::ColorChoice) -> bool {
+    match choice {
+        super::args::ColorChoice::Always => true,
+        super::args::ColorChoice::Never => false,
+        super::args::ColorChoice::Auto => {
+            std::io::stderr().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+/// Diagnostics through miette, coloured or plain.
+pub fn install_error_hook(color: bool) {
     let _ = miette::set_hook(Box::new(move |_| {
-        let theme = if plain {
-            miette::GraphicalTheme::unicode_nocolor()
+        let theme = if color {
+            miette::GraphicalTheme::unicode()
         } else {
-            miette::GraphicalTheme::default()
+            miette::GraphicalTheme::unicode_nocolor()
         };
         Box::new(miette::GraphicalReportHandler::new_themed(theme).with_width(100))
     }));
+}
+
+/// Logging through `tracing` to stderr: `RUST_LOG` when set, else warnings (`-q`: errors
+/// only; `-v`: info; `-vv`: debug; `-vvv`: trace), for rackplan's own modules.
+pub fn init_logging(quiet: bool, verbose: u8, color: bool) {
+    let level = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("rackplan={level}")));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(color)
+        .with_target(false)
+        .without_time()
+        .try_init();
 }

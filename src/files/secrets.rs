@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use sha_crypt::Params;
 
 /// Where a secret lives: `{env: VAR}` or `{file: path}` (relative to the site directory).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SecretRef {
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -74,7 +74,7 @@ pub fn display_path(path: &[Seg]) -> String {
 
 /// A bad input file: where, what, and what to do about it.
 #[derive(Debug, thiserror::Error, Diagnostic)]
-#[error("{file}:{line}:{column}: {key}: {message}")]
+#[error("{}", self.headline())]
 #[diagnostic(code(rackplan::input))]
 pub struct InputError {
     pub file: String,
@@ -89,6 +89,25 @@ pub struct InputError {
     pub src: NamedSource<String>,
     #[label("here")]
     pub span: Option<SourceSpan>,
+}
+
+impl InputError {
+    /// `file:line:column: key: message`; a file-level error (no line) is `file: message`.
+    fn headline(&self) -> String {
+        if self.line == 0 {
+            let key = if self.key.is_empty() || self.key.starts_with('(') {
+                String::new()
+            } else {
+                format!("{}: ", self.key)
+            };
+            format!("{}: {key}{}", self.file, self.message)
+        } else {
+            format!(
+                "{}:{}:{}: {}: {}",
+                self.file, self.line, self.column, self.key, self.message
+            )
+        }
+    }
 }
 
 /// A parsed file kept with its text, so later checks can point into it.
@@ -330,9 +349,14 @@ pub fn read_input(path: &Path) -> Result<String, InputError> {
         span: None,
     };
     let meta = std::fs::metadata(path).map_err(|e| {
+        let site_yaml = path.file_name().is_some_and(|n| n == "site.yaml");
         fail(
             format!("cannot read the file: {e}"),
-            "check the path given with --site and that the file exists",
+            if site_yaml {
+                "no site here: give --site DIR, set RACKPLAN_SITE, or run rackplan inside the site folder; `rackplan init DIR` creates a site"
+            } else {
+                "check the path given with --site and that the file exists"
+            },
         )
     })?;
     if !meta.is_file() {

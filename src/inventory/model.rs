@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The whole `nodes.yaml` file.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Inventory {
     #[serde(default)]
@@ -17,7 +17,7 @@ pub struct Inventory {
 }
 
 /// One physical server.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Node {
     /// Stable identity: the system serial number where known.
@@ -49,7 +49,7 @@ pub struct Node {
     pub annotations: Annotations,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Bmc {
     pub address: String,
@@ -60,7 +60,7 @@ pub struct Bmc {
 }
 
 /// CPUs only: physical cores and hardware threads summed over sockets; never GPUs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cpu {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,14 +73,14 @@ pub struct Cpu {
     pub threads: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Media {
     Ssd,
     Hdd,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     Nvme,
@@ -91,7 +91,7 @@ pub enum Protocol {
     Other,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Disk {
     pub id: String,
@@ -110,7 +110,9 @@ pub struct Disk {
     pub serial: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum LinkState {
     Up,
@@ -119,7 +121,7 @@ pub enum LinkState {
     Unknown,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Nic {
     /// OS interface name (`ens1f0`), known from SSH discovery or an annotation.
@@ -139,7 +141,7 @@ pub struct Nic {
     pub port: Option<u32>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Gpu {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,7 +153,7 @@ pub struct Gpu {
 }
 
 /// When each discovery source last saw the node (RFC 3339 UTC).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sources {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -160,7 +162,7 @@ pub struct Sources {
     pub ssh: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Stale {
     pub since: String,
@@ -168,7 +170,7 @@ pub struct Stale {
 }
 
 /// What people say about a node. Discovery never writes here.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Annotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]

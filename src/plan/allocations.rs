@@ -19,7 +19,7 @@ use crate::files::yaml::{self, InputError, Source};
 use crate::path;
 use crate::profile::Role;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Lock {
     /// The node that runs `mode: create`; every other node joins it.
@@ -29,7 +29,7 @@ pub struct Lock {
     pub nodes: Vec<Allocation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Allocation {
     pub id: String,

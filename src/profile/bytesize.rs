@@ -61,6 +61,22 @@ impl fmt::Display for ByteSize {
     }
 }
 
+impl schemars::JsonSchema for ByteSize {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ByteSize".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "bytes, or a size with a unit: `3.84TB` (decimal, as drives are labelled), `512GiB` (binary)",
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": "^\\s*([0-9]+(\\.[0-9]*)?|\\.[0-9]+)\\s*(B|[kK]B|[MGTP]B|[KMGTP]iB)?\\s*$"},
+            ],
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for ByteSize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]

@@ -21,7 +21,7 @@ use crate::inventory::Protocol;
 pub use crate::vocab::{NetworkKind, Role};
 
 /// One `profiles/<role>.yaml`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     pub role: Role,
@@ -36,7 +36,7 @@ pub struct Profile {
     pub networks: Vec<NetworkSpec>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CpuSpec {
     pub min_cores: u32,
@@ -44,13 +44,13 @@ pub struct CpuSpec {
     pub min_threads: Option<u32>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MemorySpec {
     pub min_gib: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiskSpec {
     pub min_size: ByteSize,
@@ -58,7 +58,7 @@ pub struct DiskSpec {
     pub protocol: Option<Protocol>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DataDisks {
     pub count: u32,
@@ -67,7 +67,7 @@ pub struct DataDisks {
     pub protocol: Option<Protocol>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
     pub network: NetworkKind,

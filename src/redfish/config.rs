@@ -22,14 +22,14 @@ use crate::files::secrets::SecretRef;
 use crate::files::yaml::{self, InputError, Source};
 use crate::path;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BmcsFile {
     #[serde(default)]
     pub bmcs: Vec<BmcEntry>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BmcEntry {
     /// `https://10.20.0.11`, `10.20.0.11`, `http://127.0.0.1:8001`.
@@ -49,14 +49,16 @@ pub struct BmcEntry {
     pub rack: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Scheme {
     Http,
     Https,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum AuthMode {
     /// Session login, falling back to Basic when the BMC gives no token.
@@ -66,7 +68,7 @@ pub enum AuthMode {
     Basic,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
     pub username: String,
@@ -74,7 +76,7 @@ pub struct Credentials {
 }
 
 /// How the BMC's certificate is trusted. Without this block the system trust store is used.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TlsSpec {
     /// SHA-256 of the leaf certificate (hex, colons optional).

@@ -3,7 +3,8 @@
 //! JSON documents are serde structs, so their shape is fixed by types and pinned by
 //! snapshot tests.
 
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::cell::Cell;
+use std::fmt;
 
 pub mod admit;
 pub mod boot;
@@ -16,25 +17,178 @@ pub mod serve;
 pub mod simulate;
 pub mod svg;
 
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{
+    ColumnConstraint, ContentArrangement, Table, Width, presets::UTF8_FULL_CONDENSED,
+};
 use serde::Serialize;
 
-/// Columns tables are fitted to; `cli` sets it from the terminal (120 when piped).
-static WIDTH: AtomicU16 = AtomicU16::new(120);
-
-/// Fit every table from now on to `columns` (at least 40).
-pub fn set_width(columns: u16) {
-    WIDTH.store(columns.max(40), Ordering::Relaxed);
+/// How tables are drawn: boxed and fitted to a width (a terminal), or plain aligned columns
+/// (a pipe or a file, for grep and awk).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Boxed(u16),
+    Plain,
 }
 
-/// A table fitted to the width `cli` set.
-pub fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(header.iter().copied())
-        .set_width(WIDTH.load(Ordering::Relaxed));
-    t
+thread_local! {
+    /// Per thread, so tests can render at several widths side by side; `cli` sets it once.
+    static STYLE: Cell<Style> = const { Cell::new(Style::Boxed(120)) };
+}
+
+/// Draw boxed tables fitted to `columns` (at least 40) from now on, in this thread.
+pub fn set_width(columns: u16) {
+    STYLE.with(|s| s.set(Style::Boxed(columns.max(40))));
+}
+
+/// Draw plain columns from now on, in this thread.
+pub fn set_plain() {
+    STYLE.with(|s| s.set(Style::Plain));
+}
+
+pub fn style() -> Style {
+    STYLE.with(Cell::get)
+}
+
+/// A table: a header and rows of cells, drawn by [`fmt::Display`] in the thread's style.
+/// Boxed tables wrap a cell only between words: every column is at least as wide as its
+/// longest word, so a serial, a URL or a host name is never cut (a table too wide for the
+/// terminal grows past it instead).
+pub struct Grid {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+/// A table with these column headings.
+pub fn table(header: &[&str]) -> Grid {
+    Grid {
+        header: header.iter().map(|h| (*h).to_string()).collect(),
+        rows: Vec::new(),
+    }
+}
+
+impl Grid {
+    pub fn add_row<I>(&mut self, cells: I) -> &mut Self
+    where
+        I: IntoIterator,
+        I::Item: fmt::Display,
+    {
+        self.rows
+            .push(cells.into_iter().map(|c| c.to_string()).collect());
+        self
+    }
+
+    fn longest_word(&self, col: usize) -> usize {
+        std::iter::once(&self.header)
+            .chain(&self.rows)
+            .filter_map(|r| r.get(col))
+            .flat_map(|c| c.split_whitespace())
+            .map(|w| w.chars().count())
+            .max()
+            .unwrap_or(1)
+    }
+
+    fn plain(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cols = self.header.len();
+        let flat = |c: &str| c.split_whitespace().collect::<Vec<_>>().join(" ");
+        let rows: Vec<Vec<String>> = std::iter::once(&self.header)
+            .chain(&self.rows)
+            .map(|r| {
+                (0..cols)
+                    .map(|i| r.get(i).map_or(String::new(), |c| flat(c)))
+                    .collect()
+            })
+            .collect();
+        let widths: Vec<usize> = (0..cols)
+            .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+            .collect();
+        for (k, r) in rows.iter().enumerate() {
+            let mut line = String::new();
+            for (i, c) in r.iter().enumerate() {
+                if i > 0 {
+                    line.push_str("  ");
+                }
+                line.push_str(c);
+                if i + 1 < cols {
+                    line.push_str(&" ".repeat(widths[i] - c.chars().count()));
+                }
+            }
+            if k > 0 {
+                f.write_str("\n")?;
+            }
+            f.write_str(line.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let width = match style() {
+            Style::Plain => return self.plain(f),
+            Style::Boxed(w) => w,
+        };
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_header(self.header.iter())
+            .set_width(width);
+        for r in &self.rows {
+            t.add_row(r.iter());
+        }
+        let bounds: Vec<ColumnConstraint> = (0..self.header.len())
+            .map(|i| {
+                let w = u16::try_from(self.longest_word(i)).unwrap_or(u16::MAX);
+                ColumnConstraint::LowerBoundary(Width::Fixed(w))
+            })
+            .collect();
+        t.set_constraints(bounds);
+        write!(f, "{t}")
+    }
+}
+
+/// Wrap prose lines longer than the width at word boundaries (box style only; table lines
+/// and plain output are left as they are). A wrapped line continues under its own indent
+/// plus two spaces.
+pub fn wrap_prose(text: &str) -> String {
+    let Style::Boxed(width) = style() else {
+        return text.to_string();
+    };
+    let width = usize::from(width);
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
+        let boxed = body
+            .trim_start()
+            .starts_with(['│', '┌', '└', '├', '╞', '╭', '╰', '┆', '─', '═']);
+        if boxed || body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = body.len() - body.trim_start().len();
+        let hang = " ".repeat(indent + 2);
+        let mut cur = body[..indent].to_string();
+        let mut cur_len = indent;
+        let mut first = true;
+        for word in body.split_whitespace() {
+            let wl = word.chars().count();
+            let start = cur_len == indent || (!first && cur_len == indent + 2);
+            if !start && cur_len + 1 + wl > width {
+                out.push_str(cur.trim_end());
+                out.push('\n');
+                cur.clone_from(&hang);
+                cur_len = hang.len();
+                first = false;
+            } else if !start {
+                cur.push(' ');
+                cur_len += 1;
+            }
+            cur.push_str(word);
+            cur_len += wl;
+        }
+        out.push_str(cur.trim_end());
+        out.push_str(nl);
+    }
+    out
 }
 
 /// One JSON document on one line (for logs).

@@ -21,7 +21,7 @@ use crate::files::yaml::{self, InputError, Source};
 use crate::path;
 
 /// The request file: a team, a shape of the scenario (or pools), how many, for how long.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RequestFile {
     pub team: String,
@@ -81,21 +81,20 @@ pub fn parse_duration_h(s: &str) -> Result<f64, String> {
 /// `rackplan.io/team` names the team (its pools are the shape; annotation
 /// `rackplan.io/duration` the duration).
 pub fn load_request(path: &Path, l: &Loaded) -> Result<Request, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Source::new(path, String::new()).error_at(
-            &[],
-            format!("cannot read the request: {e}"),
-            None,
-        )
-    })?;
+    let text = yaml::read_input(path)?;
+    request_from_text(path, &text, l)
+}
+
+/// A request from text already read (standard input); `path` names it in messages.
+pub fn request_from_text(path: &Path, text: &str, l: &Loaded) -> Result<Request, InputError> {
     let looks_rancher = text.lines().any(|l| {
         let l = l.trim_start().trim_start_matches('"');
         l.starts_with("kind") && l.contains("Cluster") || l.starts_with("apiVersion")
     });
     if looks_rancher {
-        return rancher_request(path, &text);
+        return rancher_request(path, text);
     }
-    let (r, src): (RequestFile, Source) = yaml::load(path)?;
+    let (r, src): (RequestFile, Source) = yaml::parse(path, text)?;
     let pools = match (&r.shape, &r.pools) {
         (Some(s), None) => l.shapes.get(s).cloned().ok_or_else(|| {
             src.error_at(

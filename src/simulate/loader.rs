@@ -30,10 +30,18 @@ impl Loaded {
 }
 
 pub fn load(path: &Path) -> Result<Loaded, InputError> {
-    let (scenario, source): (Scenario, Source) = yaml::load(path)?;
+    tracing::debug!(file = %path.display(), "loading scenario");
+    let text = yaml::read_input(path)?;
     let dir = path
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    load_text(path, &text, dir)
+}
+
+/// A scenario from text already read (standard input): `name` for messages, `dir` for
+/// the paths it names.
+pub fn load_text(name: &Path, text: &str, dir: PathBuf) -> Result<Loaded, InputError> {
+    let (scenario, source): (Scenario, Source) = yaml::parse(name, text)?;
     let mut shapes = BTreeMap::new();
     for (name, spec) in &scenario.shapes {
         let pools = match &spec.import {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub name: String,
@@ -34,7 +34,7 @@ pub struct Scenario {
     pub rebuild: Option<RebuildWhatIf>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HeadroomSpec {
     /// 1: every node, rack and power domain (N+1); 2: also every pair of nodes (N+2).
@@ -55,7 +55,7 @@ impl Default for HeadroomSpec {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FailureSet {
     pub name: String,
@@ -70,7 +70,7 @@ pub struct FailureSet {
     pub plus_any_node: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RebuildWhatIf {
     /// The host that fails; the first host of the largest class if unset.
@@ -80,7 +80,7 @@ pub struct RebuildWhatIf {
     pub data_tib: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Fleet {
     /// Node classes; nodes of a class are spread round-robin over its racks.
@@ -94,7 +94,7 @@ pub struct Fleet {
     pub racks: BTreeMap<String, RackSpec>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeClass {
     pub name: String,
@@ -108,14 +108,14 @@ pub struct NodeClass {
     pub racks: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RackSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum BondMode {
     #[serde(rename = "802.3ad")]
     Lacp,
@@ -124,7 +124,7 @@ pub enum BondMode {
 }
 
 /// The storage network of every node.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Network {
     pub links: u32,
@@ -144,7 +144,7 @@ impl Default for Network {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Platform {
     /// Harvester overcommit-config, percent.
@@ -192,7 +192,7 @@ pub struct Platform {
 }
 
 /// Harvester's `vm-force-reset-policy` setting, as its JSON value spells it.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ForceResetPolicy {
     pub enable: bool,
@@ -235,7 +235,7 @@ impl Default for Platform {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Failures {
     pub node_permanent_per_year: f64,
@@ -269,7 +269,7 @@ impl Default for Failures {
 }
 
 /// A cluster shape: machine pools, or a Rancher file to import.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShapeSpec {
     #[serde(default)]
@@ -280,7 +280,7 @@ pub struct ShapeSpec {
     pub import: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pool {
     pub name: String,
@@ -307,14 +307,14 @@ fn is_true(b: &bool) -> bool {
     *b
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterCount {
     pub shape: String,
     pub count: u32,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Team {
     pub name: String,
@@ -325,7 +325,7 @@ pub struct Team {
 }
 
 /// `from`/`until` as `YYYY-MM`; `until` is the first month it is gone.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TeamRequest {
     pub shape: String,
@@ -335,7 +335,7 @@ pub struct TeamRequest {
     pub until: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Analysis {
     /// Shape for "how many more clusters fit".
@@ -353,7 +353,7 @@ pub struct Analysis {
     pub warn: WarnLimits,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WarnLimits {
     /// VMs in one Harvester cluster past which its apiserver saturates.

@@ -22,7 +22,7 @@ use crate::files::secrets::SecretRef;
 use crate::files::yaml::{self, InputError, Source};
 
 /// The whole `site.yaml`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Site {
     /// Site name; output goes to `iso-config/<name>/`.
@@ -51,7 +51,7 @@ pub struct Site {
 }
 
 /// A VM image Harvester downloads from a URL and checks against its SHA-512.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Image {
     /// Object name (`metadata.name`); machine configs refer to `<namespace>/<name>`.
@@ -93,7 +93,7 @@ impl Image {
 
 /// `catalogue:`: which scenario's shapes become Rancher cluster templates, and the
 /// settings every template shares.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Catalogue {
     /// The scenario whose `shapes:` are offered, relative to site.yaml.
@@ -138,7 +138,7 @@ fn default_ssh_user() -> String {
     "ubuntu".into()
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServeSpec {
     /// `address:port`; the default is 127.0.0.1:8080 (loopback only).
@@ -149,7 +149,7 @@ fn default_profiles_dir() -> String {
     "../../profiles".to_string()
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HarvesterSpec {
     /// Release to install, e.g. `v1.6.1`; names the PXE artefacts.
@@ -170,7 +170,7 @@ pub struct HarvesterSpec {
     pub skip_preflight_checks: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManagementNetwork {
     pub cidr: Ipv4Net,
@@ -191,7 +191,7 @@ pub struct ManagementNetwork {
     pub hostname_prefix: DnsLabel,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pool {
     pub start: Ipv4Addr,
@@ -199,7 +199,7 @@ pub struct Pool {
 }
 
 /// Linux bonding options; the reference design bonds everything with LACP.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Bond {
     #[serde(default = "default_bond_mode")]
@@ -230,7 +230,7 @@ fn default_miimon() -> u32 {
     100
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum BondMode {
     #[serde(rename = "balance-rr")]
     BalanceRr,
@@ -262,7 +262,7 @@ impl BondMode {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum XmitHashPolicy {
     #[serde(rename = "layer2")]
     Layer2,
@@ -289,7 +289,7 @@ impl XmitHashPolicy {
 }
 
 /// RKE2's pod and service networks; defaults as Harvester's installer (v1.5+).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterCidrs {
     #[serde(default = "default_pod_cidr")]
@@ -320,7 +320,7 @@ fn default_cluster_dns() -> Ipv4Addr {
     Ipv4Addr::new(10, 53, 0, 10)
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VmNetwork {
     pub cluster_network: ClusterNetworkName,
@@ -333,7 +333,7 @@ pub struct VmNetwork {
 }
 
 /// A tenant's VM network: one VLAN NetworkAttachmentDefinition.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tenant {
     pub name: DnsLabel,
@@ -349,7 +349,7 @@ impl Tenant {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StorageNetwork {
     pub cluster_network: ClusterNetworkName,
@@ -364,7 +364,7 @@ pub struct StorageNetwork {
     pub bond: Bond,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LonghornSpec {
     #[serde(default = "default_replicas")]
@@ -390,7 +390,7 @@ fn default_rebuild_limit() -> u32 {
 }
 
 /// References to secrets; their values never appear in site files.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Secrets {
     /// The cluster token shared by every node.

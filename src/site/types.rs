@@ -7,6 +7,21 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 macro_rules! checked_u16 {
     ($name:ident, $lo:expr, $hi:expr, $what:expr) => {
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "integer",
+                    "minimum": $lo,
+                    "maximum": $hi,
+                    "description": concat!($what, ", ", stringify!($lo), "..", stringify!($hi)),
+                })
+            }
+        }
+
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub struct $name(pub u16);
 
@@ -82,6 +97,21 @@ impl<'de> Deserialize<'de> for ClusterNetworkName {
     }
 }
 
+impl schemars::JsonSchema for ClusterNetworkName {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ClusterNetworkName".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^[a-z0-9]([-a-z0-9]{0,10}[a-z0-9])?$",
+            "not": {"const": "mgmt"},
+            "description": "Harvester cluster network: at most 12 lowercase letters, digits and `-` (`<name>-br` must fit 15 characters); not `mgmt`",
+        })
+    }
+}
+
 impl fmt::Display for ClusterNetworkName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -103,6 +133,20 @@ impl<'de> Deserialize<'de> for DnsLabel {
             )));
         }
         Ok(DnsLabel(s))
+    }
+}
+
+impl schemars::JsonSchema for DnsLabel {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DnsLabel".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
+            "description": "DNS-1123 label: at most 63 lowercase letters, digits and `-`, starting and ending with a letter or digit",
+        })
     }
 }
 

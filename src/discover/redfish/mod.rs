@@ -246,7 +246,12 @@ pub async fn discover(
     let shared = BmcClient::http(None, &opts.limits);
     join_all(entries.iter().map(|e| async {
         let _permit = gate.acquire().await.expect("never closed");
+        tracing::debug!(bmc = %e.address, "crawl starts");
         let o = one(e, site_dir, opts, now, &shared).await;
+        match &o.error {
+            None => tracing::info!(bmc = %o.address, requests = o.requests, seconds = o.seconds, nodes = o.nodes.len(), "crawled"),
+            Some(err) => tracing::warn!(bmc = %o.address, requests = o.requests, "crawl failed: {err}"),
+        }
         progress(&o);
         o
     }))

@@ -262,7 +262,12 @@ pub async fn discover(
         let gate = &gate;
         async move {
             let _p = gate.acquire().await.expect("never closed");
+            tracing::debug!(host = %h.host, port = h.port, user = %h.user, "probe starts");
             let o = one(h, key, opts, now).await;
+            match &o.error {
+                None => tracing::info!(host = %o.address, seconds = o.seconds, "probed"),
+                Some(err) => tracing::warn!(host = %o.address, "probe failed: {err}"),
+            }
             progress(&o);
             o
         }

@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use crate::files::yaml::{self, InputError, Source};
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SshFile {
     #[serde(default)]
