@@ -17,6 +17,7 @@ mod props;
 mod redfish_faults;
 mod redfish_mockups;
 mod redfish_tls;
+mod reference_docs;
 mod render;
 mod serve_hostile;
 mod sim;

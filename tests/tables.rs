@@ -123,3 +123,66 @@ fn discovery_of_two_mockups_table_and_json_shape() {
     let v: Value = serde_json::from_str(&run(true)).unwrap();
     insta::assert_json_snapshot!("discover_json", shape(&v));
 }
+
+/// Every word of the unwrapped (plain) rendering, which is what `--output json` users and
+/// pipes see; a boxed rendering must contain each of them whole.
+fn words(text: &str) -> std::collections::BTreeSet<String> {
+    text.split(|c: char| c.is_whitespace() || "│┆║|".contains(c))
+        .map(|w| w.trim_matches(|c: char| "─═┌┐└┘├┤┬┴┼╞╡╪╭╮╰╯".contains(c)))
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .map(str::to_string)
+        .collect()
+}
+
+fn at_widths(render: &dyn Fn() -> String) -> (String, String, String) {
+    rackplan::report::set_plain();
+    let plain = render();
+    rackplan::report::set_width(80);
+    let w80 = render();
+    rackplan::report::set_width(120);
+    let w120 = render();
+    for (w, text) in [(80, &w80), (120, &w120)] {
+        let text = rackplan::report::wrap_prose_at(text, w);
+        let missing: Vec<String> = words(&plain).difference(&words(&text)).cloned().collect();
+        assert!(
+            missing.is_empty(),
+            "split at {w} columns: {missing:?}\n{text}"
+        );
+    }
+    (plain, w80, w120)
+}
+
+/// The check table of lab hardware (findings with long prose) and the simulate report, at
+/// 80 and 120 columns: words wrap, identifiers and numbers never split.
+#[test]
+fn main_tables_at_80_and_120_columns_split_no_word() {
+    let site = Site::example();
+    site.edit_inventory(|inv| {
+        for n in inv.nodes.iter_mut().take(4) {
+            n.memory_gib = Some(256.0);
+        }
+    });
+    let inputs = rackplan::plan::load_inputs(&site.dir()).unwrap();
+    let report = rackplan::plan::check::check(&inputs);
+    assert!(!report.findings.is_empty());
+    let (_, w80, w120) = at_widths(&|| rackplan::report::check::findings_table(&report.findings));
+    insta::assert_snapshot!("check_table_80", w80);
+    insta::assert_snapshot!("check_table_120", w120);
+    assert!(w80.lines().all(|l| l.chars().count() <= 80), "{w80}");
+
+    let l = rackplan::simulate::loader::load(&repo().join("simulations/reference-factory.yaml"))
+        .unwrap();
+    let r = rackplan::simulate::run(&l);
+    let (_, w80, w120) = at_widths(&|| rackplan::report::simulate::simulate_text(&r));
+    let w80 = rackplan::report::wrap_prose_at(&w80, 80);
+    assert!(
+        w80.lines()
+            .all(|l| l.chars().count() <= 80 || l.starts_with(['│', '┌', '└', '╞', '├'])),
+        "{w80}"
+    );
+    insta::assert_snapshot!("simulate_table_80", w80);
+    insta::assert_snapshot!(
+        "simulate_table_120",
+        rackplan::report::wrap_prose_at(&w120, 120)
+    );
+}

@@ -81,7 +81,7 @@ pub enum Command {
     #[command(subcommand)]
     Discover(Discover),
     /// Hold every node against its role profile and the site; exit 1 on errors.
-    Check(SiteArg),
+    Check(CheckArgs),
     /// Assign roles, hostnames and addresses into allocations.yaml (the lock).
     Plan {
         #[command(flatten)]
@@ -131,10 +131,44 @@ pub enum Command {
         #[arg(long, value_name = "DATE")]
         at: Option<String>,
     },
+    /// Write the reference generated from the code: JSON Schemas of every input file, a
+    /// page per format and per command, shell completions and man pages.
+    Docs {
+        /// Folder to write into.
+        #[arg(long, value_name = "DIR", default_value = "docs")]
+        out: PathBuf,
+        /// Write nothing; exit 1 if any file differs from what the code generates.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Serve iPXE scripts and install configs over HTTP for PXE installs.
     Serve(ServeArgs),
     /// Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes).
     Boot(BootArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub site: SiteArg,
+    /// Only this node (id or hostname; repeatable). The exit code follows these nodes.
+    #[arg(long, value_name = "NODE")]
+    pub node: Vec<String>,
+    /// Least severity shown: error, warning (default) or info.
+    #[arg(long, value_enum, default_value_t = SeverityArg::Warning)]
+    pub severity: SeverityArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SeverityArg {
+    Error,
+    Warning,
+    Info,
 }
 
 #[derive(Debug, Subcommand)]

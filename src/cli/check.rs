@@ -2,20 +2,79 @@
 
 use super::error::{Error, exit};
 use super::{Ctx, term};
-use crate::cli::args::SiteArg;
+use crate::cli::args::{CheckArgs, SeverityArg};
+use crate::plan::{Finding, Severity};
 use crate::{plan, report};
 
-pub fn run(args: &SiteArg, ctx: &Ctx) -> Result<u8, Error> {
-    let inputs = plan::load_inputs(&args.site)?;
-    let r = plan::check::check(&inputs);
-    if ctx.json {
-        term::outln(&report::json(&report::check::CheckJson::new(&r)));
-    } else {
-        term::out(&report::check::findings_table(&r.findings));
+pub fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
+    let inputs = plan::load_inputs(&args.site.site)?;
+    let mut r = plan::check::check(&inputs);
+    // --node: ids or hostnames of the lock; an unknown one is a usage error.
+    let mut ids = Vec::new();
+    for n in &args.node {
+        let id = inputs
+            .inventory
+            .nodes
+            .iter()
+            .find(|x| x.id == *n)
+            .map(|x| x.id.clone())
+            .or_else(|| {
+                inputs
+                    .lock
+                    .nodes
+                    .iter()
+                    .find(|a| a.hostname == *n)
+                    .map(|a| a.id.clone())
+            })
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "--node {n}: no node with that id or hostname in {}",
+                    args.site.site.join("nodes.yaml").display()
+                ))
+            })?;
+        ids.push(id);
     }
-    Ok(if plan::findings::has_errors(&r.findings) {
-        exit::FINDINGS
+    if !ids.is_empty() {
+        r.findings.retain(|f| ids.contains(&f.node));
+        r.roles.retain(|k, _| ids.contains(k));
+    }
+    let failing = plan::findings::has_errors(&r.findings);
+    let least = match args.severity {
+        SeverityArg::Error => Severity::Error,
+        SeverityArg::Warning => Severity::Warning,
+        SeverityArg::Info => Severity::Info,
+    };
+    let rank = |s: Severity| match s {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Info => 2,
+    };
+    let shown: Vec<Finding> = r
+        .findings
+        .iter()
+        .filter(|f| rank(f.severity) <= rank(least))
+        .cloned()
+        .collect();
+    if ctx.json {
+        let mut view = r.clone();
+        view.findings.clone_from(&shown);
+        term::outln(&report::json(&report::check::CheckJson::new(&view)));
     } else {
-        exit::OK
-    })
+        let mut text = report::check::findings_table(&shown);
+        if least == Severity::Info {
+            text = text.replace(" (see --output json)", "");
+            text.push_str(&notes(&shown));
+        }
+        term::out(&text);
+        term::out(&report::check::node_summary(&r, &shown));
+    }
+    Ok(if failing { exit::FINDINGS } else { exit::OK })
+}
+
+fn notes(findings: &[Finding]) -> String {
+    findings
+        .iter()
+        .filter(|f| f.severity == Severity::Info)
+        .map(|f| format!("note {}: {}\n", f.node, f.what))
+        .collect()
 }

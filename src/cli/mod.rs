@@ -11,6 +11,7 @@ pub mod boot;
 pub mod check;
 pub mod config;
 pub mod discover;
+pub mod docs;
 pub mod error;
 pub mod plan;
 pub mod render;
@@ -127,6 +128,8 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
             site,
             at,
         } => admit::run(request, scenario, site.as_ref(), at.as_deref(), ctx),
+        Command::Docs { out, check } => docs::run(out, *check),
+        Command::Completions { shell } => Ok(docs::completions(*shell)),
         Command::Serve(args) => serve::run(args, ctx),
         Command::Boot(args) => boot::run(args, ctx),
     }

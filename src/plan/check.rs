@@ -47,9 +47,14 @@ pub fn check(inputs: &Inputs) -> CheckReport {
                 &node.id,
                 Severity::Error,
                 "profile-missing",
-                format!("no profile for role {role}"),
+                format!(
+                    "no profile for role {role} (looked for {})",
+                    inputs.site.profiles_dir().join(format!("{role}.yaml")).display()
+                ),
                 "a node can only be checked and rendered against its role's profile",
-                format!("add {role}.yaml to the profiles directory"),
+                format!(
+                    "add {role}.yaml there, or point `profiles_dir` in site.yaml at the folder that has it (`rackplan init --from nodes.yaml` derives one from the hardware)"
+                ),
             )),
         }
     }

@@ -17,9 +17,7 @@ pub mod serve;
 pub mod simulate;
 pub mod svg;
 
-use comfy_table::{
-    ColumnConstraint, ContentArrangement, Table, Width, presets::UTF8_FULL_CONDENSED,
-};
+use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 
 /// How tables are drawn: boxed and fitted to a width (a terminal), or plain aligned columns
@@ -81,7 +79,7 @@ impl Grid {
         std::iter::once(&self.header)
             .chain(&self.rows)
             .filter_map(|r| r.get(col))
-            .flat_map(|c| c.split_whitespace())
+            .flat_map(|c| c.split('\n').flat_map(tokens).collect::<Vec<_>>())
             .map(|w| w.chars().count())
             .max()
             .unwrap_or(1)
@@ -121,27 +119,93 @@ impl Grid {
     }
 }
 
+/// The unbreakable pieces of a line: words, with a number and the unit after it (`93.5 %`,
+/// `512 GiB`, `0.54 h`) kept together.
+fn tokens(line: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in line.split_whitespace() {
+        let unit = w.chars().count() <= 5
+            && !w.chars().any(|c| c.is_ascii_digit())
+            && (w.chars().all(|c| !c.is_alphanumeric())
+                || w.chars().all(|c| c.is_alphabetic() || c == '/'));
+        let after_number = out
+            .last()
+            .is_some_and(|p| p.chars().last().is_some_and(|c| c.is_ascii_digit()));
+        if unit && after_number && w != "x" {
+            let last = out.last_mut().expect("checked");
+            last.push(' ');
+            last.push_str(w);
+        } else {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+/// Greedy word wrap of one cell to `width` (a word longer than that stays whole).
+fn wrap_cell(text: &str, width: usize) -> String {
+    let mut lines = Vec::new();
+    for para in text.split('\n') {
+        let mut cur = String::new();
+        for w in tokens(para) {
+            let w = w.as_str();
+            if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
+                lines.push(std::mem::take(&mut cur));
+            }
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(w);
+        }
+        lines.push(cur);
+    }
+    lines.join("\n")
+}
+
 impl fmt::Display for Grid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let width = match style() {
             Style::Plain => return self.plain(f),
-            Style::Boxed(w) => w,
+            Style::Boxed(w) => usize::from(w),
         };
+        let cols = self.header.len();
+        let longest: Vec<usize> = (0..cols).map(|i| self.longest_word(i)).collect();
+        let full = |i: usize| {
+            std::iter::once(&self.header)
+                .chain(&self.rows)
+                .filter_map(|r| r.get(i))
+                .flat_map(|c| c.split('\n'))
+                .map(|l| l.chars().count())
+                .max()
+                .unwrap_or(1)
+        };
+        // Start from every column's widest line; narrow the widest column that still has
+        // room above its longest word until the table fits (three columns of border and
+        // padding per cell, one more at the end). A table whose longest words do not fit
+        // grows past the width instead of cutting one.
+        let mut w: Vec<usize> = (0..cols).map(full).collect();
+        let total = |w: &[usize]| w.iter().map(|x| x + 3).sum::<usize>() + 1;
+        while total(&w) > width {
+            let Some(i) = (0..cols)
+                .filter(|&i| w[i] > longest[i])
+                .max_by_key(|&i| (w[i], std::cmp::Reverse(i)))
+            else {
+                break;
+            };
+            w[i] -= 1;
+        }
         let mut t = Table::new();
         t.load_preset(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic)
-            .set_header(self.header.iter())
-            .set_width(width);
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(
+                self.header
+                    .iter()
+                    .enumerate()
+                    .map(|(i, h)| wrap_cell(h, w[i])),
+            );
         for r in &self.rows {
-            t.add_row(r.iter());
+            t.add_row(r.iter().enumerate().map(|(i, c)| wrap_cell(c, w[i])));
         }
-        let bounds: Vec<ColumnConstraint> = (0..self.header.len())
-            .map(|i| {
-                let w = u16::try_from(self.longest_word(i)).unwrap_or(u16::MAX);
-                ColumnConstraint::LowerBoundary(Width::Fixed(w))
-            })
-            .collect();
-        t.set_constraints(bounds);
         write!(f, "{t}")
     }
 }
@@ -150,9 +214,14 @@ impl fmt::Display for Grid {
 /// and plain output are left as they are). A wrapped line continues under its own indent
 /// plus two spaces.
 pub fn wrap_prose(text: &str) -> String {
-    let Style::Boxed(width) = style() else {
-        return text.to_string();
-    };
+    match style() {
+        Style::Boxed(width) => wrap_prose_at(text, width),
+        Style::Plain => text.to_string(),
+    }
+}
+
+/// [`wrap_prose`] at a given width.
+pub fn wrap_prose_at(text: &str, width: u16) -> String {
     let width = usize::from(width);
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {

@@ -1,0 +1,234 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_rackplan_global_optspecs
+    string join \n q/quiet v/verbose color= output= wait-lock= h/help V/version
+end
+
+function __fish_rackplan_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_rackplan_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_rackplan_using_subcommand
+    set -l cmd (__fish_rackplan_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c rackplan -n "__fish_rackplan_needs_command" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_needs_command" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_needs_command" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_needs_command" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_needs_command" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_needs_command" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "discover" -d 'Inventory servers from their BMCs (Redfish) or over SSH into nodes.yaml'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "check" -d 'Hold every node against its role profile and the site; exit 1 on errors'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "plan" -d 'Assign roles, hostnames and addresses into allocations.yaml (the lock)'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "render" -d 'Write install configs, iPXE scripts and manifests into iso-config/<site>/'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "simulate" -d 'Capacity and failure simulation of a scenario'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "admit" -d 'Capacity gate for one cluster request: within the team\'s vCPU quota, and the fleet still survives every node and rack failure with it. Exit 0 admitted, 1 refused'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "docs" -d 'Write the reference generated from the code: JSON Schemas of every input file, a page per format and per command, shell completions and man pages'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "serve" -d 'Serve iPXE scripts and install configs over HTTP for PXE installs'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "boot" -d 'Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes)'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -f -a "redfish" -d 'Crawl the BMCs listed in bmcs.yaml into nodes.yaml'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -f -a "ssh" -d 'Probe hosts over SSH (lsblk, ip, lscpu, ...) and merge with the BMC view'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and not __fish_seen_subcommand_from redfish ssh help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l site -d 'Site directory holding site.yaml, nodes.yaml and allocations.yaml (default: RACKPLAN_SITE, else the current directory)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l concurrency -d 'BMCs crawled at once' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l per-bmc -d 'Requests in flight to one BMC' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l request-timeout -d 'Seconds allowed for one request' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l bmc-timeout -d 'Seconds allowed for one whole BMC, every request and retry included: a BMC that hangs costs at most this, and the others go on' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l retries -d 'Retries of a failed request (5xx, 429, reset, timeout)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -l trust-on-first-use -d 'Accept the certificate of every HTTPS BMC that has no pin or CA bundle yet, and record its SHA-256 pin in bmcs.yaml'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l site -d 'Site directory holding site.yaml, nodes.yaml and allocations.yaml (default: RACKPLAN_SITE, else the current directory)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l hosts -d 'Hosts as `user@host:port,...` (default: ssh.yaml\'s hosts, else the planned management addresses of allocations.yaml)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l identity -d 'Private key (ed25519 or ECDSA) to log in with' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l known-hosts -d 'known_hosts file the site owns (default: DIR/known_hosts)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l user -d 'User when a host does not name one' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l concurrency -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l timeout -d 'Seconds allowed per host' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l retries -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l accept-new -d 'Record the key of a host not yet in known_hosts (a changed key is still refused)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from help" -f -a "redfish" -d 'Crawl the BMCs listed in bmcs.yaml into nodes.yaml'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from help" -f -a "ssh" -d 'Probe hosts over SSH (lsblk, ip, lscpu, ...) and merge with the BMC view'
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l site -d 'Site directory holding site.yaml, nodes.yaml and allocations.yaml (default: RACKPLAN_SITE, else the current directory)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l node -d 'Only this node (id or hostname; repeatable). The exit code follows these nodes' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l severity -d 'Least severity shown: error, warning (default) or info' -r -f -a "error\t''
+warning\t''
+info\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -l site -d 'Site directory holding site.yaml, nodes.yaml and allocations.yaml (default: RACKPLAN_SITE, else the current directory)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -l release -d 'Free the allocation of a node that left the inventory (repeatable)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -l dry-run -d 'Show the plan without writing allocations.yaml'
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand plan" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand render" -l site -d 'Site directory holding site.yaml, nodes.yaml and allocations.yaml (default: RACKPLAN_SITE, else the current directory)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand render" -l out -d 'Output directory (default: iso-config/<site name> beside inventory/)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand render" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand render" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand render" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l site -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l plot -d 'Write SVG charts into this directory' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l rebuild-data -d 'Rebuild what-if: the failed node holds this much replica data (15TiB, 8TB, 500GiB)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l rebuild-node -d 'Rebuild what-if: the host that fails (default: the first of the largest class)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l site -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l at -d 'Judge the request at this date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ); default now' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand docs" -l out -d 'Folder to write into' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand docs" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand docs" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand docs" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand docs" -l check -d 'Write nothing; exit 1 if any file differs from what the code generates'
+complete -c rackplan -n "__fish_rackplan_using_subcommand docs" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand docs" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand docs" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand docs" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l site -d 'Site directory holding site.yaml, nodes.yaml and allocations.yaml (default: RACKPLAN_SITE, else the current directory)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l listen -d 'Address to listen on (default: serve.listen of site.yaml, else 127.0.0.1:8080; port 0 picks a free one)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l base-url -d 'The URL nodes reach this server at (default: harvester.pxe_base_url of site.yaml)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l artifacts -d 'Folder with the installer\'s kernel, initrd, rootfs and ISO, served as they are (refused if it holds rendered install configs)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l reinstall -d 'Hand a fresh config token to this node (hostname or id) even though its install already SUCCEEDED (repeatable). Without it, an installed node is told to boot its disk' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l site -d 'Site directory holding site.yaml, nodes.yaml and allocations.yaml (default: RACKPLAN_SITE, else the current directory)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l node -d 'Node id or hostname (repeatable)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l iso -d 'Installer ISO URL (default: harvester.iso_url of site.yaml)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l wait -d 'Seconds to wait for the node to report power on after the reset' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l output -d 'Output format' -r -f -a "table\t''
+json\t''"
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l all -d 'Every node of the inventory that has a BMC'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l yes -d 'Carry out the plan (without it, only the requests are printed)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l eject -d 'Eject the ISO and clear the boot override instead of booting'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l force -d 'Boot nodes even if they are not planned, not rendered or have error findings (the output records that the gate was overridden)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l restart-running -d 'Restart a host that is powered on (without it, a running host is left alone)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -s V -l version -d 'Print version'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "discover" -d 'Inventory servers from their BMCs (Redfish) or over SSH into nodes.yaml'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "check" -d 'Hold every node against its role profile and the site; exit 1 on errors'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "plan" -d 'Assign roles, hostnames and addresses into allocations.yaml (the lock)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "render" -d 'Write install configs, iPXE scripts and manifests into iso-config/<site>/'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "simulate" -d 'Capacity and failure simulation of a scenario'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "admit" -d 'Capacity gate for one cluster request: within the team\'s vCPU quota, and the fleet still survives every node and rack failure with it. Exit 0 admitted, 1 refused'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "docs" -d 'Write the reference generated from the code: JSON Schemas of every input file, a page per format and per command, shell completions and man pages'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "serve" -d 'Serve iPXE scripts and install configs over HTTP for PXE installs'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "boot" -d 'Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from discover check plan render simulate admit docs completions serve boot help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and __fish_seen_subcommand_from discover" -f -a "redfish" -d 'Crawl the BMCs listed in bmcs.yaml into nodes.yaml'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and __fish_seen_subcommand_from discover" -f -a "ssh" -d 'Probe hosts over SSH (lsblk, ip, lscpu, ...) and merge with the BMC view'

@@ -1,0 +1,454 @@
+//! `rackplan docs` and `rackplan completions`: the reference generated from the code, so it
+//! cannot drift from it: JSON Schemas of every input file (from the Rust types), a page per
+//! file format (keys, types, defaults, a worked example) and per command (its `--help`, an
+//! example), shell completions and man pages. `docs --check` fails on any difference from
+//! what is committed under `docs/`, which CI runs.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use clap::CommandFactory;
+use serde_json::Value;
+
+use super::args::Cli;
+use super::error::{Error, exit};
+use super::term;
+
+/// One input file format: its schema file, the type's schema, a title and a worked example.
+pub struct Format {
+    pub file: &'static str,
+    pub title: &'static str,
+    pub what: &'static str,
+    pub schema: Value,
+    pub example: &'static str,
+}
+
+fn schema<T: schemars::JsonSchema>(id: &str, title: &str) -> Value {
+    let mut s = serde_json::to_value(schemars::schema_for!(T)).expect("a schema is JSON");
+    if let Some(o) = s.as_object_mut() {
+        o.insert("$id".into(), Value::from(id));
+        o.insert("title".into(), Value::from(title));
+    }
+    s
+}
+
+/// Every input file rackplan reads, in the order a newcomer meets them.
+pub fn formats() -> Vec<Format> {
+    vec![
+        Format {
+            file: "site",
+            title: "site.yaml",
+            what: "What the site decides: networks, install source, secrets references, Longhorn settings, images and the catalogue.",
+            schema: schema::<crate::site::Site>("site.schema.json", "rackplan site.yaml"),
+            example: include_str!("../../inventory/example/site.yaml"),
+        },
+        Format {
+            file: "bmcs",
+            title: "bmcs.yaml",
+            what: "The BMCs `discover redfish` crawls, with their credentials (by reference) and TLS trust.",
+            schema: schema::<crate::redfish::config::BmcsFile>(
+                "bmcs.schema.json",
+                "rackplan bmcs.yaml",
+            ),
+            example: include_str!("../../inventory/example/bmcs.yaml"),
+        },
+        Format {
+            file: "ssh",
+            title: "ssh.yaml",
+            what: "The hosts `discover ssh` probes, the user and the key to log in with.",
+            schema: schema::<crate::discover::ssh::site_file::SshFile>(
+                "ssh.schema.json",
+                "rackplan ssh.yaml",
+            ),
+            example: "# yaml-language-server: $schema=../../docs/schemas/ssh.schema.json\nuser: root\nhosts:\n  - host: 10.10.0.21\n  - host: 10.10.0.22\n    port: 2222\n",
+        },
+        Format {
+            file: "nodes",
+            title: "nodes.yaml",
+            what: "The inventory: one record per server as discovery found it, and the `annotations` people add (rack, role, labels), which rediscovery never touches.",
+            schema: schema::<crate::inventory::Inventory>(
+                "nodes.schema.json",
+                "rackplan nodes.yaml",
+            ),
+            example: include_str!("../../inventory/example/nodes.yaml"),
+        },
+        Format {
+            file: "profile",
+            title: "profiles/<role>.yaml",
+            what: "A role profile: the minimum hardware of a role and which ports serve which network.",
+            schema: schema::<crate::profile::Profile>(
+                "profile.schema.json",
+                "rackplan role profile",
+            ),
+            example: include_str!("../../profiles/compute.yaml"),
+        },
+        Format {
+            file: "allocations",
+            title: "allocations.yaml",
+            what: "The lock `plan` writes: node to role, hostname, address and password salt. Edit only to release a node (`plan --release`).",
+            schema: schema::<crate::plan::allocations::Lock>(
+                "allocations.schema.json",
+                "rackplan allocations.yaml",
+            ),
+            example: include_str!("../../inventory/example/allocations.yaml"),
+        },
+        Format {
+            file: "scenario",
+            title: "simulations/<scenario>.yaml",
+            what: "A capacity scenario: the fleet, platform settings, cluster shapes, teams with quotas, failure rates and what to analyse.",
+            schema: schema::<crate::simulate::scenario::Scenario>(
+                "scenario.schema.json",
+                "rackplan scenario",
+            ),
+            example: include_str!("../../simulations/reference-factory.yaml"),
+        },
+        Format {
+            file: "request",
+            title: "admit request",
+            what: "One cluster request for `rackplan admit`.",
+            schema: schema::<crate::simulate::admit::RequestFile>(
+                "request.schema.json",
+                "rackplan admit request",
+            ),
+            example: "team: paiement\nshape: standard\ncount: 1\nduration: 72h\n",
+        },
+    ]
+}
+
+/// The `# yaml-language-server` line that points an editor at a format's schema.
+pub fn modeline(schema_path: &str) -> String {
+    format!("# yaml-language-server: $schema={schema_path}\n")
+}
+
+fn type_of(s: &Value, defs: &Value) -> String {
+    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+        let name = r.rsplit('/').next().unwrap_or(r);
+        let def = &defs[name];
+        if def.get("properties").is_some() {
+            return "object".into();
+        }
+        return type_of(def, defs);
+    }
+    if let Some(alts) = s
+        .get("anyOf")
+        .or_else(|| s.get("oneOf"))
+        .and_then(Value::as_array)
+    {
+        let mut v: Vec<String> = alts
+            .iter()
+            .map(|a| type_of(a, defs))
+            .filter(|t| t != "null")
+            .collect();
+        v.dedup();
+        return v.join(" or ");
+    }
+    if let Some(e) = s.get("enum").and_then(Value::as_array) {
+        return e
+            .iter()
+            .map(|x| format!("`{}`", x.as_str().map_or(x.to_string(), str::to_string)))
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+    if let Some(c) = s.get("const") {
+        return format!("`{}`", c.as_str().map_or(c.to_string(), str::to_string));
+    }
+    match &s["type"] {
+        Value::String(t) if t == "array" => format!("list of {}", type_of(&s["items"], defs)),
+        Value::String(t) => {
+            let mut t = t.clone();
+            if let (Some(lo), Some(hi)) = (s.get("minimum"), s.get("maximum")) {
+                t = format!("{t} {lo}..{hi}");
+            }
+            t
+        }
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ if s.get("additionalProperties").is_some() => "map".into(),
+        _ => "any".into(),
+    }
+}
+
+/// Resolve a `$ref` (or an optional wrapper around one) to the object schema it names.
+fn object_of<'a>(s: &'a Value, defs: &'a Value) -> Option<&'a Value> {
+    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+        let d = &defs[r.rsplit('/').next().unwrap_or(r)];
+        return if d.get("properties").is_some() {
+            Some(d)
+        } else {
+            object_of(d, defs)
+        };
+    }
+    if s.get("properties").is_some() {
+        return Some(s);
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(alts) = s.get(key).and_then(Value::as_array)
+            && let Some(o) = alts.iter().find_map(|a| object_of(a, defs))
+        {
+            return Some(o);
+        }
+    }
+    if s["type"] == "array" {
+        return object_of(&s["items"], defs);
+    }
+    None
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|")
+}
+
+fn key_rows(obj: &Value, defs: &Value, prefix: &str, depth: usize, out: &mut String) {
+    let required: Vec<&str> = obj["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let Some(props) = obj["properties"].as_object() else {
+        return;
+    };
+    for (k, v) in props {
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        let list = v["type"] == "array"
+            || v.get("anyOf")
+                .and_then(Value::as_array)
+                .is_some_and(|a| a.iter().any(|x| x["type"] == "array"));
+        let shown = if list {
+            format!("{path}[]")
+        } else {
+            path.clone()
+        };
+        let desc = v
+            .get("description")
+            .and_then(Value::as_str)
+            .or_else(|| {
+                v.get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| defs[r.rsplit('/').next().unwrap_or(r)]["description"].as_str())
+            })
+            .map(one_line)
+            .unwrap_or_default();
+        let default = v
+            .get("default")
+            .map(|d| format!("`{d}`"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| `{shown}` | {} | {} | {default} | {desc} |",
+            one_line(&type_of(v, defs)),
+            if required.contains(&k.as_str()) {
+                "yes"
+            } else {
+                ""
+            },
+        );
+        if depth < 6
+            && let Some(child) = object_of(v, defs)
+        {
+            let child_prefix = if list { format!("{path}[]") } else { path };
+            key_rows(child, defs, &child_prefix, depth + 1, out);
+        }
+    }
+}
+
+/// The reference page of one format.
+pub fn format_page(f: &Format) -> String {
+    let mut s = format!("# `{}`\n\n{}\n\n", f.title, f.what);
+    let _ = writeln!(
+        s,
+        "Schema: [`schemas/{0}.schema.json`](../schemas/{0}.schema.json). Editors that speak the YAML language server check and complete a file that starts with\n\n    # yaml-language-server: $schema=<path to>/{0}.schema.json\n\n(`rackplan init` writes that line into the files it makes). Unknown keys are errors.\n",
+        f.file
+    );
+    let _ = writeln!(
+        s,
+        "| key | type | required | default | meaning |\n|---|---|---|---|---|"
+    );
+    let defs = f.schema.get("$defs").cloned().unwrap_or(Value::Null);
+    key_rows(&f.schema, &defs, "", 0, &mut s);
+    let _ = writeln!(s, "\n## Example\n\n```yaml\n{}```", f.example);
+    s
+}
+
+/// Worked examples per command, shown under its help.
+fn command_example(name: &str) -> &'static str {
+    match name {
+        "init" => {
+            "rackplan init my-site\nrackplan discover redfish --site my-site\nrackplan init my-site --from my-site/nodes.yaml --force-profiles"
+        }
+        "discover" => {
+            "rackplan discover redfish --site inventory/example\nrackplan discover ssh --site inventory/example --accept-new"
+        }
+        "check" => {
+            "rackplan check --site inventory/example\nrackplan check --site inventory/example --severity error --node hv-c01"
+        }
+        "plan" => {
+            "rackplan plan --site inventory/example --dry-run\nrackplan plan --site inventory/example"
+        }
+        "render" => {
+            "rackplan render --site inventory/example\nkubectl apply -k iso-config/example/manifests/"
+        }
+        "simulate" => {
+            "rackplan simulate simulations/reference-factory.yaml\nrackplan simulate simulations/reference-factory.yaml --rebuild-data 15TiB --plot plots/"
+        }
+        "admit" => {
+            "printf 'team: paiement\\nshape: standard\\nduration: 72h\\n' | rackplan admit - simulations/reference-factory.yaml"
+        }
+        "status" => "rackplan status --site inventory/example --watch",
+        "serve" => {
+            "rackplan serve --site inventory/example --listen 10.10.0.5:8080 --artifacts /srv/harvester"
+        }
+        "boot" => {
+            "rackplan boot --site inventory/example --node hv-c01\nrackplan boot --site inventory/example --node hv-c01 --yes"
+        }
+        "completions" => "rackplan completions bash > /etc/bash_completion.d/rackplan",
+        "docs" => "rackplan docs --out docs\nrackplan docs --check",
+        _ => "",
+    }
+}
+
+/// The reference page of one command: its long help and an example.
+fn command_page(cmd: &clap::Command, name: &str) -> String {
+    let mut c = cmd
+        .clone()
+        .bin_name(format!("rackplan {name}"))
+        .term_width(100);
+    let help = c.render_long_help().to_string();
+    let mut s = format!("# `rackplan {name}`\n\n```text\n{}\n```\n", help.trim_end());
+    let ex = command_example(name);
+    if !ex.is_empty() {
+        let _ = write!(s, "\n## Example\n\n```sh\n{ex}\n```\n");
+    }
+    s
+}
+
+/// Every generated file, path relative to the docs folder -> bytes.
+pub fn generate() -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut index = String::from(
+        "# rackplan reference\n\nGenerated by `rackplan docs`; CI fails when it drifts from the code.\n\n## File formats\n\n",
+    );
+    for f in formats() {
+        out.insert(
+            format!("schemas/{}.schema.json", f.file),
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&f.schema).expect("JSON")
+            )
+            .into_bytes(),
+        );
+        out.insert(
+            format!("formats/{}.md", f.file),
+            format_page(&f).into_bytes(),
+        );
+        let _ = writeln!(
+            index,
+            "- [`{}`](formats/{}.md): {}",
+            f.title, f.file, f.what
+        );
+    }
+    let _ = writeln!(index, "\n## Commands\n");
+    let mut cli = Cli::command();
+    cli.build();
+    for sub in cli.get_subcommands().filter(|c| c.get_name() != "help") {
+        let name = sub.get_name().to_string();
+        out.insert(
+            format!("commands/{name}.md"),
+            command_page(sub, &name).into_bytes(),
+        );
+        let _ = writeln!(
+            index,
+            "- [`rackplan {name}`](commands/{name}.md): {}",
+            sub.get_about().map(ToString::to_string).unwrap_or_default()
+        );
+    }
+    let _ = writeln!(
+        index,
+        "\nShell completions are in `completions/`, man pages in `man/` (`man -l docs/man/rackplan.1`)."
+    );
+    out.insert("README.md".into(), index.into_bytes());
+    for shell in [
+        clap_complete::Shell::Bash,
+        clap_complete::Shell::Zsh,
+        clap_complete::Shell::Fish,
+    ] {
+        let mut buf = Vec::new();
+        clap_complete::generate(shell, &mut Cli::command(), "rackplan", &mut buf);
+        let file = match shell {
+            clap_complete::Shell::Bash => "rackplan.bash",
+            clap_complete::Shell::Zsh => "_rackplan",
+            _ => "rackplan.fish",
+        };
+        out.insert(format!("completions/{file}"), buf);
+    }
+    let root = Cli::command();
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(root.clone())
+        .render(&mut buf)
+        .expect("writing to memory");
+    out.insert("man/rackplan.1".into(), buf);
+    for sub in root.get_subcommands().filter(|c| c.get_name() != "help") {
+        let name = format!("rackplan-{}", sub.get_name());
+        let mut buf = Vec::new();
+        clap_mangen::Man::new(sub.clone().name(name.clone()))
+            .render(&mut buf)
+            .expect("writing to memory");
+        out.insert(format!("man/{name}.1"), buf);
+    }
+    out
+}
+
+/// `rackplan docs [--out DIR] [--check]`.
+pub fn run(out: &Path, check: bool) -> Result<u8, Error> {
+    let files = generate();
+    if check {
+        let mut drift = Vec::new();
+        for (rel, bytes) in &files {
+            if std::fs::read(out.join(rel)).ok().as_deref() != Some(bytes.as_slice()) {
+                drift.push(rel.clone());
+            }
+        }
+        if drift.is_empty() {
+            term::outln(&format!(
+                "{} file(s) in {} match the code",
+                files.len(),
+                out.display()
+            ));
+            return Ok(exit::OK);
+        }
+        for d in &drift {
+            term::outln(&format!("drifted: {}", out.join(d).display()));
+        }
+        term::outln("run `rackplan docs` (cargo run -- docs) and commit the result");
+        return Ok(exit::FINDINGS);
+    }
+    for (rel, bytes) in &files {
+        crate::files::fsio::write_atomic(&out.join(rel), bytes, crate::files::fsio::Mode::Public)?;
+    }
+    term::outln(&format!(
+        "{} file(s) written in {}",
+        files.len(),
+        out.display()
+    ));
+    Ok(exit::OK)
+}
+
+/// `rackplan completions SHELL`: the script on stdout.
+pub fn completions(shell: clap_complete::Shell) -> u8 {
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "rackplan", &mut buf);
+    term::out(&String::from_utf8_lossy(&buf));
+    exit::OK
+}

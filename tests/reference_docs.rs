@@ -1,0 +1,96 @@
+//! The reference under `docs/` is what the code generates (schemas, format and command
+//! pages, completions, man pages), and every shipped input file validates against its
+//! schema.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::repo;
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let text = std::fs::read_to_string(repo().join(format!("docs/schemas/{name}.schema.json")))
+        .unwrap_or_else(|e| panic!("docs/schemas/{name}.schema.json: {e}"));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&v).unwrap()
+}
+
+/// Schema errors of a YAML file (empty when it validates).
+pub fn violations(schema_name: &str, file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let doc: Value = serde_saphyr::from_str(&text).unwrap();
+    schema(schema_name)
+        .iter_errors(&doc)
+        .map(|e| format!("{}: {e} at {}", file.display(), e.instance_path()))
+        .collect()
+}
+
+#[test]
+fn the_committed_reference_matches_the_code() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .args(["docs", "--check", "--out"])
+        .arg(repo().join("docs"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}\nrun `cargo run -- docs` and commit docs/",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn every_shipped_input_validates_against_its_schema() {
+    let mut checked = 0;
+    let mut errs = Vec::new();
+    for (schema_name, file) in [
+        ("site", "inventory/example/site.yaml"),
+        ("bmcs", "inventory/example/bmcs.yaml"),
+        ("nodes", "inventory/example/nodes.yaml"),
+        ("allocations", "inventory/example/allocations.yaml"),
+    ] {
+        errs.extend(violations(schema_name, &repo().join(file)));
+        checked += 1;
+    }
+    for (schema_name, dir) in [("profile", "profiles"), ("scenario", "simulations")] {
+        for e in std::fs::read_dir(repo().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "yaml") {
+                errs.extend(violations(schema_name, &p));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+    assert_eq!(errs, Vec::<String>::new());
+}
+
+#[test]
+fn the_schemas_reject_what_rackplan_rejects() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("site.yaml");
+    let text = std::fs::read_to_string(repo().join("inventory/example/site.yaml")).unwrap();
+    for (from, to, what) in [
+        (
+            "  hostname_prefix: hv",
+            "  hostname_prefx: hv",
+            "unknown key",
+        ),
+        ("      vlan: 412", "      vlan: 5000", "VLAN out of range"),
+        (
+            "  mtu: 9000\n  bond:\n    mode: 802.3ad\n    miimon: 100\n    xmit",
+            "  mtu: 100\n  bond:\n    mode: 802.3ad\n    miimon: 100\n    xmit",
+            "MTU out of range",
+        ),
+        ("name: example", "name: Example_Site", "not a DNS label"),
+    ] {
+        assert_eq!(text.matches(from).count(), 1, "{from}");
+        std::fs::write(&f, text.replacen(from, to, 1)).unwrap();
+        assert!(
+            !violations("site", &f).is_empty(),
+            "{what} passes the schema"
+        );
+    }
+}
