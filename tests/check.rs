@@ -330,3 +330,70 @@ fn findings_table_says_what_why_and_how() {
         assert!(r.stdout.contains(needle), "{needle}: {}", r.stdout);
     }
 }
+
+/// `--node`, `--severity`, one row for a finding shared by many nodes, the per-node
+/// summary, and the exit code following the nodes asked about.
+#[test]
+fn check_filters_groups_and_summarises() {
+    let site = Site::example();
+    let ids: Vec<String> = ["hv-c01", "hv-c02", "hv-c03"]
+        .iter()
+        .map(|h| edit_node(&site, h, |n| n.memory_gib = Some(256.0)))
+        .collect();
+    let r = site.run(&["check", "--site", "{site}"]);
+    assert_eq!(r.code, 1);
+    let row = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("3 nodes: 256 GiB memory"))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    for id in &ids {
+        assert!(row.contains(id.as_str()), "{row}");
+    }
+    assert!(r.stdout.contains("per node:"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("12 other node(s) have no findings"),
+        "{}",
+        r.stdout
+    );
+    // A clean node asked about by hostname: exit 0, nothing about the others.
+    let r = site.run(&["check", "--site", "{site}", "--node", "hv-c04"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(!r.stdout.contains(&ids[0]), "{}", r.stdout);
+    let r = site.run(&["check", "--site", "{site}", "--node", &ids[1]]);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("1 error(s)"), "{}", r.stdout);
+    // --severity error hides warnings; an unknown node is a usage error.
+    let id = edit_node(&site, "hv-c08", |n| n.nics[2].speed_mbps = None);
+    let r = site.run(&[
+        "--output",
+        "json",
+        "check",
+        "--site",
+        "{site}",
+        "--severity",
+        "error",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["severity"] == "error")
+    );
+    let r = site.run(&[
+        "--output", "json", "check", "--site", "{site}", "--node", &id,
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "nic-speed-unknown")
+    );
+    let r = site.run(&["check", "--site", "{site}", "--node", "nope"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--node nope"), "{}", r.stderr);
+}

@@ -37,6 +37,9 @@ _rackplan() {
             rackplan,help)
                 cmd="rackplan__subcmd__help"
                 ;;
+            rackplan,init)
+                cmd="rackplan__subcmd__init"
+                ;;
             rackplan,plan)
                 cmd="rackplan__subcmd__plan"
                 ;;
@@ -88,6 +91,9 @@ _rackplan() {
             rackplan__subcmd__help,help)
                 cmd="rackplan__subcmd__help__subcmd__help"
                 ;;
+            rackplan__subcmd__help,init)
+                cmd="rackplan__subcmd__help__subcmd__init"
+                ;;
             rackplan__subcmd__help,plan)
                 cmd="rackplan__subcmd__help__subcmd__plan"
                 ;;
@@ -113,7 +119,7 @@ _rackplan() {
 
     case "${cmd}" in
         rackplan)
-            opts="-q -v -h -V --quiet --verbose --color --output --wait-lock --help --version discover check plan render simulate admit docs completions serve boot help"
+            opts="-q -v -h -V --quiet --verbose --color --output --wait-lock --help --version init discover check plan render simulate admit docs completions serve boot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -499,7 +505,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__help)
-            opts="discover check plan render simulate admit docs completions serve boot help"
+            opts="init discover check plan render simulate admit docs completions serve boot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -638,6 +644,20 @@ _rackplan() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        rackplan__subcmd__help__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         rackplan__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -687,6 +707,40 @@ _rackplan() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rackplan__subcmd__init)
+            opts="-q -v -h -V --from --name --force --quiet --verbose --color --output --wait-lock --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait-lock)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -77,6 +77,22 @@ pub struct SiteArg {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Start a site: site.yaml with every key, bmcs.yaml, profiles and schemas beside it;
+    /// with --from, profiles derived from a discovered inventory.
+    Init {
+        /// The new site's folder (made if missing).
+        dir: PathBuf,
+        /// A discovered nodes.yaml: copied in with roles annotated, profiles derived from it.
+        #[arg(long, value_name = "NODES_YAML")]
+        from: Option<PathBuf>,
+        /// Site name (default: the folder's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Replace site.yaml, bmcs.yaml and profiles that exist (never the secrets; with
+        /// --from, the profiles and nodes.yaml are replaced anyway).
+        #[arg(long)]
+        force: bool,
+    },
     /// Inventory servers from their BMCs (Redfish) or over SSH into nodes.yaml.
     #[command(subcommand)]
     Discover(Discover),
@@ -159,9 +175,10 @@ pub struct CheckArgs {
     /// Only this node (id or hostname; repeatable). The exit code follows these nodes.
     #[arg(long, value_name = "NODE")]
     pub node: Vec<String>,
-    /// Least severity shown: error, warning (default) or info.
-    #[arg(long, value_enum, default_value_t = SeverityArg::Warning)]
-    pub severity: SeverityArg,
+    /// Least severity shown: error, warning or info (default: warning in the table,
+    /// everything in --output json).
+    #[arg(long, value_enum)]
+    pub severity: Option<SeverityArg>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

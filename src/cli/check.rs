@@ -40,9 +40,10 @@ pub fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
     }
     let failing = plan::findings::has_errors(&r.findings);
     let least = match args.severity {
-        SeverityArg::Error => Severity::Error,
-        SeverityArg::Warning => Severity::Warning,
-        SeverityArg::Info => Severity::Info,
+        Some(SeverityArg::Error) => Severity::Error,
+        Some(SeverityArg::Info) => Severity::Info,
+        None if ctx.json => Severity::Info,
+        Some(SeverityArg::Warning) | None => Severity::Warning,
     };
     let rank = |s: Severity| match s {
         Severity::Error => 0,
@@ -61,7 +62,7 @@ pub fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
         term::outln(&report::json(&report::check::CheckJson::new(&view)));
     } else {
         let mut text = report::check::findings_table(&shown);
-        if least == Severity::Info {
+        if args.severity == Some(SeverityArg::Info) {
             text = text.replace(" (see --output json)", "");
             text.push_str(&notes(&shown));
         }

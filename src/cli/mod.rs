@@ -13,6 +13,7 @@ pub mod config;
 pub mod discover;
 pub mod docs;
 pub mod error;
+pub mod init;
 pub mod plan;
 pub mod render;
 pub mod serve;
@@ -97,6 +98,12 @@ pub fn main() -> ExitCode {
 /// Dispatch one parsed command line.
 pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
     match &cli.command {
+        Command::Init {
+            dir,
+            from,
+            name,
+            force,
+        } => init::run(dir, from.as_ref(), name.as_deref(), *force, ctx),
         Command::Check(s) => check::run(s, ctx),
         Command::Plan {
             site,

@@ -9,6 +9,7 @@
 pub mod allocate;
 pub mod allocations;
 pub mod check;
+pub mod derive;
 pub mod findings;
 pub mod fit;
 pub mod inputs;

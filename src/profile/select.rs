@@ -2,7 +2,8 @@
 //!
 //! Ports: an explicit per-node annotation (`annotations.networks.<net>: [names]`) wins.
 //! Otherwise networks take ports in profile order; each takes unused ports of its speed,
-//! ordered by (port number, adapter) so that a two-port bond lands on port 0 of two different
+//! those with link up first (a port nobody cabled is not chosen over one that is), then by
+//! (port number, adapter) so that a two-port bond lands on port 0 of two different
 //! adapters when it can (a bond that survives an adapter failure). When too few ports of the
 //! right speed exist, faster ports are used next, then slower ones, and `check` reports it.
 //!
@@ -64,6 +65,7 @@ pub fn select_ports(node: &Node, profile: &Profile) -> Vec<PortChoice> {
             let n = &node.nics[i];
             (
                 speed_rank(n, spec.speed_mbps),
+                link_rank(n),
                 n.port,
                 n.adapter.clone(),
                 n.name.clone(),
@@ -92,6 +94,15 @@ fn speed_rank(nic: &Nic, want: u32) -> u8 {
         Some(s) if s > want => 1,
         None => 2,
         Some(_) => 3,
+    }
+}
+
+/// Among ports of one speed rank, cabled ones first: up, unknown, then down.
+fn link_rank(nic: &Nic) -> u8 {
+    match nic.link {
+        crate::inventory::LinkState::Up => 0,
+        crate::inventory::LinkState::Unknown => 1,
+        crate::inventory::LinkState::Down => 2,
     }
 }
 

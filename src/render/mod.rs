@@ -408,12 +408,15 @@ pub fn write(out: &Path, files: Vec<OutputFile>) -> Result<RenderOutcome, Render
 }
 
 /// Default output directory: `iso-config/<site>/` beside the `inventory/` folder that holds
-/// the site, else under the current directory.
+/// the site (the repository layout), else `iso-config/` inside the site folder, so the
+/// output never depends on the folder rackplan was started from.
 pub fn default_out_dir(site_dir: &Path, site_name: &str) -> PathBuf {
-    let root = site_dir
+    match site_dir
         .parent()
         .filter(|p| p.file_name().is_some_and(|n| n == "inventory"))
         .and_then(Path::parent)
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    root.join("iso-config").join(site_name)
+    {
+        Some(root) => root.join("iso-config").join(site_name),
+        None => site_dir.join("iso-config"),
+    }
 }
