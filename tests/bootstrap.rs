@@ -274,14 +274,81 @@ fn parsed_key(cfg: &str) -> String {
         .clone()
 }
 
+/// The banner names the address, the line to chain from iPXE, and every boot artefact
+/// that would 404 (no --artifacts here).
+#[test]
+fn serve_banner_gives_the_chain_line_and_warns_of_missing_artefacts() {
+    let site = Site::example();
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .args(["serve", "--site"])
+        .arg(site.dir())
+        .args([
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--base-url",
+            &format!("http://127.0.0.1:{port}/pxe"),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut r = BufReader::new(child.stdout.take().unwrap());
+    let mut banner = String::new();
+    for _ in 0..7 {
+        let mut l = String::new();
+        r.read_line(&mut l).unwrap();
+        banner.push_str(&l);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        banner.contains(&format!("listening on http://127.0.0.1:{port}")),
+        "{banner}"
+    );
+    assert!(
+        banner.contains(&format!(
+            "chain http://127.0.0.1:{port}/pxe/ipxe?mac=${{net0/mac}}"
+        )),
+        "{banner}"
+    );
+    for a in ["vmlinuz-amd64", "initrd-amd64", "rootfs-amd64.squashfs"] {
+        assert!(
+            banner
+                .lines()
+                .any(|l| l.starts_with("warning:") && l.contains(a)),
+            "{a}: {banner}"
+        );
+    }
+}
+
 #[test]
 fn serve_answers_under_the_path_of_its_base_url() {
     let site = Site::example();
     let s = Serve::start_at(&site, None, "/harvester/v1.6.1");
     let base = format!("http://127.0.0.1:{}/harvester/v1.6.1", s.port);
     let mac = mac_of(&site, "hv-c01");
-    // The URLs a node is handed are all under the base path, and resolve here.
-    assert_eq!(http(s.port, "GET", &format!("/ipxe?mac={mac}")).0, 404);
+    // The URLs a node is handed are all under the base path, and resolve here. A request
+    // that misses the base path is logged and answered with the path it would have.
+    let (code, body) = http(s.port, "GET", &format!("/ipxe?mac={mac}"));
+    assert_eq!(code, 404);
+    assert!(body.contains("try /harvester/v1.6.1/ipxe"), "{body}");
+    assert_eq!(http(s.port, "GET", "/status").0, 404);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !s
+        .log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.contains("/status") && l.contains("try /harvester/v1.6.1/status"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{:?}",
+            s.log.lock().unwrap()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let (code, script) = http(s.port, "GET", &format!("/harvester/v1.6.1/ipxe?mac={mac}"));
     assert_eq!(code, 200, "{script}");
     let url = script
@@ -304,6 +371,61 @@ fn serve_answers_under_the_path_of_its_base_url() {
     assert_eq!(webhook(s.port, hook_path, Some(&parsed_key(&cfg))), 204);
     let v = get_json(s.port, "/harvester/v1.6.1/status");
     assert_eq!(v["nodes"]["hv-c01"]["state"], "installing");
+    // `rackplan status` reads the same, as a table and, polled, as JSON lines.
+    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .args(["status", "--site"])
+        .arg(site.dir())
+        .args(["--url", &base])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("hv-c01"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        row.contains("installing") && row.contains("STARTED"),
+        "{row}"
+    );
+    assert!(
+        text.contains("0 installed, 1 installing, 14 waiting, 0 failed"),
+        "{text}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .args(["--output", "json", "status", "--site"])
+        .arg(site.dir())
+        .args([
+            "--url",
+            &base,
+            "--watch",
+            "--interval",
+            "0.2",
+            "--count",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    let polls: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(polls.len(), 2);
+    assert_eq!(polls[1]["nodes"].as_array().unwrap().len(), 15);
+    // Nothing listening: the error says what to check.
+    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .args(["status", "--site"])
+        .arg(site.dir())
+        .args(["--url", &format!("http://127.0.0.1:{}", free_port())])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = crate::support::flat(&String::from_utf8_lossy(&out.stderr));
+    assert!(e.contains("is `rackplan serve` running there?"), "{e}");
     assert_eq!(
         http(
             s.port,

@@ -68,6 +68,14 @@ fn an_unknown_self_signed_certificate_is_refused_with_a_way_out() {
         e.contains("--trust-on-first-use") && e.contains("pin_sha256"),
         "{e}"
     );
+    // Words first, the library's error text last.
+    assert!(
+        e.trim_start_matches("ServiceRoot: ").starts_with(
+            "TLS refused: its certificate is signed by an authority this machine does not trust"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("(detail: "), "{e}");
 }
 
 #[test]

@@ -52,6 +52,9 @@ _rackplan() {
             rackplan,simulate)
                 cmd="rackplan__subcmd__simulate"
                 ;;
+            rackplan,status)
+                cmd="rackplan__subcmd__status"
+                ;;
             rackplan__subcmd__discover,help)
                 cmd="rackplan__subcmd__discover__subcmd__help"
                 ;;
@@ -106,6 +109,9 @@ _rackplan() {
             rackplan__subcmd__help,simulate)
                 cmd="rackplan__subcmd__help__subcmd__simulate"
                 ;;
+            rackplan__subcmd__help,status)
+                cmd="rackplan__subcmd__help__subcmd__status"
+                ;;
             rackplan__subcmd__help__subcmd__discover,redfish)
                 cmd="rackplan__subcmd__help__subcmd__discover__subcmd__redfish"
                 ;;
@@ -119,7 +125,7 @@ _rackplan() {
 
     case "${cmd}" in
         rackplan)
-            opts="-q -v -h -V --quiet --verbose --color --output --wait-lock --help --version init discover check plan render simulate admit docs completions serve boot help"
+            opts="-q -v -h -V --quiet --verbose --color --output --wait-lock --help --version init discover check plan render simulate admit docs completions status serve boot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -505,7 +511,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__help)
-            opts="init discover check plan render simulate admit docs completions serve boot help"
+            opts="init discover check plan render simulate admit docs completions status serve boot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -714,6 +720,20 @@ _rackplan() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        rackplan__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         rackplan__subcmd__init)
             opts="-q -v -h -V --from --name --force --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -882,6 +902,48 @@ _rackplan() {
                     return 0
                     ;;
                 --rebuild-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait-lock)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rackplan__subcmd__status)
+            opts="-q -v -h -V --site --url --watch --interval --count --quiet --verbose --color --output --wait-lock --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --site)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -162,6 +162,23 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Per-node install state from a running `rackplan serve` (its /status).
+    Status {
+        #[command(flatten)]
+        site: SiteArg,
+        /// The server's base URL (default: harvester.pxe_base_url of site.yaml).
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
+        /// Poll until every node is installed or failed (or --count polls).
+        #[arg(long)]
+        watch: bool,
+        /// Seconds between polls with --watch.
+        #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+        interval: f64,
+        /// Stop after this many polls with --watch.
+        #[arg(long, value_name = "N")]
+        count: Option<u32>,
+    },
     /// Serve iPXE scripts and install configs over HTTP for PXE installs.
     Serve(ServeArgs),
     /// Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes).

@@ -19,6 +19,7 @@ pub mod render;
 pub mod serve;
 pub mod simulate;
 pub mod ssh;
+pub mod status;
 pub mod term;
 
 use std::process::ExitCode;
@@ -137,6 +138,13 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
         } => admit::run(request, scenario, site.as_ref(), at.as_deref(), ctx),
         Command::Docs { out, check } => docs::run(out, *check),
         Command::Completions { shell } => Ok(docs::completions(*shell)),
+        Command::Status {
+            site,
+            url,
+            watch,
+            interval,
+            count,
+        } => status::run(&site.site, url.as_deref(), *watch, *interval, *count, ctx),
         Command::Serve(args) => serve::run(args, ctx),
         Command::Boot(args) => boot::run(args, ctx),
     }

@@ -53,10 +53,15 @@ pub fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
         let addr = listener
             .local_addr()
             .map_err(|e| Error::Server(e.to_string()))?;
+        let missing = serve::missing_artifacts(
+            cfg.artifacts.as_deref(),
+            &inputs.site.site.harvester.version,
+        );
         term::out(&report::serve::banner(
             &inputs.site.site.name.0,
             addr,
             &cfg.base_url,
+            &missing,
         ));
         serve::listener::serve(
             listener,

@@ -45,13 +45,10 @@ pub fn explain(e: &FetchError) -> String {
         FetchError::Status(401 | 403, _) => {
             format!("{e}: authentication failed; check the credentials in bmcs.yaml")
         }
-        FetchError::Transport(t)
-            if t.contains("certificate")
-                || t.contains("pin mismatch")
-                || t.contains("UnknownIssuer") =>
-        {
+        FetchError::Transport(t) if tls::in_words(t).is_some() => {
             format!(
-                "{e}; to trust this BMC give tls.pin_sha256 or tls.ca_bundle, or run once with --trust-on-first-use"
+                "TLS refused: {}. To trust this BMC, give tls.pin_sha256 (its certificate's SHA-256) or tls.ca_bundle in bmcs.yaml, or run once with --trust-on-first-use, which records the pin. (detail: {t})",
+                tls::in_words(t).unwrap_or_default()
             )
         }
         _ => e.to_string(),

@@ -13,6 +13,74 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 
+/// A certificate refusal in words: what is wrong with the certificate, from the raw rustls
+/// or webpki error text; `None` when `raw` is not a certificate error.
+pub fn in_words(raw: &str) -> Option<&'static str> {
+    let table: [(&str, &str); 12] = [
+        (
+            "pin mismatch",
+            "its certificate is not the pinned one (tls.pin_sha256): the BMC's certificate changed, or this is another server",
+        ),
+        (
+            "CaUsedAsEndEntity",
+            "it presents a CA certificate as its own (a self-signed certificate marked as a CA), which no trust store accepts for a server",
+        ),
+        (
+            "UnknownIssuer",
+            "its certificate is signed by an authority this machine does not trust (BMCs ship self-signed certificates)",
+        ),
+        (
+            "NotValidForName",
+            "its certificate is not issued for this address",
+        ),
+        (
+            "NotValidForNameContext",
+            "its certificate is not issued for this address",
+        ),
+        ("Expired", "its certificate has expired"),
+        (
+            "NotValidYet",
+            "its certificate is not valid yet (check this machine's clock)",
+        ),
+        ("Revoked", "its certificate is revoked"),
+        (
+            "BadSignature",
+            "its certificate's signature does not verify",
+        ),
+        (
+            "UnsupportedSignatureAlgorithm",
+            "its certificate uses a signature algorithm rustls does not accept",
+        ),
+        (
+            "InvalidPurpose",
+            "its certificate is not meant for TLS servers",
+        ),
+        ("BadEncoding", "its certificate cannot be parsed"),
+    ];
+    table
+        .iter()
+        .find(|(k, _)| raw.contains(k))
+        .map(|(_, w)| *w)
+        .or_else(|| {
+            raw.contains("certificate")
+                .then_some("its certificate was refused")
+        })
+}
+
+/// The innermost cause of an HTTP client error, a refused certificate in words first.
+pub fn describe(e: &reqwest::Error) -> String {
+    let mut last = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(inner) = src {
+        last = inner.to_string();
+        src = inner.source();
+    }
+    match in_words(&last) {
+        Some(w) => format!("TLS refused: {w} (detail: {last})"),
+        None => last,
+    }
+}
+
 /// Install ring as the process-wide rustls provider (idempotent).
 pub fn install_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();

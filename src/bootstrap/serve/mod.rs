@@ -618,10 +618,51 @@ async fn other(State(s): State<Shared>, req: Request) -> Response {
     text(StatusCode::NOT_FOUND, "not found\n".into())
 }
 
+/// The installer's boot artefacts the iPXE scripts fetch from the base URL, by version.
+pub fn boot_artifacts(version: &str) -> [String; 3] {
+    [
+        format!("harvester-{version}-vmlinuz-amd64"),
+        format!("harvester-{version}-initrd-amd64"),
+        format!("harvester-{version}-rootfs-amd64.squashfs"),
+    ]
+}
+
+/// The boot artefacts `serve` cannot hand out: not in `--artifacts` (or no `--artifacts`),
+/// so the nodes' iPXE would stop at them unless another server publishes them.
+pub fn missing_artifacts(dir: Option<&Path>, version: &str) -> Vec<String> {
+    boot_artifacts(version)
+        .into_iter()
+        .filter(|a| dir.is_none_or(|d| !d.join(a).is_file()))
+        .collect()
+}
+
+/// A request outside the base URL's path: logged with the path it would have under it.
+fn outside(s: &ServeState, prefix: &str, req: &Request) -> Response {
+    let peer =
+        listener::client(req.extensions()).unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0)));
+    let raw = req.uri().path();
+    let shown = crate::redfish::origin::shown(raw);
+    let hint = format!(
+        "not found: this server answers under {prefix}/ (the path of the base URL {}); try {prefix}/{}",
+        s.base_url,
+        crate::redfish::origin::shown(raw.trim_start_matches('/'))
+    );
+    s.record(
+        peer,
+        req.method().as_str(),
+        &shown,
+        StatusCode::NOT_FOUND,
+        None,
+        hint.clone(),
+    );
+    text(StatusCode::NOT_FOUND, format!("{hint}\n"))
+}
+
 /// The routes, under the path of the base URL (`http://h/harvester/v1` serves
 /// `/harvester/v1/ipxe`...), so every URL handed to a node resolves against this server.
 pub fn router(state: Shared) -> Router {
     let prefix = base_path(&state.base_url).to_string();
+    let outer = state.clone();
     let app = Router::new()
         .route("/ipxe", get(ipxe))
         .route("/nodes/{hostname}/config.yaml", get(config))
@@ -632,7 +673,14 @@ pub fn router(state: Shared) -> Router {
     let app = if prefix.is_empty() {
         app
     } else {
-        Router::new().nest(&prefix, app)
+        let p = prefix.clone();
+        Router::new()
+            .nest(&prefix, app)
+            .fallback(move |req: Request| {
+                let s = outer.clone();
+                let p = p.clone();
+                async move { outside(&s, &p, &req) }
+            })
     };
     app.layer(tower_http::limit::RequestBodyLimitLayer::new(
         MAX_BODY_BYTES,

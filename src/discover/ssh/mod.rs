@@ -124,7 +124,16 @@ pub fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec<String
     } else {
         let m = probe::meminfo_gib(get("meminfo"));
         if m.is_some() {
-            notes.push("dmidecode needs root or sudo: memory is the kernel's MemTotal, a little under the DIMMs".into());
+            let why = if get("dmidecode").contains("rackplan: dmidecode missing") {
+                "dmidecode is not installed on the host"
+            } else if get("dmidecode").contains("rackplan: dmidecode denied") {
+                "dmidecode needs root (log in as root, or allow `sudo -n dmidecode`)"
+            } else {
+                "dmidecode reported no memory devices"
+            };
+            notes.push(format!(
+                "{why}: memory is the kernel's MemTotal, a little under the DIMMs"
+            ));
         } else {
             notes.push("no memory information".into());
         }

@@ -39,7 +39,7 @@ pub fn script() -> String {
         ),
         (
             "dmidecode",
-            "sudo -n dmidecode -t memory 2>/dev/null || dmidecode -t memory",
+            "if command -v dmidecode >/dev/null 2>&1 || [ -x /usr/sbin/dmidecode ]; then sudo -n dmidecode -t memory 2>/dev/null || dmidecode -t memory 2>/dev/null || echo 'rackplan: dmidecode denied'; else echo 'rackplan: dmidecode missing'; fi",
         ),
         ("nvme", "nvme list -o json"),
         ("machineid", "cat /etc/machine-id"),
