@@ -344,3 +344,92 @@ fn several_endpoints_at_once_and_reconciliation_with_the_bmc_record() {
     assert_eq!(n.sources.redfish.as_deref(), Some("2026-11-01T00:00:00Z"));
     assert!(n.sources.ssh.is_some());
 }
+
+/// Keys as operators hold them: in a real ssh-agent (no key file on the command line), and
+/// in a passphrase-protected file with the passphrase from a variable or a file.
+#[test]
+fn keys_from_ssh_agent_and_passphrase_protected_files() {
+    use crate::support::sshd::Agent;
+    let agent_key = UserKey::new();
+    let server = Sshd::start("127.0.0.1", &agent_key, "");
+    let site = tempfile::tempdir().unwrap();
+    std::fs::write(site.path().join("known_hosts"), server.known_hosts_line()).unwrap();
+    let agent = Agent::start();
+    agent.add(&agent_key.private());
+    let run = |env: &[(&str, &std::ffi::OsStr)], args: &[&str]| {
+        let mut cmd = rackplan_json(&["discover", "ssh", "--site"]);
+        cmd.arg(site.path())
+            .args(["--hosts", &server.target()])
+            .args(args)
+            .env_remove("SSH_AUTH_SOCK")
+            .env_remove("RACKPLAN_SSH_PASSPHRASE");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        json_of(&mut cmd)
+    };
+    // The agent alone logs in.
+    let (code, v, err) = run(&[("SSH_AUTH_SOCK", agent.sock.as_os_str())], &[]);
+    assert_eq!(code, 0, "{v:#}{err}");
+    assert!(v["nodes"][0]["id"].is_string());
+    // --no-agent and no key: told how to give one.
+    let (code, v, _) = run(
+        &[("SSH_AUTH_SOCK", agent.sock.as_os_str())],
+        &["--no-agent"],
+    );
+    assert_eq!(code, 2, "{v:#}");
+    assert!(v["error"].as_str().unwrap().contains("ssh-add"), "{v:#}");
+
+    // A passphrase-protected key the server trusts.
+    let pass = "correct horse battery staple";
+    let locked = UserKey::with_passphrase(pass);
+    let server2 = Sshd::start("127.0.0.1", &locked, "");
+    std::fs::write(site.path().join("known_hosts"), server2.known_hosts_line()).unwrap();
+    let run2 = |env: &[(&str, &std::ffi::OsStr)], args: &[&str]| {
+        let mut cmd = rackplan_json(&["discover", "ssh", "--site"]);
+        cmd.arg(site.path())
+            .args(["--hosts", &server2.target(), "--identity"])
+            .arg(locked.private())
+            .args(args)
+            .env_remove("SSH_AUTH_SOCK")
+            .env_remove("RACKPLAN_SSH_PASSPHRASE");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        json_of(&mut cmd)
+    };
+    let (code, v, _) = run2(&[], &[]);
+    assert_eq!(code, 2);
+    let e = v["error"].as_str().unwrap();
+    assert!(
+        e.contains("protected by a passphrase") && e.contains("RACKPLAN_SSH_PASSPHRASE"),
+        "{e}"
+    );
+    let (code, v, err) = run2(
+        &[("RACKPLAN_SSH_PASSPHRASE", std::ffi::OsStr::new(pass))],
+        &[],
+    );
+    assert_eq!(code, 0, "{v:#}{err}");
+    let pf = site.path().join("passphrase");
+    std::fs::write(&pf, format!("{pass}\n")).unwrap();
+    let (code, v, err) = run2(&[], &["--passphrase-file", pf.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v:#}{err}");
+    std::fs::write(&pf, "wrong\n").unwrap();
+    let (code, v, err) = run2(&[], &["--passphrase-file", pf.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let all = format!("{v}{err}");
+    assert!(all.contains("does not open"), "{all}");
+    assert!(
+        !all.contains(pass) && !all.contains("wrong"),
+        "a passphrase leaked: {all}"
+    );
+    // An agent that holds a key the host does not know, then the file: the file still works.
+    let (code, v, err) = run2(
+        &[
+            ("SSH_AUTH_SOCK", agent.sock.as_os_str()),
+            ("RACKPLAN_SSH_PASSPHRASE", std::ffi::OsStr::new(pass)),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{v:#}{err}");
+}

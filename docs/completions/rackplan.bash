@@ -423,7 +423,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__discover__subcmd__ssh)
-            opts="-q -v -h -V --site --hosts --identity --known-hosts --accept-new --user --concurrency --timeout --retries --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --site --hosts --identity --passphrase-file --no-agent --known-hosts --accept-new --user --concurrency --timeout --retries --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -438,6 +438,10 @@ _rackplan() {
                     return 0
                     ;;
                 --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --passphrase-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -92,7 +92,8 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_s
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from redfish" -s V -l version -d 'Print version'
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l site -d 'Site directory holding site.yaml, nodes.yaml and allocations.yaml (default: RACKPLAN_SITE, else the current directory)' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l hosts -d 'Hosts as `user@host:port,...` (default: ssh.yaml\'s hosts, else the planned management addresses of allocations.yaml)' -r
-complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l identity -d 'Private key (ed25519 or ECDSA) to log in with' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l identity -d 'Private key file to log in with, after the keys of ssh-agent (SSH_AUTH_SOCK)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l passphrase-file -d 'File holding the identity\'s passphrase (else RACKPLAN_SSH_PASSPHRASE, or `passphrase` in ssh.yaml); never the passphrase itself on the command line' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l known-hosts -d 'known_hosts file the site owns (default: DIR/known_hosts)' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l user -d 'User when a host does not name one' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l concurrency -r
@@ -104,6 +105,7 @@ never\t''"
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l output -d 'Output format' -r -f -a "table\t''
 json\t''"
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l no-agent -d 'Do not use ssh-agent even when SSH_AUTH_SOCK is set'
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -l accept-new -d 'Record the key of a host not yet in known_hosts (a changed key is still refused)'
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
 complete -c rackplan -n "__fish_rackplan_using_subcommand discover; and __fish_seen_subcommand_from ssh" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'

@@ -247,9 +247,16 @@ pub struct SshArgs {
     /// management addresses of allocations.yaml).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub hosts: Vec<String>,
-    /// Private key (ed25519 or ECDSA) to log in with.
+    /// Private key file to log in with, after the keys of ssh-agent (SSH_AUTH_SOCK).
     #[arg(long, value_name = "FILE")]
     pub identity: Option<std::path::PathBuf>,
+    /// File holding the identity's passphrase (else RACKPLAN_SSH_PASSPHRASE, or
+    /// `passphrase` in ssh.yaml); never the passphrase itself on the command line.
+    #[arg(long, value_name = "FILE")]
+    pub passphrase_file: Option<std::path::PathBuf>,
+    /// Do not use ssh-agent even when SSH_AUTH_SOCK is set.
+    #[arg(long)]
+    pub no_agent: bool,
     /// known_hosts file the site owns (default: DIR/known_hosts).
     #[arg(long, value_name = "FILE")]
     pub known_hosts: Option<std::path::PathBuf>,

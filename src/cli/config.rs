@@ -126,6 +126,10 @@ pub struct SshConfig {
     pub hosts: Vec<HostSpec>,
     pub hosts_from: HostsFrom,
     pub identity: Option<PathBuf>,
+    /// Where the identity's passphrase is, when one is given.
+    pub passphrase: Option<crate::files::secrets::SecretRef>,
+    /// The ssh-agent socket, unless --no-agent.
+    pub agent: Option<PathBuf>,
     pub options: crate::discover::ssh::Options,
 }
 
@@ -183,12 +187,35 @@ impl SshConfig {
                     .map(|p| dir.join(p))
             })
             .unwrap_or_else(|| dir.join("known_hosts"));
+        let passphrase = match &args.passphrase_file {
+            Some(f) => Some(crate::files::secrets::SecretRef {
+                env: None,
+                file: Some(f.display().to_string()),
+            }),
+            None => conf.and_then(|c| c.passphrase.clone()).or_else(|| {
+                std::env::var_os("RACKPLAN_SSH_PASSPHRASE").map(|_| {
+                    crate::files::secrets::SecretRef {
+                        env: Some("RACKPLAN_SSH_PASSPHRASE".into()),
+                        file: None,
+                    }
+                })
+            }),
+        };
+        let agent = if args.no_agent {
+            None
+        } else {
+            std::env::var_os("SSH_AUTH_SOCK")
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+        };
         Ok(SshConfig {
             site: dir.clone(),
             user,
             hosts,
             hosts_from,
             identity,
+            passphrase,
+            agent,
             options: crate::discover::ssh::Options {
                 known_hosts,
                 accept_new: args.accept_new || conf.is_some_and(|c| c.accept_new),
@@ -382,6 +409,8 @@ mod tests {
             },
             hosts: Vec::new(),
             identity: None,
+            passphrase_file: None,
+            no_agent: false,
             known_hosts: None,
             accept_new: false,
             user: None,

@@ -26,10 +26,33 @@ pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
             "no host to probe: give --hosts, a `hosts` list in ssh.yaml, or run `rackplan plan` first".into(),
         ));
     }
-    let identity = cfg.identity.clone().ok_or_else(|| {
-        Error::Usage("no SSH key: give --identity FILE (or `identity` in ssh.yaml)".into())
-    })?;
-    let key = ssh::exec::load_key(&identity).map_err(Error::Usage)?;
+    if cfg.identity.is_none() && cfg.agent.is_none() {
+        return Err(Error::Usage(
+            "no SSH key: start ssh-agent and `ssh-add` your key (SSH_AUTH_SOCK), or give --identity FILE (or `identity` in ssh.yaml)".into(),
+        ));
+    }
+    let key = match &cfg.identity {
+        Some(identity) => {
+            let pass = cfg
+                .passphrase
+                .as_ref()
+                .map(|r| r.resolve(&dir))
+                .transpose()
+                .map_err(|m| Error::Usage(format!("the SSH key's passphrase: {m}")))?;
+            Some(Arc::new(
+                ssh::exec::load_key(
+                    identity,
+                    pass.as_ref().map(crate::files::secrets::Secret::expose),
+                )
+                .map_err(Error::Usage)?,
+            ))
+        }
+        None => None,
+    };
+    let auth = ssh::exec::Auth {
+        agent: cfg.agent.clone(),
+        key,
+    };
     let nodes_path = dir.join("nodes.yaml");
     if nodes_path.exists() {
         store::load(&nodes_path)?;
@@ -38,7 +61,7 @@ pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
     let now = utc_now();
     let mut outcomes = term::runtime()?.block_on(ssh::discover(
         &cfg.hosts,
-        Arc::new(key),
+        Arc::new(auth),
         &cfg.options,
         &now,
         &|_| bar.inc(1),

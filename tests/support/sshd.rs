@@ -43,6 +43,27 @@ impl UserKey {
         keygen(&dir.path().join("id_ed25519"));
         UserKey { dir }
     }
+    /// A key pair protected by `passphrase`.
+    pub fn with_passphrase(passphrase: &str) -> UserKey {
+        let dir = tempfile::tempdir().unwrap();
+        let st = Command::new("ssh-keygen")
+            .args([
+                "-q",
+                "-t",
+                "ed25519",
+                "-N",
+                passphrase,
+                "-C",
+                "rackplan-test",
+                "-f",
+            ])
+            .arg(dir.path().join("id_ed25519"))
+            .status()
+            .expect("ssh-keygen");
+        assert!(st.success());
+        UserKey { dir }
+    }
+
     pub fn private(&self) -> PathBuf {
         self.dir.path().join("id_ed25519")
     }
@@ -127,6 +148,56 @@ impl Sshd {
 }
 
 impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A real `ssh-agent` on a socket of its own, killed when dropped.
+pub struct Agent {
+    child: Child,
+    pub sock: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Agent {
+    pub fn start() -> Agent {
+        let dir = tempfile::tempdir().unwrap();
+        let sock = dir.path().join("agent.sock");
+        let child = Command::new("ssh-agent")
+            .args(["-D", "-a"])
+            .arg(&sock)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ssh-agent (openssh-client)");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !sock.exists() {
+            assert!(Instant::now() < deadline, "ssh-agent did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Agent {
+            child,
+            sock,
+            _dir: dir,
+        }
+    }
+
+    /// `ssh-add` a key file (unprotected) into this agent.
+    pub fn add(&self, key: &Path) {
+        let st = Command::new("ssh-add")
+            .env("SSH_AUTH_SOCK", &self.sock)
+            .arg(key)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success(), "ssh-add {}", key.display());
+    }
+}
+
+impl Drop for Agent {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

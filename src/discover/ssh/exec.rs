@@ -95,10 +95,79 @@ pub struct Target {
     pub port: u16,
 }
 
+/// How to log in: the keys an ssh-agent holds (tried first), then a key file.
+#[derive(Debug, Default)]
+pub struct Auth {
+    /// The agent's socket (`SSH_AUTH_SOCK`).
+    pub agent: Option<PathBuf>,
+    pub key: Option<Arc<PrivateKey>>,
+}
+
+fn rsa_hash(key: &russh::keys::PublicKey) -> Option<russh::keys::HashAlg> {
+    key.algorithm()
+        .is_rsa()
+        .then_some(russh::keys::HashAlg::Sha512)
+}
+
+/// Log in with the agent's keys, then the key file; `Ok(false)` when every key was refused.
+async fn login(
+    session: &mut client::Handle<Handler>,
+    user: &str,
+    auth: &Auth,
+) -> Result<bool, String> {
+    let mut problems = Vec::new();
+    if let Some(sock) = &auth.agent {
+        match russh::keys::agent::client::AgentClient::connect_uds(sock).await {
+            Ok(mut agent) => match agent.request_identities().await {
+                Ok(ids) => {
+                    for id in ids {
+                        let russh::keys::agent::AgentIdentity::PublicKey { key, .. } = &id else {
+                            continue;
+                        };
+                        match session
+                            .authenticate_publickey_with(
+                                user,
+                                key.clone(),
+                                rsa_hash(key),
+                                &mut agent,
+                            )
+                            .await
+                        {
+                            Ok(r) if r.success() => return Ok(true),
+                            Ok(_) => {}
+                            Err(e) => problems.push(format!("the agent could not sign: {e}")),
+                        }
+                    }
+                }
+                Err(e) => problems.push(format!("the agent did not list its keys: {e}")),
+            },
+            Err(e) => problems.push(format!(
+                "cannot reach the ssh-agent at {}: {e}",
+                sock.display()
+            )),
+        }
+    }
+    if let Some(key) = &auth.key {
+        let hash = rsa_hash(key.public_key());
+        let r = session
+            .authenticate_publickey(user, PrivateKeyWithHashAlg::new(key.clone(), hash))
+            .await
+            .map_err(|e| format!("authentication failed: {e}"))?;
+        if r.success() {
+            return Ok(true);
+        }
+    }
+    if problems.is_empty() {
+        Ok(false)
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
 /// Run `script` on the host; the output, or an error in words.
 pub async fn run(
     t: &Target,
-    key: Arc<PrivateKey>,
+    auth: Arc<Auth>,
     known_hosts: PathBuf,
     accept_new: bool,
     timeout: Duration,
@@ -138,13 +207,17 @@ pub async fn run(
             });
         }
     };
-    let auth = session
-        .authenticate_publickey(&t.user, PrivateKeyWithHashAlg::new(key, None))
+    let accepted = login(&mut session, &t.user, &auth)
         .await
-        .map_err(|e| format!("authentication failed: {e}"))?;
-    if !auth.success() {
+        .map_err(|e| format!("authentication failed for user {}: {e}", t.user))?;
+    if !accepted {
+        let what = match (&auth.agent, &auth.key) {
+            (Some(_), Some(_)) => "neither the agent's keys nor the key file is",
+            (Some(_), None) => "none of the agent's keys is",
+            _ => "the key is",
+        };
         return Err(format!(
-            "authentication refused for user {}: the key is not authorised on the host",
+            "authentication refused for user {}: {what} authorised on the host",
             t.user
         ));
     }
@@ -175,12 +248,26 @@ pub async fn run(
     Ok((String::from_utf8_lossy(&out).into_owned(), check))
 }
 
-/// Load a private key file (ed25519 or ECDSA, unencrypted).
-pub fn load_key(path: &std::path::Path) -> Result<russh::keys::PrivateKey, String> {
-    russh::keys::load_secret_key(path, None).map_err(|e| {
-        format!(
-            "cannot load the SSH key {}: {e} (encrypted keys need an agent, which is not supported yet)",
-            path.display()
-        )
-    })
+/// Load a private key file (ed25519, ECDSA or RSA), decrypting it with `passphrase` when it
+/// is protected. The error says how to give a passphrase, never what it was.
+pub fn load_key(
+    path: &std::path::Path,
+    passphrase: Option<&str>,
+) -> Result<russh::keys::PrivateKey, String> {
+    match russh::keys::load_secret_key(path, None) {
+        Ok(k) => Ok(k),
+        Err(russh::keys::Error::KeyIsEncrypted) => match passphrase {
+            None => Err(format!(
+                "the SSH key {} is protected by a passphrase: add it to ssh-agent (`ssh-add`), or give the passphrase in RACKPLAN_SSH_PASSPHRASE, with --passphrase-file FILE, or as `passphrase: {{env: VAR}}` in ssh.yaml",
+                path.display()
+            )),
+            Some(p) => russh::keys::load_secret_key(path, Some(p)).map_err(|_| {
+                format!(
+                    "the passphrase does not open the SSH key {}",
+                    path.display()
+                )
+            }),
+        },
+        Err(e) => Err(format!("cannot load the SSH key {}: {e}", path.display())),
+    }
 }

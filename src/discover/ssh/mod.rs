@@ -15,7 +15,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
-use russh::keys::PrivateKey;
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
@@ -183,7 +182,7 @@ pub fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec<String
     (node, notes)
 }
 
-async fn one(h: &HostSpec, key: Arc<PrivateKey>, opts: &Options, now: &str) -> HostOutcome {
+async fn one(h: &HostSpec, key: Arc<exec::Auth>, opts: &Options, now: &str) -> HostOutcome {
     let started = Instant::now();
     let target = Target {
         user: h.user.clone(),
@@ -260,7 +259,7 @@ async fn one(h: &HostSpec, key: Arc<PrivateKey>, opts: &Options, now: &str) -> H
 /// Probe every host, at most `opts.concurrency` at once.
 pub async fn discover(
     hosts: &[HostSpec],
-    key: Arc<PrivateKey>,
+    key: Arc<exec::Auth>,
     opts: &Options,
     now: &str,
     progress: &(dyn Fn(&HostOutcome) + Sync),

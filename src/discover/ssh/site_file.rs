@@ -2,7 +2,8 @@
 //!
 //! ```yaml
 //! user: root                 # when a host does not name one
-//! identity: keys/id_ed25519  # relative to the site folder
+//! identity: keys/id_ed25519  # relative to the site folder (the agent's keys go first)
+//! passphrase: {env: SSH_KEY_PASSPHRASE}   # for a protected key: a variable or a file
 //! known_hosts: known_hosts   # the site's own file (default: known_hosts)
 //! accept_new: false          # record keys of hosts not yet known
 //! hosts: [root@10.10.0.11, 10.10.0.12:2222]
@@ -14,13 +15,16 @@ use serde::Deserialize;
 
 use crate::files::yaml::{self, InputError, Source};
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SshFile {
     #[serde(default)]
     pub user: Option<String>,
     #[serde(default)]
     pub identity: Option<String>,
+    /// The identity's passphrase, from an environment variable or a file.
+    #[serde(default)]
+    pub passphrase: Option<crate::files::secrets::SecretRef>,
     #[serde(default)]
     pub known_hosts: Option<String>,
     #[serde(default)]
