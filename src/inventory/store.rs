@@ -88,8 +88,112 @@ fn validate(inv: &Inventory, src: &Source) -> Result<(), InputError> {
 pub fn save(path: &Path, inv: &Inventory) -> Result<(), fsio::FsError> {
     let mut sorted = inv.clone();
     sorted.nodes.sort_by(|a, b| a.id.cmp(&b.id));
-    let text = format!("{HEADER}{}", yaml::to_string(&sorted));
+    let body = yaml::to_string(&sorted);
+    let text = match std::fs::read_to_string(path) {
+        Ok(old) => keep_comments(&old, &body),
+        Err(_) => format!("{HEADER}{body}"),
+    };
     fsio::write_atomic(path, text.as_bytes(), Mode::Public)
+}
+
+/// Where a line sits in the document: its keys from the top, sequence items named by their
+/// first `key=value` (`nodes/[id=0FP95WZ]/annotations/rack`). The same place in the old and
+/// the new text has the same anchor, whatever moved around it.
+fn anchors(text: &str) -> Vec<Option<String>> {
+    let mut stack: Vec<(usize, String)> = Vec::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.is_empty() || t.starts_with('#') {
+            out.push(None);
+            continue;
+        }
+        let indent = line.len() - t.len();
+        while stack.last().is_some_and(|(i, _)| *i >= indent) {
+            stack.pop();
+        }
+        let (item, rest) = match t.strip_prefix("- ") {
+            Some(r) => (true, r),
+            None => (false, t),
+        };
+        let (key, value) = match rest.split_once(':') {
+            Some((k, v)) if !k.contains(' ') || k.starts_with(['\'', '"']) => (k.trim(), v.trim()),
+            _ => ("", rest.trim()),
+        };
+        if item {
+            stack.push((indent, format!("[{key}={value}]")));
+            if !key.is_empty() {
+                stack.push((indent + 2, key.to_string()));
+            }
+        } else {
+            stack.push((indent, key.to_string()));
+        }
+        out.push(Some(
+            stack
+                .iter()
+                .map(|(_, l)| l.as_str())
+                .collect::<Vec<_>>()
+                .join("/"),
+        ));
+    }
+    out
+}
+
+/// The new text with the comments people wrote into the old one: the block before the
+/// first key in place of the header, and each comment line before the key (or list item)
+/// it preceded. Comments whose key is gone are kept at the end.
+fn keep_comments(old: &str, new: &str) -> String {
+    let old_lines: Vec<&str> = old.lines().collect();
+    let old_anchors = anchors(old);
+    let mut header = String::new();
+    let mut attached: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+    let mut pending: Vec<&str> = Vec::new();
+    let mut seen_content = false;
+    for (line, anchor) in old_lines.iter().zip(&old_anchors) {
+        match anchor {
+            None if line.trim_start().starts_with('#') => {
+                if seen_content {
+                    pending.push(line);
+                } else {
+                    header.push_str(line);
+                    header.push('\n');
+                }
+            }
+            None => {}
+            Some(a) => {
+                seen_content = true;
+                if !pending.is_empty() {
+                    attached.entry(a.clone()).or_default().append(&mut pending);
+                }
+            }
+        }
+    }
+    let mut out = if header.is_empty() {
+        HEADER.to_string()
+    } else {
+        header
+    };
+    for (line, anchor) in new.lines().zip(anchors(new)) {
+        if let Some(c) = anchor.and_then(|a| attached.remove(&a)) {
+            for l in c {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let orphans: Vec<&str> = attached.into_values().flatten().chain(pending).collect();
+    if !orphans.is_empty() {
+        out.push_str(
+            "# Comments kept from an earlier nodes.yaml; what they stood above is gone:\n",
+        );
+        for l in orphans {
+            out.push_str(l.trim_start());
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// What one discovery run learned.
@@ -197,6 +301,59 @@ mod tests {
         assert_eq!(a.annotations.rack.as_deref(), Some("r1"));
         assert_eq!(inv.nodes.len(), 4);
         assert_eq!(inv.nodes[1].stale.as_ref().unwrap().error, "timeout");
+    }
+
+    #[test]
+    fn comments_survive_a_rewrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("nodes.yaml");
+        let mut inv = Inventory {
+            nodes: vec![node("B", 1.0), node("A", 2.0)],
+        };
+        save(&p, &inv).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let edited = format!(
+            "# my own header\n{}",
+            text.lines()
+                .filter(|l| !l.starts_with("# rackplan")
+                    && !l.starts_with("# `annotations`")
+                    && !l.starts_with("# changes"))
+                .map(|l| {
+                    if l.trim_start() == "- id: B" {
+                        format!("  # B is the spare in rack 2\n{l}\n")
+                    } else if l.trim_start().starts_with("memory_gib: 2") {
+                        format!("    # DIMMs on order\n{l}\n")
+                    } else {
+                        format!("{l}\n")
+                    }
+                })
+                .collect::<String>()
+        );
+        std::fs::write(&p, edited).unwrap();
+        // Rediscovery changes the facts and adds a node; the comments stay where they were.
+        inv.nodes[0].memory_gib = Some(512.0);
+        inv.nodes.push(node("0", 3.0));
+        save(&p, &inv).unwrap();
+        let after = std::fs::read_to_string(&p).unwrap();
+        assert!(after.starts_with("# my own header\n"), "{after}");
+        let lines: Vec<&str> = after.lines().collect();
+        let b = lines
+            .iter()
+            .position(|l| l.trim_start() == "- id: B")
+            .unwrap();
+        assert_eq!(lines[b - 1].trim(), "# B is the spare in rack 2", "{after}");
+        let a = lines
+            .iter()
+            .position(|l| l.trim_start() == "- id: A")
+            .unwrap();
+        let mem = lines[a..]
+            .iter()
+            .position(|l| l.trim_start().starts_with("memory_gib"))
+            .unwrap()
+            + a;
+        assert_eq!(lines[mem - 1].trim(), "# DIMMs on order", "{after}");
+        let (back, _) = load(&p).unwrap();
+        assert_eq!(back.nodes.len(), 3);
     }
 
     #[test]
