@@ -22,6 +22,7 @@ pub mod cli;
 pub mod discover;
 pub mod files;
 pub mod inventory;
+pub mod live;
 pub mod network;
 pub mod plan;
 pub mod profile;

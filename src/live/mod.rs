@@ -1,0 +1,36 @@
+//! The fleet as it runs, from what an operator can hand over without giving rackplan
+//! credentials: `kubectl get ... -o yaml|json` output (one file or a folder, `kind: List`
+//! wrappers of mixed kinds included) or a Harvester support bundle (the `.zip` the UI
+//! downloads, or unpacked).
+//!
+//! Everything read is untrusted text. The support bundle's quirks are undone here, once:
+//! the string `"null"` for empty or null values, byte counts written as floats
+//! (`3.94085056512e+11`), map-shaped conditions of older Longhorn, missing files for kinds
+//! with no objects. Objects of an API version rackplan does not know are named and skipped;
+//! a kind no file holds is reported as missing, so an analysis that needs it can say it is
+//! skipped and why. Errors name the file and the object (`longhorn-system/pvc-1234:
+//! spec.size: ...`).
+
+mod objects;
+mod quantity;
+mod source;
+
+pub use objects::{
+    LiveState, LonghornDisk, LonghornNode, Missing, Node, Replica, Settings, Vm, Vmi, Volume,
+};
+pub use quantity::{bytes, millicores};
+pub use source::{Object, read_objects};
+
+use std::path::Path;
+
+/// Why a dump could not be read at all (a bad object is a note, not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("{path}: {message}")]
+    Read { path: String, message: String },
+}
+
+/// Read a dump (file, folder, unpacked bundle or bundle `.zip`) into the fleet state.
+pub fn read(path: &Path) -> Result<LiveState, LiveError> {
+    Ok(objects::build(&read_objects(path)?))
+}
