@@ -12,6 +12,7 @@ mod deploy;
 mod hostile_bmc;
 mod installer_examples;
 mod layout;
+mod live_fleet;
 mod live_state;
 mod newcomer;
 mod plan;

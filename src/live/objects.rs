@@ -45,6 +45,9 @@ pub struct Vmi {
     /// `LiveMigratable` condition; `None` when the VMI does not say.
     pub live_migratable: Option<bool>,
     pub claims: Vec<String>,
+    /// The label selector of a required pod anti-affinity on `kubernetes.io/hostname`
+    /// (VMs matching it may not share a host), as canonical JSON.
+    pub anti_affinity: Option<String>,
 }
 
 impl Vmi {
@@ -198,6 +201,13 @@ fn vmi(o: &Object) -> Vmi {
         guest_cluster: text(&v["metadata"]["labels"]["guestcluster.harvesterhci.io/name"])
             .map(str::to_string),
         live_migratable: condition(&v["status"]["conditions"], "LiveMigratable"),
+        anti_affinity: v["spec"]["affinity"]["podAntiAffinity"]
+            ["requiredDuringSchedulingIgnoredDuringExecution"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| t["topologyKey"] == "kubernetes.io/hostname")
+            .map(|t| t["labelSelector"].to_string()),
         claims: v["spec"]["volumes"]
             .as_array()
             .into_iter()

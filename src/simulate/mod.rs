@@ -8,6 +8,7 @@
 
 pub mod admit;
 pub mod headroom;
+pub mod live_fleet;
 pub mod loader;
 pub mod placement;
 pub mod rancher;

@@ -733,6 +733,74 @@ impl Placement {
             }
         }
         pl.volumes = volumes;
+        pl.finish();
+        pl
+    }
+
+    /// A placement as it is (a running fleet's): `vm_node` says where each VM runs and each
+    /// volume lists its replicas' (node, disk). Nothing is re-placed; capacity is what is left.
+    pub fn adopt(
+        topo: Topology,
+        vms: Vec<Vm>,
+        volumes: Vec<Volume>,
+        vm_node: Vec<Option<usize>>,
+        p: &Platform,
+    ) -> Placement {
+        let free = Free {
+            cpu: topo.hosts.iter().map(|h| h.cpu).collect(),
+            mem: topo.hosts.iter().map(|h| h.mem_gib).collect(),
+            disk: topo
+                .hosts
+                .iter()
+                .map(|h| vec![(0.0, 0.0); h.disks.len()])
+                .collect(),
+            node_room: topo
+                .hosts
+                .iter()
+                .map(|h| h.disks.iter().copied().fold(0.0, f64::max))
+                .collect(),
+        };
+        let mut pl = Placement {
+            groups: vec![Vec::new(); topo.hosts.len()],
+            vm_node,
+            topo,
+            vms,
+            volumes: Vec::new(),
+            free,
+            stranded_vms: 0,
+            stranded_replicas: 0,
+            rules: StorageRules::from(p),
+            vms_on: Vec::new(),
+            vols_on: Vec::new(),
+            mem_actual: Vec::new(),
+            pods: Vec::new(),
+            index: RoomIndex::default(),
+            scores: ScoreIndex::default(),
+        };
+        for v in 0..pl.vms.len() {
+            if let (true, Some(n)) = (pl.vms[v].running, pl.vm_node[v]) {
+                pl.free.cpu[n] -= pl.vms[v].cpu_req;
+                pl.free.mem[n] -= pl.vms[v].mem_req;
+                if let Some(g) = pl.vms[v].group
+                    && !pl.groups[n].contains(&g)
+                {
+                    pl.groups[n].push(g);
+                }
+            }
+        }
+        for vol in &volumes {
+            for &(n, d) in &vol.replicas {
+                pl.free.add_replica(&pl.topo, n, d, vol);
+            }
+        }
+        pl.volumes = volumes;
+        pl.finish();
+        pl
+    }
+
+    /// The per-node lists and indexes, once every VM and replica has its place.
+    fn finish(&mut self) {
+        let pl = self;
         let hosts = pl.topo.hosts.len();
         pl.vms_on = vec![Vec::new(); hosts];
         pl.vols_on = vec![Vec::new(); hosts];
@@ -755,7 +823,6 @@ impl Placement {
             pl.index = RoomIndex::new(&pl.topo, &pl.free);
             pl.scores = ScoreIndex::new(&pl.topo, &pl.free);
         }
-        pl
     }
 
     /// Fleet-wide use of (cpu requests, memory requests, storage data) over capacity.
