@@ -79,7 +79,8 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
     let mut vms = Vec::new();
     let mut vm_node = Vec::new();
     let mut vm_names = Vec::new();
-    let mut by_claim: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Claim name -> VM (Longhorn names a volume's PVC without its namespace).
+    let mut by_claim: BTreeMap<String, usize> = BTreeMap::new();
     for v in state.vmis.iter().filter(|v| v.occupies()) {
         let Some(&h) = v.node.as_deref().and_then(|n| host_of.get(n)) else {
             notes.push(format!(
@@ -111,7 +112,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
             .map(|k| *groups.entry(k).or_insert(next));
         let idx = vms.len();
         for c in &v.claims {
-            by_claim.insert((v.namespace.clone(), c.clone()), idx);
+            by_claim.insert(c.clone(), idx);
         }
         vms.push(Vm {
             cluster: 0,
@@ -153,12 +154,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
         };
         let attached = v.state.as_deref() == Some("attached");
         // The VM whose claim this volume backs (the PVC is named in the volume's status).
-        let vm = v.pvc.as_ref().and_then(|pvc| {
-            by_claim
-                .iter()
-                .find(|((_, c), _)| c == pvc)
-                .map(|(_, &i)| i)
-        });
+        let vm = v.pvc.as_ref().and_then(|pvc| by_claim.get(pvc).copied());
         let vm = vm.unwrap_or_else(|| {
             // A volume no running VM uses still holds storage: give it a stopped owner.
             vms.push(Vm {
