@@ -375,13 +375,10 @@ fn check_filters_groups_and_summarises() {
         "error",
     ]);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert!(
-        v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|f| f["severity"] == "error")
-    );
+    let shown = v["findings"].as_array().unwrap();
+    // The three memory errors stay; the speed warning on hv-c08 does not.
+    assert_eq!(shown.len(), 3, "{shown:#?}");
+    assert!(shown.iter().all(|f| f["severity"] == "error"));
     let r = site.run(&[
         "--output", "json", "check", "--site", "{site}", "--node", &id,
     ]);

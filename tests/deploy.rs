@@ -629,46 +629,40 @@ fn other_shapes_and_overrides_round_trip_too() {
 
 #[test]
 fn the_catalogue_names_what_it_needs() {
-    let site = Site::example();
-    site.replace(
-        "site.yaml",
-        "  network: paiement\n",
-        "  network: payments\n",
-    );
-    let e = render_fails(&site);
-    assert!(
-        e.contains("catalogue.network") && e.contains("one of: paiement, logistique, analytics"),
-        "{e}"
-    );
-    let site = Site::example();
-    site.replace(
-        "site.yaml",
-        "  image: rke2-golden-v1-33\n",
-        "  image: rke2\n",
-    );
-    let e = render_fails(&site);
-    assert!(
-        e.contains("catalogue.image") && e.contains("no image `rke2`"),
-        "{e}"
-    );
-    let site = Site::example();
-    site.replace("site.yaml", "reference-factory.yaml\n", "nope.yaml\n");
-    let e = render_fails(&site);
-    assert!(
-        e.contains("catalogue.scenario") && e.contains("relative to site.yaml"),
-        "{e}"
-    );
-    let site = Site::example();
-    site.replace(
-        "site.yaml",
-        "  kubernetes_version: v1.33.5+rke2r1\n",
-        "  kubernetes_version: v1.33.5+rke2r1\n  shapes: [standard, tiny]\n",
-    );
-    let e = render_fails(&site);
-    assert!(
-        e.contains("catalogue.shapes[1]") && e.contains("no shape `tiny`"),
-        "{e}"
-    );
+    // (site.yaml edit, words the error must hold)
+    let cases: [(&str, &str, &[&str]); 4] = [
+        (
+            "  network: paiement\n",
+            "  network: payments\n",
+            &[
+                "catalogue.network",
+                "one of: paiement, logistique, analytics",
+            ],
+        ),
+        (
+            "  image: rke2-golden-v1-33\n",
+            "  image: rke2\n",
+            &["catalogue.image", "no image `rke2`"],
+        ),
+        (
+            "reference-factory.yaml\n",
+            "nope.yaml\n",
+            &["catalogue.scenario", "relative to site.yaml"],
+        ),
+        (
+            "  kubernetes_version: v1.33.5+rke2r1\n",
+            "  kubernetes_version: v1.33.5+rke2r1\n  shapes: [standard, tiny]\n",
+            &["catalogue.shapes[1]", "no shape `tiny`"],
+        ),
+    ];
+    for (from, to, words) in cases {
+        let site = Site::example();
+        site.replace("site.yaml", from, to);
+        let e = render_fails(&site);
+        for w in words {
+            assert!(e.contains(w), "{w}: {e}");
+        }
+    }
 }
 
 /// A Rancher export with a raw-JSON affinity on one pool and the UI's base64 on another,

@@ -45,15 +45,11 @@ pub fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
         None if ctx.json => Severity::Info,
         Some(SeverityArg::Warning) | None => Severity::Warning,
     };
-    let rank = |s: Severity| match s {
-        Severity::Error => 0,
-        Severity::Warning => 1,
-        Severity::Info => 2,
-    };
     let shown: Vec<Finding> = r
         .findings
         .iter()
-        .filter(|f| rank(f.severity) <= rank(least))
+        // Severities order Error < Warning < Info.
+        .filter(|f| f.severity <= least)
         .cloned()
         .collect();
     if ctx.json {

@@ -286,7 +286,7 @@ pub fn format_page(f: &Format) -> String {
 fn command_example(name: &str) -> &'static str {
     match name {
         "init" => {
-            "rackplan init my-site\nrackplan discover redfish --site my-site\nrackplan init my-site --from my-site/nodes.yaml --force-profiles"
+            "rackplan init my-site\nrackplan discover redfish --site my-site\nrackplan init my-site --from my-site/nodes.yaml"
         }
         "discover" => {
             "rackplan discover redfish --site inventory/example\nrackplan discover ssh --site inventory/example --accept-new"

@@ -199,13 +199,7 @@ pub fn run(
                 n.annotations.role = roles.get(&n.id).copied();
             }
         }
-        // The store writes the file itself; it is staged below with the others.
-        let tmp =
-            tempfile::tempdir().map_err(|e| Error::Runtime(format!("temporary folder: {e}")))?;
-        let p = tmp.path().join("nodes.yaml");
-        store::save(&p, &inv)?;
-        let text = std::fs::read_to_string(&p)
-            .map_err(|e| Error::Runtime(format!("{}: {e}", p.display())))?;
+        let text = store::to_text(&inv);
         let text = format!(
             "{}# Discovered inventory; each node's `annotations.role` was set by `rackplan init`.\n{text}",
             super::docs::modeline("schemas/nodes.schema.json")

@@ -86,14 +86,23 @@ fn validate(inv: &Inventory, src: &Source) -> Result<(), InputError> {
 
 /// Write `nodes.yaml` atomically, nodes sorted by id so diffs stay small.
 pub fn save(path: &Path, inv: &Inventory) -> Result<(), fsio::FsError> {
-    let mut sorted = inv.clone();
-    sorted.nodes.sort_by(|a, b| a.id.cmp(&b.id));
-    let body = yaml::to_string(&sorted);
+    let body = body(inv);
     let text = match std::fs::read_to_string(path) {
         Ok(old) => keep_comments(&old, &body),
         Err(_) => format!("{HEADER}{body}"),
     };
     fsio::write_atomic(path, text.as_bytes(), Mode::Public)
+}
+
+/// The inventory as `save` writes a new file: the header, then the nodes by id.
+pub fn to_text(inv: &Inventory) -> String {
+    format!("{HEADER}{}", body(inv))
+}
+
+fn body(inv: &Inventory) -> String {
+    let mut sorted = inv.clone();
+    sorted.nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    yaml::to_string(&sorted)
 }
 
 /// Where a line sits in the document: its keys from the top, sequence items named by their

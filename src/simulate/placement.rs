@@ -662,13 +662,9 @@ pub fn pick_disk_indexed(
 }
 
 impl Placement {
-    /// Place every VM, then every volume's replicas.
-    pub fn build(
-        topo: Topology,
-        vms: Vec<Vm>,
-        mut volumes: Vec<Volume>,
-        p: &Platform,
-    ) -> Placement {
+    /// Every host whole, the VMs where `vm_node` says (their requests not yet taken), no
+    /// volume: what `build` places into and `adopt` records into.
+    fn empty(topo: Topology, vms: Vec<Vm>, vm_node: Vec<Option<usize>>, p: &Platform) -> Placement {
         let free = Free {
             cpu: topo.hosts.iter().map(|h| h.cpu).collect(),
             mem: topo.hosts.iter().map(|h| h.mem_gib).collect(),
@@ -683,9 +679,9 @@ impl Placement {
                 .map(|h| h.disks.iter().copied().fold(0.0, f64::max))
                 .collect(),
         };
-        let mut pl = Placement {
+        Placement {
             groups: vec![Vec::new(); topo.hosts.len()],
-            vm_node: vec![None; vms.len()],
+            vm_node,
             topo,
             vms,
             volumes: Vec::new(),
@@ -699,7 +695,18 @@ impl Placement {
             pods: Vec::new(),
             index: RoomIndex::default(),
             scores: ScoreIndex::default(),
-        };
+        }
+    }
+
+    /// Place every VM, then every volume's replicas.
+    pub fn build(
+        topo: Topology,
+        vms: Vec<Vm>,
+        mut volumes: Vec<Volume>,
+        p: &Platform,
+    ) -> Placement {
+        let vm_node = vec![None; vms.len()];
+        let mut pl = Placement::empty(topo, vms, vm_node, p);
         let alive = vec![true; pl.topo.hosts.len()];
         for v in 0..pl.vms.len() {
             if !pl.vms[v].running {
@@ -746,37 +753,7 @@ impl Placement {
         vm_node: Vec<Option<usize>>,
         p: &Platform,
     ) -> Placement {
-        let free = Free {
-            cpu: topo.hosts.iter().map(|h| h.cpu).collect(),
-            mem: topo.hosts.iter().map(|h| h.mem_gib).collect(),
-            disk: topo
-                .hosts
-                .iter()
-                .map(|h| vec![(0.0, 0.0); h.disks.len()])
-                .collect(),
-            node_room: topo
-                .hosts
-                .iter()
-                .map(|h| h.disks.iter().copied().fold(0.0, f64::max))
-                .collect(),
-        };
-        let mut pl = Placement {
-            groups: vec![Vec::new(); topo.hosts.len()],
-            vm_node,
-            topo,
-            vms,
-            volumes: Vec::new(),
-            free,
-            stranded_vms: 0,
-            stranded_replicas: 0,
-            rules: StorageRules::from(p),
-            vms_on: Vec::new(),
-            vols_on: Vec::new(),
-            mem_actual: Vec::new(),
-            pods: Vec::new(),
-            index: RoomIndex::default(),
-            scores: ScoreIndex::default(),
-        };
+        let mut pl = Placement::empty(topo, vms, vm_node, p);
         for v in 0..pl.vms.len() {
             if let (true, Some(n)) = (pl.vms[v].running, pl.vm_node[v]) {
                 pl.free.cpu[n] -= pl.vms[v].cpu_req;
