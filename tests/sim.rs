@@ -128,7 +128,14 @@ fn reference_factory_gives_a_verdict_max_clusters_rebuild_and_risk_with_plots() 
             svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
             "{f}"
         );
-        assert!(svg.contains("<polyline"), "{f} draws a line");
+        // Counts and limits are sequences, drawn as lines; replica counts are separate
+        // cases, drawn as points with intervals and no line between them.
+        assert_eq!(
+            svg.contains("<polyline"),
+            f != "risk-replicas.svg",
+            "{f}: a line only where x is a sequence"
+        );
+        assert!(!svg.contains('`'), "{f}: titles are plain text");
     }
     // Quotas: logistique asks for 2 large clusters (240 vCPU) with a 200 vCPU quota.
     assert!(

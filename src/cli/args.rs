@@ -119,8 +119,27 @@ pub enum Command {
     },
     /// Capacity and failure simulation of a scenario.
     Simulate {
-        /// Scenario file, e.g. simulations/reference-factory.yaml.
-        scenario: PathBuf,
+        /// Scenario file, e.g. simulations/reference-factory.yaml. With --from-cluster it is
+        /// optional and adds what-ifs (teams, shapes, failure rates) to the running fleet.
+        #[arg(required_unless_present = "from_cluster")]
+        scenario: Option<PathBuf>,
+        /// Start from the fleet as it runs: kubectl -o yaml/json output (a file or a folder)
+        /// or a Harvester support bundle (.zip or unpacked). Its settings win over the
+        /// scenario's.
+        #[arg(long, value_name = "PATH")]
+        from_cluster: Option<PathBuf>,
+        /// With --from-cluster: can these nodes go into maintenance now (NODE[,NODE]).
+        #[arg(
+            long,
+            value_name = "NODES",
+            value_delimiter = ',',
+            requires = "from_cluster"
+        )]
+        drain: Vec<String>,
+        /// Write the review report: review.html (one self-contained file) or review.md
+        /// (with its SVG charts beside it).
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
         #[arg(long, value_name = "DIR")]
         site: Option<PathBuf>,
         /// Write SVG charts into this directory.

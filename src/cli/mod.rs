@@ -116,17 +116,25 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
         Command::Discover(Discover::Ssh(args)) => ssh::run(args, ctx),
         Command::Simulate {
             scenario,
+            from_cluster,
+            drain,
+            report,
             site,
             plot,
             rebuild_data,
             rebuild_node,
         } => simulate::run(
-            scenario,
-            site.as_ref(),
-            plot.as_ref(),
-            simulate::WhatIfFlags {
-                data: rebuild_data.as_deref(),
-                node: rebuild_node.as_deref(),
+            &simulate::Inputs {
+                scenario: scenario.as_deref(),
+                from_cluster: from_cluster.as_deref(),
+                drain,
+                report: report.as_deref(),
+                site: site.as_ref(),
+                plot: plot.as_ref(),
+                what_if: simulate::WhatIfFlags {
+                    data: rebuild_data.as_deref(),
+                    node: rebuild_node.as_deref(),
+                },
             },
             ctx,
         ),

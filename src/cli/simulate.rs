@@ -62,42 +62,233 @@ pub fn attach_fleet(
     Ok(())
 }
 
-pub fn run(
-    file: &Path,
-    site: Option<&PathBuf>,
-    plot: Option<&PathBuf>,
-    what_if: WhatIfFlags<'_>,
-    ctx: &Ctx,
-) -> Result<u8, Error> {
-    let mut loaded = if file == Path::new("-") {
-        let text = term::read_stdin("the scenario")?;
-        loader::load_text(Path::new("<stdin>"), &text, PathBuf::from("."))?
+/// What `simulate` was asked.
+pub struct Inputs<'a> {
+    pub scenario: Option<&'a Path>,
+    pub from_cluster: Option<&'a Path>,
+    pub drain: &'a [String],
+    pub report: Option<&'a Path>,
+    pub site: Option<&'a PathBuf>,
+    pub plot: Option<&'a PathBuf>,
+    pub what_if: WhatIfFlags<'a>,
+}
+
+fn load_scenario(file: Option<&Path>) -> Result<loader::Loaded, Error> {
+    Ok(match file {
+        Some(f) if f == Path::new("-") => {
+            let text = term::read_stdin("the scenario")?;
+            loader::load_text(Path::new("<stdin>"), &text, PathBuf::from("."))?
+        }
+        Some(f) => loader::load(f)?,
+        // A dump alone: the defaults, each named in the assumptions table.
+        None => loader::load_text(
+            Path::new("<no scenario>"),
+            "name: the fleet as it runs\n",
+            PathBuf::from("."),
+        )?,
+    })
+}
+
+/// The running fleet of a dump as the scenario's fleet: its settings win, its VMs replace
+/// the scenario's clusters. Returns what the report says about the dump.
+fn attach_live(
+    loaded: &mut loader::Loaded,
+    dump: &Path,
+    scenario_given: bool,
+) -> Result<
+    (
+        simulate::live_fleet::LiveSummary,
+        Vec<simulate::live_fleet::Assumption>,
+    ),
+    Error,
+> {
+    use simulate::live_fleet;
+    let progress = term::spinner(&format!("reading {}", dump.display()));
+    let state = crate::live::read(dump).map_err(|e| Error::Usage(e.to_string()))?;
+    drop(progress);
+    let (platform, assumptions) =
+        live_fleet::platform(&state, &loaded.scenario.platform, scenario_given);
+    loaded.scenario.platform = platform;
+    let fleet = live_fleet::adopt(&state, &loaded.scenario.platform)
+        .map_err(|e| Error::Usage(format!("{}: {e}", dump.display())))?;
+    let mut summary = live_fleet::summary(&state, &fleet, &dump.display().to_string());
+    let s = &mut loaded.scenario;
+    if !s.clusters.is_empty() {
+        let n: u32 = s.clusters.iter().map(|c| c.count).sum();
+        summary.scenario_overridden.push(format!(
+            "clusters: the scenario's {n} running cluster(s) are not placed; the dump's VMs are what runs"
+        ));
+        s.clusters.clear();
+    }
+    if !s.fleet.classes.is_empty() || s.fleet.site.is_some() {
+        summary.scenario_overridden.push(
+            "fleet: the scenario's node classes and site are not used; the dump's Nodes are the fleet".into(),
+        );
+    }
+    for a in assumptions
+        .iter()
+        .filter(|a| a.note.as_deref().is_some_and(|n| n.contains("dump wins")))
+    {
+        summary.scenario_overridden.push(format!(
+            "{}: {}",
+            a.input,
+            a.note.clone().unwrap_or_default()
+        ));
+    }
+    if s.name.is_empty() || !scenario_given {
+        s.name = format!("the fleet in {}", dump.display());
     } else {
-        loader::load(file)?
-    };
-    if let Some(d) = what_if.data {
+        s.name = format!("{} on the fleet in {}", s.name, dump.display());
+    }
+    loaded.live = Some(std::sync::Arc::new(fleet));
+    Ok((summary, assumptions))
+}
+
+fn write_report(path: &Path, r: &simulate::Report) -> Result<(), Error> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match ext {
+        "html" | "htm" => {
+            fsio::write_atomic(path, report::review::html(r).as_bytes(), Mode::Public)?;
+        }
+        "md" | "markdown" => {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("review");
+            let (text, charts) = report::review::markdown(r, stem);
+            for (name, body) in charts {
+                fsio::write_atomic(&dir.join(name), body.as_bytes(), Mode::Public)?;
+            }
+            fsio::write_atomic(path, text.as_bytes(), Mode::Public)?;
+        }
+        _ => {
+            return Err(Error::Usage(format!(
+                "--report {}: give a file ending in .html or .md",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+pub fn run(i: &Inputs<'_>, ctx: &Ctx) -> Result<u8, Error> {
+    if let Some(path) = i.report {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !matches!(ext, "html" | "htm" | "md" | "markdown") {
+            return Err(Error::Usage(format!(
+                "--report {}: give a file ending in .html or .md",
+                path.display()
+            )));
+        }
+    }
+    let mut loaded = load_scenario(i.scenario)?;
+    if let Some(d) = i.what_if.data {
         let tib = parse_size_tib(d).map_err(Error::Usage)?;
         loaded.scenario.rebuild = Some(crate::simulate::scenario::RebuildWhatIf {
-            node: what_if.node.map(str::to_string),
+            node: i.what_if.node.map(str::to_string),
             data_tib: tib,
         });
     }
-    attach_fleet(&mut loaded, site, what_if.data.is_some())?;
-    let r = simulate::run(&loaded);
-    if let Some(dir) = plot {
+    let live = if let Some(dump) = i.from_cluster {
+        if i.site.is_some() {
+            return Err(Error::Usage(
+                "--site and --from-cluster: give one fleet; the dump's Nodes are the fleet".into(),
+            ));
+        }
+        let got = attach_live(&mut loaded, dump, i.scenario.is_some())?;
+        if let Err((key, msg)) = simulate::whatif::check_fleet(&loaded) {
+            return Err(if i.scenario.is_some() && key != "fleet" {
+                loaded.source.error_at(&crate::path![key], msg, None).into()
+            } else {
+                Error::Usage(format!("{}: {msg}", dump.display()))
+            });
+        }
+        Some(got)
+    } else {
+        attach_fleet(&mut loaded, i.site, i.what_if.data.is_some())?;
+        None
+    };
+    if !i.drain.is_empty() {
+        return run_drain(&loaded, i.drain, ctx);
+    }
+    let progress = term::spinner("simulating failures, rebuilds and risk");
+    let mut r = simulate::run(&loaded);
+    drop(progress);
+    if let Some((summary, assumptions)) = live {
+        r.live = Some(summary);
+        r.assumptions = assumptions;
+    }
+    if let Some(dir) = i.plot {
         for (name, body) in report::simulate::plots(&r) {
             fsio::write_atomic(&dir.join(name), body.as_bytes(), Mode::Public)?;
         }
+    }
+    if let Some(path) = i.report {
+        write_report(path, &r)?;
     }
     if ctx.json {
         term::outln(&report::json(&r));
     } else {
         term::out(&report::simulate::simulate_text(&r));
-        if let Some(dir) = plot {
+        if let Some(dir) = i.plot {
             term::outln(&format!("plots written to {}", dir.display()));
+        }
+        if let Some(path) = i.report {
+            term::outln(&format!("report written to {}", path.display()));
         }
     }
     Ok(if r.verdict.passes() {
+        exit::OK
+    } else {
+        exit::FINDINGS
+    })
+}
+
+fn run_drain(loaded: &loader::Loaded, names: &[String], ctx: &Ctx) -> Result<u8, Error> {
+    let Some(live) = loaded.live.as_deref() else {
+        return Err(Error::Usage("--drain needs --from-cluster".into()));
+    };
+    let topo = &live.placement.topo;
+    let mut drained = Vec::new();
+    for raw in names {
+        let n = raw.trim();
+        if n.is_empty() {
+            continue;
+        }
+        let Some(h) = topo.host_index(n) else {
+            let all: Vec<&str> = topo.hosts.iter().map(|h| h.name.as_str()).collect();
+            let hint = all
+                .iter()
+                .map(|c| (strsim::jaro_winkler(n, c), *c))
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .filter(|b| b.0 > 0.8)
+                .map_or_else(String::new, |(_, s)| format!(" (did you mean `{s}`?)"));
+            return Err(Error::Usage(format!(
+                "--drain: no node `{n}` in the dump{hint}; nodes that can host VMs: {}",
+                all.join(", ")
+            )));
+        };
+        if !drained.contains(&h) {
+            drained.push(h);
+        }
+    }
+    if drained.is_empty() {
+        return Err(Error::Usage("--drain: name at least one node".into()));
+    }
+    if drained.len() >= topo.hosts.len() {
+        return Err(Error::Usage(
+            "--drain: that is every node that can host VMs; nothing would be left to migrate to"
+                .into(),
+        ));
+    }
+    let r = simulate::drain::drain(loaded, live, &drained, &live.node_drain_policy);
+    if ctx.json {
+        term::outln(&report::json(&r));
+    } else {
+        term::out(&report::simulate::drain_text(&r));
+    }
+    Ok(if r.survives_next_failure {
         exit::OK
     } else {
         exit::FINDINGS

@@ -104,6 +104,25 @@ pub fn progress(len: usize, what: &str, json: bool) -> indicatif::ProgressBar {
     b
 }
 
+/// A spinner on a terminal for a step of unknown length; cleared when dropped.
+pub struct Spinner(indicatif::ProgressBar);
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+pub fn spinner(what: &str) -> Spinner {
+    if QUIET.load(std::sync::atomic::Ordering::Relaxed) || !std::io::stderr().is_terminal() {
+        return Spinner(indicatif::ProgressBar::hidden());
+    }
+    let b = indicatif::ProgressBar::new_spinner();
+    b.set_message(what.to_string());
+    b.enable_steady_tick(std::time::Duration::from_millis(120));
+    Spinner(b)
+}
+
 /// How tables are drawn: boxed and fitted to the terminal when stdout is one (`COLUMNS`
 /// overrides the width), plain aligned columns into a pipe or a file.
 pub fn fit_tables_to_terminal() {

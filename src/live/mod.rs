@@ -14,6 +14,7 @@
 mod objects;
 mod quantity;
 mod source;
+pub mod synth;
 
 pub use objects::{
     LiveState, LonghornDisk, LonghornNode, Missing, Node, Replica, Settings, Vm, Vmi, Volume,

@@ -67,6 +67,8 @@ pub struct Vm {
     pub cpu_limit_milli: Option<f64>,
     pub memory_limit_bytes: Option<f64>,
     pub guest_cluster: Option<String>,
+    /// Label `harvesterhci.io/maintain-mode-strategy`: `Migrate` (default) or a shutdown.
+    pub maintain_strategy: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -94,6 +96,8 @@ pub struct LonghornNode {
 pub struct Volume {
     pub name: String,
     pub size: Option<f64>,
+    /// `status.actualSize`: bytes written, snapshots included (the rebuild payload).
+    pub actual_size: Option<f64>,
     pub replicas: Option<u32>,
     pub state: Option<String>,
     pub robustness: Option<String>,
@@ -235,6 +239,8 @@ fn vm(o: &Object) -> Vm {
         memory_limit_bytes: bytes(&d["resources"]["limits"]["memory"]),
         guest_cluster: text(&v["metadata"]["labels"]["guestcluster.harvesterhci.io/name"])
             .map(str::to_string),
+        maintain_strategy: text(&v["metadata"]["labels"]["harvesterhci.io/maintain-mode-strategy"])
+            .map(str::to_string),
     }
 }
 
@@ -273,6 +279,7 @@ fn volume(o: &Object) -> Volume {
     Volume {
         name: o.name.clone(),
         size: bytes(&v["spec"]["size"]),
+        actual_size: bytes(&v["status"]["actualSize"]),
         replicas: v["spec"]["numberOfReplicas"]
             .as_f64()
             .or_else(|| text(&v["spec"]["numberOfReplicas"]).and_then(|s| s.parse().ok()))

@@ -13,6 +13,7 @@ pub mod discover;
 pub mod error;
 pub mod plan;
 pub mod render;
+pub mod review;
 pub mod serve;
 pub mod simulate;
 pub mod svg;

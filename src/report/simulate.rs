@@ -1,7 +1,7 @@
 //! `simulate`: the verdict, headroom per scenario, max clusters and the timeline, rebuild
 //! and its limit sweep, risk; and the SVG charts.
 
-use super::svg::{self, Chart, Series};
+use super::svg::{self, Series};
 use super::table;
 use crate::simulate::{self, Report};
 
@@ -107,16 +107,30 @@ fn scenario_row(s: &simulate::headroom::ScenarioResult, label: &str) -> Vec<Stri
 pub fn simulate_text(r: &Report) -> String {
     use simulate::headroom::Kind;
     let h = &r.headroom;
-    let mut out = format!(
-        "{}: {} nodes in {} racks, {} clusters, {} VMs, {} volumes\n\n",
-        r.scenario, r.nodes, r.racks, r.clusters, r.vms, r.volumes
-    );
+    let mut out = match &r.live {
+        Some(l) => format!(
+            "{}: {} nodes in {} racks, {} tenant clusters, {} VMs running, {} volumes\n\n",
+            r.scenario, r.nodes, r.racks, l.tenant_clusters, l.vmis_running, l.volumes
+        ),
+        None => format!(
+            "{}: {} nodes in {} racks, {} clusters, {} VMs, {} volumes\n\n",
+            r.scenario, r.nodes, r.racks, r.clusters, r.vms, r.volumes
+        ),
+    };
+    if let Some(l) = &r.live {
+        out.push_str(&live_text(l));
+    }
     out.push_str(&format!(
         "Verdict: {}\n",
         r.verdict.to_string().to_uppercase()
     ));
     for why in &r.verdict_reasons {
         out.push_str(&format!("  {why}\n"));
+    }
+    if let Some(why) = r.live.as_ref().and_then(|l| l.vms_skipped.as_deref()) {
+        out.push_str(&format!(
+            "  with no VMs seen: {why}, so no failure can strand one\n"
+        ));
     }
     out.push_str(&format!(
         "\nHeadroom by re-placement: {}   (the \"25 % free\" rule says: {}; used cpu {} / memory {} / storage {})\n",
@@ -229,6 +243,342 @@ pub fn simulate_text(r: &Report) -> String {
             f.team, f.shape, f.month, f.reason
         ));
     }
+    if let Some(why) = r.live.as_ref().and_then(|l| l.storage_skipped.as_deref()) {
+        out.push_str(&format!("\nRebuild and risk: skipped, {why}\n"));
+    }
+    if r.live.as_ref().is_none_or(|l| l.storage_skipped.is_none()) {
+        storage_text(&mut out, r);
+    }
+    if r.warnings.is_empty() {
+        out.push_str("\nWarnings: none\n");
+    } else {
+        out.push_str("\nWarnings:\n");
+        for w in &r.warnings {
+            out.push_str(&format!("  [{}] {}\n", w.kind, w.message));
+        }
+    }
+    if !r.assumptions.is_empty() {
+        out.push_str(&format!(
+            "\nAssumptions:\n{}\n",
+            assumptions_table(&r.assumptions)
+        ));
+    }
+    if let Some(f) = &r.fix {
+        out.push_str("\nWhat would fix it (each found by placing and checking again):\n");
+        match &f.add_nodes {
+            Some(a) => out.push_str(&format!(
+                "  add {} node(s) like `{}`, in rack(s) {}\n",
+                a.count,
+                a.like,
+                a.racks.join(", ")
+            )),
+            None => out.push_str(&format!(
+                "  adding up to {} nodes does not pass\n",
+                f.searched_nodes
+            )),
+        }
+        match &f.remove_clusters {
+            Some(rc) => out.push_str(&format!(
+                "  or remove {} `{}` cluster(s)\n",
+                rc.count, rc.shape
+            )),
+            None if f.searched_clusters > 0 => out.push_str(&format!(
+                "  removing up to {} clusters of the most common shape does not pass\n",
+                f.searched_clusters
+            )),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The SVG charts of a run, as (file name, SVG text).
+#[allow(clippy::too_many_lines)] // four charts
+pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
+    let mut files: Vec<(&'static str, String)> = Vec::new();
+    if let Some(m) = &r.max_clusters {
+        let title = format!(
+            "Worst-case slack after any failure vs additional {} clusters",
+            m.shape
+        );
+        let mut c = svg::Chart::new(&title, "additional clusters", "free after re-placement (%)");
+        let series = |name: &str, f: fn(&simulate::headroom::Slack) -> f64| {
+            Series::line(
+                name,
+                m.curve
+                    .iter()
+                    .map(|(n, s, _)| (f64::from(*n), f(s) * 100.0))
+                    .collect(),
+            )
+        };
+        c.series = vec![
+            series("cpu", |s| s.cpu),
+            series("memory", |s| s.memory),
+            series("storage", |s| s.storage),
+        ];
+        c.x_integer = true;
+        c.fixed_rules = vec![(0.0, "nothing left".into())];
+        match m.additional {
+            Some(n) => c.markers.push((f64::from(n), format!("max {n} more"))),
+            None => c.note = Some("the fleet fails as it is: no more clusters fit".into()),
+        }
+        if let Some(f) = m.first_failure
+            && m.additional != Some(f.saturating_sub(1))
+        {
+            c.markers.push((f64::from(f), format!("fails at {f}")));
+        }
+        files.push(("headroom-slack.svg", svg::render(&c)));
+    }
+    if !r.timeline.is_empty() {
+        let mut c = svg::Chart::new(
+            "Tenant clusters per month, and whether every failure is survived",
+            "month",
+            "clusters running",
+        );
+        let mut pass = Series::line("passes", Vec::new());
+        let mut fail = Series::line("fails", Vec::new());
+        pass.style = svg::Style::Points;
+        fail.style = svg::Style::Points;
+        for (i, m) in r.timeline.iter().enumerate() {
+            let p = (i as f64, m.clusters as f64);
+            if m.verdict.passes() {
+                pass.points.push(p);
+            } else {
+                fail.points.push(p);
+            }
+            c.x_names.push((i as f64, m.month.clone()));
+        }
+        c.series = vec![pass, fail];
+        c.y_integer = true;
+        if !r.refused.is_empty() {
+            c.note = Some(format!(
+                "{} request(s) refused by quota are not counted",
+                r.refused.len()
+            ));
+        }
+        files.push(("timeline.svg", svg::render(&c)));
+    }
+    let title = format!(
+        "Rebuild after losing {}: hours to full redundancy",
+        r.rebuild.failed_node
+    );
+    let mut c = svg::Chart::new(&title, "concurrent-replica-rebuild-per-node-limit", "hours");
+    c.series = vec![Series::line(
+        "hours",
+        r.rebuild
+            .sweep
+            .iter()
+            .filter_map(|p| p.hours.map(|h| (f64::from(p.limit), h)))
+            .collect(),
+    )];
+    c.x_integer = true;
+    c.y_from_zero = false;
+    c.rules = vec![(24.0, "24 h rebuild abort".into())];
+    if let Some(k) = r.rebuild.recommended_limit {
+        c.markers.push((f64::from(k), format!("recommended {k}")));
+    }
+    let never: Vec<String> = r
+        .rebuild
+        .sweep
+        .iter()
+        .filter(|p| p.hours.is_none())
+        .map(|p| p.limit.to_string())
+        .collect();
+    if !never.is_empty() {
+        c.note = Some(format!(
+            "limit {} never restores full redundancy (not plotted)",
+            never.join(", ")
+        ));
+    }
+    files.push(("rebuild-limit.svg", svg::render(&c)));
+    let mut c = svg::Chart::new(
+        "P(data loss) per year by Longhorn replica count",
+        "replicas",
+        "P(data loss) per year",
+    );
+    let years = u64::from(r.risk.monte_carlo.years.max(1));
+    let mut se = Series::line("95 % interval", Vec::new());
+    se.style = svg::Style::Points;
+    let mut zero = Vec::new();
+    for b in &r.risk.by_replicas {
+        let x = f64::from(b.replicas);
+        let hi = b.ci95[1].max(1e-12);
+        if b.loss_years == 0 {
+            // No loss seen: only the upper bound is known.
+            se.points.push((x, hi));
+            se.intervals.push((hi, hi));
+            se.upper_bound.push(true);
+            zero.push(format!(
+                "{}: no loss in {} trial-years",
+                b.replicas,
+                group(b.trial_years / years * years)
+            ));
+        } else {
+            se.points.push((x, b.p_data_loss_per_year.max(1e-12)));
+            se.intervals.push((b.ci95[0].max(1e-12), hi));
+            se.upper_bound.push(false);
+        }
+    }
+    c.series = vec![se];
+    c.log_y = true;
+    c.x_integer = true;
+    if !zero.is_empty() {
+        c.note = Some(format!(
+            "open circles are 95 % upper bounds ({})",
+            zero.join("; ")
+        ));
+    }
+    files.push(("risk-replicas.svg", svg::render(&c)));
+    files
+}
+
+const MOVES_SHOWN: usize = 20;
+
+/// `simulate --from-cluster --drain`: the answer first, then the moves, the volumes and
+/// the next failure.
+pub fn drain_text(d: &simulate::drain::DrainReport) -> String {
+    let mut out = format!("Drain: {}\n\n", d.sentence);
+    let mut t = table(&["VM", "from", "to", "how"]);
+    // Those that do not migrate first: they are the answer.
+    let mut moves: Vec<&simulate::drain::Move> = d.moves.iter().collect();
+    moves.sort_by_key(|m| m.to.is_some());
+    for m in moves.iter().take(MOVES_SHOWN) {
+        t.add_row(vec![
+            m.vm.clone(),
+            m.from.clone(),
+            m.to.clone().unwrap_or_else(|| "-".into()),
+            m.how.clone(),
+        ]);
+    }
+    if d.moves.is_empty() {
+        out.push_str("No VM runs on these nodes.\n");
+    } else {
+        out.push_str(&format!("{t}\n"));
+        if d.moves.len() > MOVES_SHOWN {
+            out.push_str(&format!(
+                "  ... and {} more live migrations (--output json lists every one)\n",
+                d.moves.len() - MOVES_SHOWN
+            ));
+        }
+        out.push_str(&format!(
+            "  {} VM(s): {} live-migrate, {} stop, {} without a target\n",
+            d.moves.len(),
+            d.moves.len() - d.stopped - d.no_target,
+            d.stopped,
+            d.no_target
+        ));
+    }
+    let degraded: usize = d.degraded.iter().map(|x| x.2).sum();
+    out.push_str(&format!("\nVolumes: {degraded} lose healthy replicas\n"));
+    for (before, during, count) in &d.degraded {
+        out.push_str(&format!(
+            "  {count} from {before} to {during} healthy replica(s)\n"
+        ));
+    }
+    out.push_str(&format!("  degraded {}\n", d.degraded_for));
+    if !d.last_replica.is_empty() {
+        out.push_str(&format!(
+            "  {} hold their last healthy replica on these nodes (node-drain-policy {}): {}\n",
+            d.last_replica.len(),
+            d.node_drain_policy,
+            d.last_replica
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let bad: Vec<&simulate::drain::FurtherFailure> = d
+        .further
+        .iter()
+        .filter(|f| f.stranded_vms + f.stranded_replicas + f.volumes_without_replica > 0)
+        .collect();
+    out.push_str(&format!(
+        "\nA further node failure during the maintenance: {} of {} nodes would strand something\n",
+        bad.len(),
+        d.further.len()
+    ));
+    if !bad.is_empty() {
+        let mut t = table(&[
+            "node",
+            "stranded VMs",
+            "stranded replicas",
+            "volumes without a replica",
+        ]);
+        for f in bad.iter().take(10) {
+            t.add_row(vec![
+                f.node.clone(),
+                f.stranded_vms.to_string(),
+                f.stranded_replicas.to_string(),
+                f.volumes_without_replica.to_string(),
+            ]);
+        }
+        out.push_str(&format!("{t}\n"));
+    }
+    out
+}
+
+/// What the dump held, what it lacked and what of the scenario it replaced.
+pub fn live_text(l: &simulate::live_fleet::LiveSummary) -> String {
+    let mut out = format!(
+        "From the dump: {} Nodes ({} witness), {} VMIs running, {} Longhorn volumes, {} replicas\n",
+        l.nodes, l.witness_nodes, l.vmis_running, l.volumes, l.replicas
+    );
+    if !l.cordoned.is_empty() {
+        out.push_str(&format!(
+            "  cordoned or in maintenance (take no VM): {}\n",
+            l.cordoned.join(", ")
+        ));
+    }
+    for s in &l.skipped_analyses {
+        out.push_str(&format!("  skipped: {s}\n"));
+    }
+    for s in &l.scenario_overridden {
+        out.push_str(&format!("  the dump wins: {s}\n"));
+    }
+    for f in &l.findings {
+        out.push_str(&format!("  finding: {f}\n"));
+    }
+    for s in l.skipped_objects.iter().take(10) {
+        out.push_str(&format!("  not read: {s}\n"));
+    }
+    if l.skipped_objects.len() > 10 {
+        out.push_str(&format!(
+            "  not read: {} more objects of unknown API versions (--output json lists them)\n",
+            l.skipped_objects.len() - 10
+        ));
+    }
+    for s in l.notes.iter().take(10) {
+        out.push_str(&format!("  note: {s}\n"));
+    }
+    if l.notes.len() > 10 {
+        out.push_str(&format!(
+            "  {} more notes (--output json lists them)\n",
+            l.notes.len() - 10
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+/// Every input with its value and source.
+pub fn assumptions_table(a: &[simulate::live_fleet::Assumption]) -> String {
+    let mut t = table(&["input", "value", "from", "note"]);
+    for x in a {
+        t.add_row(vec![
+            x.input.clone(),
+            x.value.clone(),
+            x.source.to_string(),
+            x.note.clone().unwrap_or_default(),
+        ]);
+    }
+    t.to_string()
+}
+
+/// Rebuild with its limit sweep, and risk.
+#[allow(clippy::too_many_lines)] // the two storage sections, top to bottom
+fn storage_text(out: &mut String, r: &Report) {
     let rb = &r.rebuild;
     let what_if = rb
         .what_if_tib
@@ -236,7 +586,7 @@ pub fn simulate_text(r: &Report) -> String {
     match rb.hours_to_full_redundancy {
         Some(hrs) => out.push_str(&format!(
             "\nRebuild after losing {}{what_if} ({} replicas, {:.2} TiB): {hrs:.2} h to full redundancy at limit {}; bottleneck: {}\n",
-            rb.failed_node, rb.replicas_to_rebuild, rb.tib_to_rebuild, rb.limit, rb.bottleneck
+            rb.failed_node, rb.replicas_to_rebuild, rb.tib_to_rebuild.max(0.0), rb.limit, rb.bottleneck
         )),
         None => out.push_str(&format!(
             "\nRebuild after losing {}{what_if} ({} replicas, {:.2} TiB): full redundancy is NEVER restored at limit {}: {}\n",
@@ -364,114 +714,4 @@ pub fn simulate_text(r: &Report) -> String {
             c.copyset_hits
         )
     ));
-    if r.warnings.is_empty() {
-        out.push_str("\nWarnings: none\n");
-    } else {
-        out.push_str("\nWarnings:\n");
-        for w in &r.warnings {
-            out.push_str(&format!("  [{}] {}\n", w.kind, w.message));
-        }
-    }
-    if let Some(f) = &r.fix {
-        out.push_str("\nWhat would fix it (each found by placing and checking again):\n");
-        match &f.add_nodes {
-            Some(a) => out.push_str(&format!(
-                "  add {} node(s) like `{}`, in rack(s) {}\n",
-                a.count,
-                a.like,
-                a.racks.join(", ")
-            )),
-            None => out.push_str(&format!(
-                "  adding up to {} nodes does not pass\n",
-                f.searched_nodes
-            )),
-        }
-        match &f.remove_clusters {
-            Some(rc) => out.push_str(&format!(
-                "  or remove {} `{}` cluster(s)\n",
-                rc.count, rc.shape
-            )),
-            None if f.searched_clusters > 0 => out.push_str(&format!(
-                "  removing up to {} clusters of the most common shape does not pass\n",
-                f.searched_clusters
-            )),
-            None => {}
-        }
-    }
-    out
-}
-
-/// The SVG charts of a run, as (file name, SVG text).
-pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
-    let mut files: Vec<(&'static str, String)> = Vec::new();
-    if let Some(m) = &r.max_clusters {
-        let series = |name: &str, f: fn(&simulate::headroom::Slack) -> f64| Series {
-            name: name.to_string(),
-            points: m
-                .curve
-                .iter()
-                .map(|(n, s, _)| (f64::from(*n), f(s) * 100.0))
-                .collect(),
-        };
-        files.push((
-            "headroom-slack.svg",
-            svg::render(&Chart {
-                title: &format!(
-                    "Worst-case slack after any failure vs additional `{}` clusters",
-                    m.shape
-                ),
-                x_label: "additional clusters",
-                y_label: "free after re-placement (%)",
-                series: vec![
-                    series("cpu", |s| s.cpu),
-                    series("memory", |s| s.memory),
-                    series("storage", |s| s.storage),
-                ],
-                log_y: false,
-                rule: Some((0.0, "nothing left")),
-            }),
-        ));
-    }
-    files.push((
-        "rebuild-limit.svg",
-        svg::render(&Chart {
-            title: &format!(
-                "Rebuild after losing {}: hours to full redundancy",
-                r.rebuild.failed_node
-            ),
-            x_label: "concurrent-replica-rebuild-per-node-limit",
-            y_label: "hours",
-            series: vec![Series {
-                name: "hours".into(),
-                points: r
-                    .rebuild
-                    .sweep
-                    .iter()
-                    .filter_map(|p| p.hours.map(|h| (f64::from(p.limit), h)))
-                    .collect(),
-            }],
-            log_y: false,
-            rule: Some((24.0, "24 h abort")),
-        }),
-    ));
-    files.push((
-        "risk-replicas.svg",
-        svg::render(&Chart {
-            title: "P(data loss) per year vs Longhorn replica count",
-            x_label: "replicas",
-            y_label: "P(loss) per year (upper 95 % bound)",
-            series: vec![Series {
-                name: "upper 95 %".into(),
-                points: r
-                    .risk
-                    .by_replicas
-                    .iter()
-                    .map(|b| (f64::from(b.replicas), b.ci95[1].max(1e-9)))
-                    .collect(),
-            }],
-            log_y: true,
-            rule: None,
-        }),
-    ));
-    files
 }

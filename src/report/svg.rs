@@ -1,10 +1,39 @@
-//! Small SVG line charts, written by hand (no font or image libraries needed).
+//! Small SVG charts, written by hand (no font or image libraries needed): round tick values
+//! from a nice-numbers routine, whole-number axes where the quantity is whole, the answer
+//! marked with a labelled vertical line, reference lines drawn only when the data reaches
+//! them, and a log axis for probabilities with each point's interval.
 
 use std::fmt::Write as _;
+
+/// How a series is drawn.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Points joined by a line: the x values are a sequence (counts, limits, months).
+    Line,
+    /// Points with their intervals and no line: the x values are separate cases.
+    Points,
+}
 
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+    pub style: Style,
+    /// Per point: (low, high) of its interval.
+    pub intervals: Vec<(f64, f64)>,
+    /// Per point: true when the value is an upper bound only (drawn as an open marker).
+    pub upper_bound: Vec<bool>,
+}
+
+impl Series {
+    pub fn line(name: &str, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: name.to_string(),
+            points,
+            style: Style::Line,
+            intervals: Vec::new(),
+            upper_bound: Vec::new(),
+        }
+    }
 }
 
 pub struct Chart<'a> {
@@ -13,173 +42,394 @@ pub struct Chart<'a> {
     pub y_label: &'a str,
     pub series: Vec<Series>,
     pub log_y: bool,
-    /// A horizontal reference line (value, label).
-    pub rule: Option<(f64, &'a str)>,
+    /// Whole-number axes: ticks only at integers.
+    pub x_integer: bool,
+    pub y_integer: bool,
+    /// Names for integer x values (months); ticks at those values only.
+    pub x_names: Vec<(f64, String)>,
+    /// Horizontal reference lines (value, label), drawn only when within the data's range.
+    pub rules: Vec<(f64, String)>,
+    /// Horizontal lines always drawn, the range widened to hold them (a zero line).
+    pub fixed_rules: Vec<(f64, String)>,
+    /// Vertical lines marking the answer (x, label).
+    pub markers: Vec<(f64, String)>,
+    /// Start the y axis at zero (linear axes), or fit it to the data.
+    pub y_from_zero: bool,
+    /// A line of text under the title (what is not plotted and why).
+    pub note: Option<String>,
+}
+
+impl<'a> Chart<'a> {
+    pub fn new(title: &'a str, x_label: &'a str, y_label: &'a str) -> Chart<'a> {
+        Chart {
+            title,
+            x_label,
+            y_label,
+            series: Vec::new(),
+            log_y: false,
+            x_integer: false,
+            y_integer: false,
+            x_names: Vec::new(),
+            rules: Vec::new(),
+            fixed_rules: Vec::new(),
+            markers: Vec::new(),
+            y_from_zero: true,
+            note: None,
+        }
+    }
 }
 
 const COLORS: [&str; 5] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
+const W: f64 = 720.0;
+const H: f64 = 420.0;
+const LEFT: f64 = 80.0;
+const RIGHT: f64 = 150.0;
+const TOP: f64 = 70.0;
+const BOTTOM: f64 = 60.0;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
-fn nice(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v.abs() >= 1000.0 || v.abs() < 0.01 {
-        format!("{v:.1e}")
-    } else if v.fract() == 0.0 {
-        format!("{v:.0}")
+/// Titles are plain text: Markdown code marks are dropped.
+fn plain(s: &str) -> String {
+    esc(&s.replace('`', ""))
+}
+
+/// The nice number near `x`: 1, 2 or 5 times a power of ten (rounded, or the one above).
+pub fn nice_number(x: f64, round: bool) -> f64 {
+    if x <= 0.0 || !x.is_finite() {
+        return 1.0;
+    }
+    let exp = x.log10().floor();
+    let f = x / 10f64.powf(exp);
+    let nf = if round {
+        if f < 1.5 {
+            1.0
+        } else if f < 3.0 {
+            2.0
+        } else if f < 7.0 {
+            5.0
+        } else {
+            10.0
+        }
+    } else if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
     } else {
-        format!("{v:.2}")
-    }
+        10.0
+    };
+    nf * 10f64.powf(exp)
 }
 
+/// Round ticks covering [lo, hi]: about `n` of them, a step of 1, 2 or 5 times a power of
+/// ten (at least 1 on a whole-number axis). Returns (axis low, axis high, step).
+pub fn nice_ticks(lo: f64, hi: f64, n: usize, integer: bool) -> (f64, f64, f64) {
+    let (lo, hi) = if hi - lo < 1e-12 {
+        (
+            lo - 0.5_f64.max(lo.abs() * 0.1),
+            hi + 0.5_f64.max(hi.abs() * 0.1),
+        )
+    } else {
+        (lo, hi)
+    };
+    let range = nice_number(hi - lo, false);
+    let mut step = nice_number(range / (n.max(2) - 1) as f64, true);
+    if integer {
+        step = step.max(1.0).round();
+    }
+    let a = (lo / step).floor() * step;
+    let b = (hi / step).ceil() * step;
+    (a, b, step)
+}
+
+/// A tick label: no more decimals than the step needs, thousands grouped.
+fn tick_label(v: f64, step: f64) -> String {
+    let decimals = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10().floor()) as usize
+    };
+    let s = format!(
+        "{:.*}",
+        decimals,
+        if v.abs() < step * 1e-6 { 0.0 } else { v }
+    );
+    if decimals == 0 && v.abs() >= 10_000.0 {
+        let neg = s.starts_with('-');
+        let digits = s.trim_start_matches('-');
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        return if neg { format!("-{out}") } else { out };
+    }
+    s
+}
+
+#[allow(clippy::too_many_lines)] // one chart, drawn back to front
 pub fn render(c: &Chart<'_>) -> String {
-    let (w, h) = (720.0, 420.0);
-    let (left, right, top, bottom) = (80.0, 160.0, 50.0, 60.0);
-    let pts: Vec<(f64, f64)> = c
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().copied())
-        .collect();
     let ty = |y: f64| if c.log_y { y.max(1e-300).log10() } else { y };
-    let (mut x0, mut x1) = pts.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, p| {
-        (a.0.min(p.0), a.1.max(p.0))
-    });
-    let mut ys: Vec<f64> = pts
-        .iter()
-        .map(|p| ty(p.1))
-        .filter(|v| v.is_finite())
-        .collect();
-    if let Some((r, _)) = c.rule {
-        ys.push(ty(r));
+    let mut xs: Vec<f64> = Vec::new();
+    let mut ys: Vec<f64> = Vec::new();
+    for se in &c.series {
+        for (i, &(x, y)) in se.points.iter().enumerate() {
+            xs.push(x);
+            ys.push(ty(y));
+            if let Some(&(a, b)) = se.intervals.get(i) {
+                ys.push(ty(a));
+                ys.push(ty(b));
+            }
+        }
     }
-    let (mut y0, mut y1) = ys.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, v| {
-        (a.0.min(*v), a.1.max(*v))
-    });
-    if !x0.is_finite() {
-        (x0, x1) = (0.0, 1.0);
+    xs.extend(c.markers.iter().map(|m| m.0));
+    xs.extend(c.x_names.iter().map(|m| m.0));
+    ys.extend(c.fixed_rules.iter().map(|r| ty(r.0)));
+    xs.retain(|v| v.is_finite());
+    ys.retain(|v| v.is_finite());
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (mut dx0, mut dx1) = (min(&xs), max(&xs));
+    if !dx0.is_finite() {
+        (dx0, dx1) = (0.0, 1.0);
     }
-    if !y0.is_finite() {
-        (y0, y1) = (0.0, 1.0);
+    let (mut dy0, mut dy1) = (min(&ys), max(&ys));
+    if !dy0.is_finite() {
+        (dy0, dy1) = (0.0, 1.0);
     }
-    if !c.log_y {
-        y0 = y0.min(0.0);
+    if !c.log_y && c.y_from_zero {
+        dy0 = dy0.min(0.0);
     }
-    if (x1 - x0).abs() < 1e-12 {
-        x1 = x0 + 1.0;
-    }
-    if (y1 - y0).abs() < 1e-12 {
-        y1 = y0 + 1.0;
-    }
-    let px = |x: f64| left + (x - x0) / (x1 - x0) * (w - left - right);
-    let py = |y: f64| h - bottom - (ty(y) - y0) / (y1 - y0) * (h - top - bottom);
+    let (x0, x1, xstep) = if !c.x_names.is_empty() {
+        (dx0 - 0.5, dx1 + 0.5, 1.0)
+    } else if c.x_integer {
+        // Whole-number x: the data's own ends with half a unit of margin.
+        let step = nice_ticks(dx0, dx1, 8, true).2;
+        (dx0 - 0.5, dx1 + 0.5, step)
+    } else {
+        nice_ticks(dx0, dx1, 7, false)
+    };
+    let (y0, y1, ystep) = if c.log_y {
+        (dy0.floor(), dy1.ceil().max(dy0.floor() + 1.0), 1.0)
+    } else {
+        nice_ticks(dy0, dy1, 6, c.y_integer)
+    };
+    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
+    let py = |y: f64| H - BOTTOM - (ty(y) - y0) / (y1 - y0) * (H - TOP - BOTTOM);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12" role="img">"#
     );
-    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    let _ = writeln!(s, "<title>{}</title>", plain(c.title));
+    let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="28" font-size="16" text-anchor="middle">{}</text>"#,
-        w / 2.0,
-        esc(c.title)
+        r#"<text x="{}" y="26" font-size="15" font-weight="bold" text-anchor="middle">{}</text>"#,
+        W / 2.0,
+        plain(c.title)
     );
-    let _ = writeln!(
-        s,
-        r#"<line x1="{left}" y1="{}" x2="{}" y2="{}" stroke="black"/>"#,
-        h - bottom,
-        w - right,
-        h - bottom
-    );
-    let _ = writeln!(
-        s,
-        r#"<line x1="{left}" y1="{top}" x2="{left}" y2="{}" stroke="black"/>"#,
-        h - bottom
-    );
-    for i in 0..=5 {
-        let f = f64::from(i) / 5.0;
-        let xv = x0 + f * (x1 - x0);
-        let yv_t = y0 + f * (y1 - y0);
-        let yv = if c.log_y { 10f64.powf(yv_t) } else { yv_t };
-        let (gx, gy) = (px(xv), h - bottom - f * (h - top - bottom));
+    if let Some(n) = &c.note {
         let _ = writeln!(
             s,
-            r##"<line x1="{gx}" y1="{}" x2="{gx}" y2="{}" stroke="#000"/><text x="{gx}" y="{}" text-anchor="middle">{}</text>"##,
-            h - bottom,
-            h - bottom + 5.0,
-            h - bottom + 20.0,
-            nice(xv)
+            r##"<text x="{}" y="44" font-size="11" fill="#555" text-anchor="middle">{}</text>"##,
+            W / 2.0,
+            plain(n)
         );
+    }
+    // Grid and y ticks.
+    let mut k = 0;
+    loop {
+        let t = y0 + f64::from(k) * ystep;
+        if t > y1 + ystep * 1e-9 || k > 60 {
+            break;
+        }
+        let gy = H - BOTTOM - (t - y0) / (y1 - y0) * (H - TOP - BOTTOM);
+        let label = if c.log_y {
+            format!("10<tspan dy=\"-5\" font-size=\"9\">{t:.0}</tspan>")
+        } else {
+            tick_label(t, ystep)
+        };
         let _ = writeln!(
             s,
-            r##"<line x1="{left}" y1="{gy}" x2="{}" y2="{gy}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
-            w - right,
-            left - 6.0,
-            gy + 4.0,
-            nice(yv)
+            r##"<line x1="{LEFT}" y1="{gy:.1}" x2="{}" y2="{gy:.1}" stroke="#e4e4e4"/><text x="{}" y="{:.1}" text-anchor="end">{label}</text>"##,
+            W - RIGHT,
+            LEFT - 6.0,
+            gy + 4.0
+        );
+        k += 1;
+    }
+    // X ticks.
+    let xticks: Vec<(f64, String)> = if c.x_names.is_empty() {
+        let first = (x0 / xstep).ceil() * xstep;
+        (0..200)
+            .map(|i| first + f64::from(i) * xstep)
+            .take_while(|t| *t <= x1 + 1e-9)
+            .map(|t| (t, tick_label(t, xstep)))
+            .collect()
+    } else {
+        // Names thinned so that labels do not overlap (about 60 px each).
+        let every = ((c.x_names.len() as f64 * 60.0) / (W - LEFT - RIGHT))
+            .ceil()
+            .max(1.0) as usize;
+        c.x_names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % every == 0)
+            .map(|(_, n)| n.clone())
+            .collect()
+    };
+    for (t, label) in &xticks {
+        let gx = px(*t);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{gx:.1}" y1="{}" x2="{gx:.1}" y2="{}" stroke="#000"/><text x="{gx:.1}" y="{}" text-anchor="middle">{}</text>"##,
+            H - BOTTOM,
+            H - BOTTOM + 5.0,
+            H - BOTTOM + 20.0,
+            esc(label)
         );
     }
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
-        (left + w - right) / 2.0,
-        h - 18.0,
-        esc(c.x_label)
+        r#"<line x1="{LEFT}" y1="{0}" x2="{1}" y2="{0}" stroke="black"/><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{0}" stroke="black"/>"#,
+        H - BOTTOM,
+        W - RIGHT
     );
     let _ = writeln!(
         s,
-        r#"<text x="20" y="{}" text-anchor="middle" transform="rotate(-90 20 {})">{}</text>"#,
-        (top + h - bottom) / 2.0,
-        (top + h - bottom) / 2.0,
-        esc(c.y_label)
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        (LEFT + W - RIGHT) / 2.0,
+        H - 18.0,
+        plain(c.x_label)
     );
-    if let Some((r, label)) = c.rule {
-        let y = py(r);
+    let mid = (TOP + H - BOTTOM) / 2.0;
+    let _ = writeln!(
+        s,
+        r#"<text x="20" y="{mid}" text-anchor="middle" transform="rotate(-90 20 {mid})">{}</text>"#,
+        plain(c.y_label)
+    );
+    // Reference lines, labelled at the right; labels pushed apart when close.
+    // The legend's rows in the right margin are taken first.
+    let mut label_ys: Vec<f64> = (0..c.series.len())
+        .map(|i| TOP + 20.0 * i as f64 + 4.0)
+        .collect();
+    let in_range = |v: f64| {
+        let t = ty(v);
+        t >= y0 - 1e-9 && t <= y1 + 1e-9
+    };
+    let drawn: Vec<&(f64, String)> = c
+        .fixed_rules
+        .iter()
+        .chain(c.rules.iter().filter(|r| in_range(r.0)))
+        .collect();
+    for (v, label) in drawn {
+        let y = py(*v);
+        let mut ly = y + 4.0;
+        while label_ys.iter().any(|o| (o - ly).abs() < 14.0) {
+            ly += 14.0;
+        }
+        label_ys.push(ly);
         let _ = writeln!(
             s,
-            r##"<line x1="{left}" y1="{y}" x2="{}" y2="{y}" stroke="#888" stroke-dasharray="6 4"/><text x="{}" y="{}" fill="#555">{}</text>"##,
-            w - right,
-            w - right + 6.0,
-            y + 4.0,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#777" stroke-dasharray="6 4"/><text x="{}" y="{ly:.1}" fill="#444">{}</text>"##,
+            W - RIGHT,
+            W - RIGHT + 6.0,
+            esc(label)
+        );
+    }
+    // The answer: vertical lines, labels above the plot, staggered when close.
+    let mut marker_xs: Vec<(f64, f64)> = Vec::new();
+    for (x, label) in &c.markers {
+        let gx = px(*x);
+        let mut ly = TOP - 8.0;
+        while marker_xs
+            .iter()
+            .any(|(ox, oy)| (ox - gx).abs() < 7.0 * label.len() as f64 && (oy - ly).abs() < 1.0)
+        {
+            ly -= 13.0;
+        }
+        marker_xs.push((gx, ly));
+        let _ = writeln!(
+            s,
+            r##"<line x1="{gx:.1}" y1="{TOP}" x2="{gx:.1}" y2="{}" stroke="#111" stroke-width="1.5"/><text x="{gx:.1}" y="{ly:.1}" text-anchor="middle" font-weight="bold">{}</text>"##,
+            H - BOTTOM,
             esc(label)
         );
     }
     for (i, se) in c.series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        let path: Vec<String> = se
-            .points
-            .iter()
-            .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
-            .collect();
-        let _ = writeln!(
-            s,
-            r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
-            path.join(" ")
-        );
-        for &(x, y) in &se.points {
+        if se.style == Style::Line && se.points.len() > 1 {
+            let path: Vec<String> = se
+                .points
+                .iter()
+                .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
+                .collect();
             let _ = writeln!(
                 s,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#,
-                px(x),
-                py(y)
+                r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+                path.join(" ")
             );
         }
-        let ly = top + 20.0 * i as f64;
+        for (j, &(x, y)) in se.points.iter().enumerate() {
+            if let Some(&(a, b)) = se.intervals.get(j) {
+                let (gx, ya, yb) = (px(x), py(a), py(b));
+                let _ = writeln!(
+                    s,
+                    r#"<path d="M{gx:.1},{ya:.1}V{yb:.1}M{:.1},{ya:.1}h12M{:.1},{yb:.1}h12" stroke="{color}" stroke-width="1.5" fill="none"/>"#,
+                    gx - 6.0,
+                    gx - 6.0
+                );
+            }
+            let open = se.upper_bound.get(j).copied().unwrap_or(false);
+            let fill = if open { "white" } else { color };
+            let _ = writeln!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="{}" fill="{fill}" stroke="{color}" stroke-width="1.5"/>"#,
+                px(x),
+                py(y),
+                if se.style == Style::Points { 5 } else { 3 }
+            );
+        }
+        let ly = TOP + 20.0 * i as f64;
         let _ = writeln!(
             s,
             r#"<line x1="{}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="2"/><text x="{}" y="{}">{}</text>"#,
-            w - right + 10.0,
-            w - right + 30.0,
-            w - right + 35.0,
+            W - RIGHT + 10.0,
+            W - RIGHT + 30.0,
+            W - RIGHT + 35.0,
             ly + 4.0,
             esc(&se.name)
         );
     }
     s.push_str("</svg>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(clippy::float_cmp)] // the ticks are exact multiples
+    fn ticks_are_round_and_cover_the_data() {
+        assert_eq!(nice_ticks(0.0, 0.41, 6, false), (0.0, 0.5, 0.1));
+        assert_eq!(nice_ticks(0.0, 97.0, 6, false), (0.0, 100.0, 20.0));
+        assert_eq!(nice_ticks(3.0, 7.0, 6, true), (3.0, 7.0, 1.0));
+        // A whole-number axis never steps by less than one.
+        assert_eq!(nice_ticks(0.0, 2.0, 8, true).2, 1.0);
+        let (a, b, s) = nice_ticks(13.7, 1234.0, 6, false);
+        assert!(a <= 13.7 && b >= 1234.0 && s == 200.0, "{a} {b} {s}");
+        assert_eq!(tick_label(0.30000000000000004, 0.1), "0.3");
+        assert_eq!(tick_label(20000.0, 5000.0), "20,000");
+    }
 }

@@ -14,11 +14,34 @@ use crate::live::LiveState;
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// The adopted fleet and what could not be taken into it.
+#[derive(Clone)]
 pub struct LiveFleet {
     pub placement: Placement,
     /// `namespace/name` of each VM, in placement order.
     pub vm_names: Vec<String>,
+    /// Per VM: the VMI's LiveMigratable condition (`None`: not stated).
+    pub migratable: Vec<Option<bool>>,
+    /// Per VM: its `harvesterhci.io/maintain-mode-strategy` label.
+    pub strategy: Vec<Option<String>>,
+    /// Hosts that are cordoned or in maintenance.
+    pub cordoned: Vec<usize>,
+    /// Volumes whose data is the scenario's fill share, not `status.actualSize`.
+    pub estimated_data: usize,
+    /// Tenant clusters running (distinct `guestcluster.harvesterhci.io/name` labels).
+    pub tenant_clusters: usize,
+    /// Longhorn's `node-drain-policy` (its default when the dump has none).
+    pub node_drain_policy: String,
     pub notes: Vec<String>,
+}
+
+impl std::fmt::Debug for LiveFleet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveFleet")
+            .field("hosts", &self.placement.topo.hosts.len())
+            .field("vms", &self.vm_names.len())
+            .field("volumes", &self.placement.volumes.len())
+            .finish_non_exhaustive()
+    }
 }
 
 pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
@@ -79,6 +102,18 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
     let mut vms = Vec::new();
     let mut vm_node = Vec::new();
     let mut vm_names = Vec::new();
+    let mut migratable = Vec::new();
+    let mut strategy = Vec::new();
+    let strategy_of: BTreeMap<(&str, &str), &str> = state
+        .vms
+        .iter()
+        .filter_map(|v| {
+            Some((
+                (v.namespace.as_str(), v.name.as_str()),
+                v.maintain_strategy.as_deref()?,
+            ))
+        })
+        .collect();
     // Claim name -> VM (Longhorn names a volume's PVC without its namespace).
     let mut by_claim: BTreeMap<String, usize> = BTreeMap::new();
     for v in state.vmis.iter().filter(|v| v.occupies()) {
@@ -128,8 +163,15 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
         });
         vm_node.push(Some(h));
         vm_names.push(format!("{}/{}", v.namespace, v.name));
+        migratable.push(v.live_migratable);
+        strategy.push(
+            strategy_of
+                .get(&(v.namespace.as_str(), v.name.as_str()))
+                .map(|s| (*s).to_string()),
+        );
     }
     let mut volumes = Vec::new();
+    let mut estimated_data = 0;
     let mut replicas_of: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
     for r in state
         .replicas
@@ -171,6 +213,8 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
             });
             vm_node.push(None);
             vm_names.push(format!("(no VM: volume {})", v.name));
+            migratable.push(None);
+            strategy.push(None);
             vms.len() - 1
         });
         let idx = volumes.len();
@@ -178,15 +222,20 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
         volumes.push(Volume {
             vm,
             size,
-            data: size * p.data_fill,
+            data: v.actual_size.unwrap_or_else(|| {
+                estimated_data += 1;
+                size * p.data_fill
+            }),
             replicas: replicas_of.remove(v.name.as_str()).unwrap_or_default(),
             attached,
         });
     }
     let mut pl = Placement::adopt(topo, vms, volumes, vm_node, p);
     // Cordoned nodes and nodes in maintenance take no restarted VM.
+    let mut cordoned = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         if n.cordoned || n.maintenance.is_some() {
+            cordoned.push(i);
             pl.free.cpu[i] = pl.free.cpu[i].min(0.0);
             pl.free.mem[i] = pl.free.mem[i].min(0.0);
             notes.push(format!(
@@ -195,9 +244,365 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
             ));
         }
     }
+    if estimated_data > 0 {
+        notes.push(format!(
+            "{estimated_data} volume(s) have no status.actualSize: their data is taken as {:.0}% of their size",
+            p.data_fill * 100.0
+        ));
+    }
     Ok(LiveFleet {
         placement: pl,
         vm_names,
+        migratable,
+        strategy,
+        cordoned,
+        estimated_data,
+        tenant_clusters: state
+            .vmis
+            .iter()
+            .filter(|v| v.occupies())
+            .filter_map(|v| v.guest_cluster.as_deref())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        node_drain_policy: state
+            .settings
+            .longhorn
+            .get("node-drain-policy")
+            .cloned()
+            .unwrap_or_else(|| "block-if-contains-last-replica".into()),
         notes,
     })
+}
+
+/// One input of an analysis, its value and where it came from, for the assumptions table.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Assumption {
+    pub input: String,
+    pub value: String,
+    /// `dump`, `scenario` or `default`.
+    pub source: &'static str,
+    /// Set when the dump and the scenario disagree, or the value was read with care.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A Longhorn setting's value for the v1 data engine: plain (`"3"`) or, from Longhorn 1.10,
+/// per engine (`{"v1":"3","v2":"3"}`).
+fn engine_value(raw: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(raw) {
+        Ok(serde_json::Value::Object(m)) => m
+            .get("v1")
+            .and_then(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .or_else(|| Some(v.to_string()))
+            })
+            .unwrap_or_default(),
+        _ => raw.trim().to_string(),
+    }
+}
+
+/// The platform the analyses run with on a dump: each setting the dump holds replaces the
+/// scenario's (or the default's) value; the table says which won and where they disagreed.
+#[allow(clippy::too_many_lines)] // one block per setting, in the order the table lists them
+pub fn platform(
+    state: &LiveState,
+    given: &Platform,
+    scenario_given: bool,
+) -> (Platform, Vec<Assumption>) {
+    let d = Platform::default();
+    let mut p = given.clone();
+    let mut out = Vec::new();
+    let lh = |k: &str| state.settings.longhorn.get(k).map(|v| engine_value(v));
+    let hv = |k: &str| state.settings.harvester.get(k).cloned();
+    // Where a value not in the dump came from.
+    let origin = |differs: bool| {
+        if scenario_given && differs {
+            "scenario"
+        } else {
+            "default"
+        }
+    };
+    let mut record = |input: &str,
+                      from_dump: Option<Result<String, String>>,
+                      scenario_value: String,
+                      differs_from_default: bool,
+                      used: String| {
+        match from_dump {
+            Some(Ok(dump)) => {
+                let note = (scenario_given && differs_from_default && scenario_value != dump)
+                    .then(|| format!("the scenario says {scenario_value}; the dump wins"));
+                out.push(Assumption {
+                    input: input.into(),
+                    value: dump,
+                    source: "dump",
+                    note,
+                });
+            }
+            Some(Err(why)) => out.push(Assumption {
+                input: input.into(),
+                value: used,
+                source: origin(differs_from_default),
+                note: Some(format!("the dump's value is unreadable ({why}); not used")),
+            }),
+            None => out.push(Assumption {
+                input: input.into(),
+                value: used,
+                source: origin(differs_from_default),
+                note: None,
+            }),
+        }
+    };
+    let num = |s: &str| -> Result<f64, String> {
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| format!("`{s}` is not a number"))
+    };
+
+    // Harvester overcommit-config: {"cpu":1600,"memory":150,"storage":200}.
+    let oc = hv("overcommit-config").map(|raw| {
+        serde_json::from_str::<serde_json::Value>(&raw)
+            .map_err(|e| format!("`{raw}`: {e}"))
+            .and_then(|v| {
+                let f = |k: &str| v[k].as_f64().filter(|x| *x > 0.0);
+                match (f("cpu"), f("memory")) {
+                    (Some(c), Some(m)) => Ok((c, m, f("storage"))),
+                    _ => Err(format!("`{raw}` has no cpu and memory percentages")),
+                }
+            })
+    });
+    let show = |x: f64| format!("{x}%");
+    if let Some(Ok((c, m, _))) = &oc {
+        p.overcommit_cpu_pct = *c;
+        p.overcommit_memory_pct = *m;
+    }
+    record(
+        "overcommit-config cpu (harvesterhci.io Setting)",
+        oc.clone().map(|r| r.map(|(c, _, _)| show(c))),
+        show(given.overcommit_cpu_pct),
+        (given.overcommit_cpu_pct - d.overcommit_cpu_pct).abs() > 1e-9,
+        show(p.overcommit_cpu_pct),
+    );
+    record(
+        "overcommit-config memory (harvesterhci.io Setting)",
+        oc.map(|r| r.map(|(_, m, _)| show(m))),
+        show(given.overcommit_memory_pct),
+        (given.overcommit_memory_pct - d.overcommit_memory_pct).abs() > 1e-9,
+        show(p.overcommit_memory_pct),
+    );
+    // Longhorn's own over-provisioning is what scheduling uses (Harvester pushes its
+    // storage percentage into it).
+    let over = lh("storage-over-provisioning-percentage").map(|v| num(&v));
+    if let Some(Ok(x)) = &over {
+        p.overcommit_storage_pct = *x;
+    }
+    record(
+        "storage-over-provisioning-percentage (longhorn.io Setting)",
+        over.map(|r| r.map(show)),
+        show(given.overcommit_storage_pct),
+        (given.overcommit_storage_pct - d.overcommit_storage_pct).abs() > 1e-9,
+        show(p.overcommit_storage_pct),
+    );
+    let min = lh("storage-minimal-available-percentage").map(|v| num(&v));
+    if let Some(Ok(x)) = &min {
+        p.minimal_available_pct = *x;
+    }
+    record(
+        "storage-minimal-available-percentage (longhorn.io Setting)",
+        min.map(|r| r.map(show)),
+        show(given.minimal_available_pct),
+        (given.minimal_available_pct - d.minimal_available_pct).abs() > 1e-9,
+        show(p.minimal_available_pct),
+    );
+    let int = |s: &str, lo: u32, hi: u32| -> Result<u32, String> {
+        s.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|x| (lo..=hi).contains(x))
+            .ok_or_else(|| format!("`{s}` is not a whole number from {lo} to {hi}"))
+    };
+    let rep = lh("default-replica-count").map(|v| int(&v, 1, 20));
+    if let Some(Ok(x)) = &rep {
+        p.replicas = *x;
+    }
+    record(
+        "default-replica-count (longhorn.io Setting; each volume keeps its own count)",
+        rep.map(|r| r.map(|x| x.to_string())),
+        given.replicas.to_string(),
+        given.replicas != d.replicas,
+        p.replicas.to_string(),
+    );
+    let lim = lh("concurrent-replica-rebuild-per-node-limit").map(|v| int(&v, 0, 1000));
+    if let Some(Ok(x)) = &lim {
+        p.rebuild_limit = *x;
+    }
+    record(
+        "concurrent-replica-rebuild-per-node-limit (longhorn.io Setting)",
+        lim.map(|r| r.map(|x| x.to_string())),
+        given.rebuild_limit.to_string(),
+        given.rebuild_limit != d.rebuild_limit,
+        p.rebuild_limit.to_string(),
+    );
+    let wait = lh("replica-replenishment-wait-interval").map(|v| num(&v));
+    if let Some(Ok(x)) = &wait {
+        p.replenishment_wait_s = *x;
+    }
+    let secs = |x: f64| format!("{x} s");
+    record(
+        "replica-replenishment-wait-interval (longhorn.io Setting)",
+        wait.map(|r| r.map(secs)),
+        secs(given.replenishment_wait_s),
+        (given.replenishment_wait_s - d.replenishment_wait_s).abs() > 1e-9,
+        secs(p.replenishment_wait_s),
+    );
+    let offline = lh("offline-replica-rebuilding").map(|v| match v.as_str() {
+        "true" | "enabled" => Ok(true),
+        "false" | "disabled" | "" => Ok(false),
+        other => Err(format!("`{other}` is not true or false")),
+    });
+    if let Some(Ok(x)) = &offline {
+        p.offline_replica_rebuilding = *x;
+    }
+    record(
+        "offline-replica-rebuilding (longhorn.io Setting)",
+        offline.map(|r| r.map(|x| x.to_string())),
+        given.offline_replica_rebuilding.to_string(),
+        given.offline_replica_rebuilding != d.offline_replica_rebuilding,
+        p.offline_replica_rebuilding.to_string(),
+    );
+    if let Some(v) = hv("server-version").filter(|v| super::restart::version(v).is_some()) {
+        p.harvester_version = v;
+    }
+    let policy = hv("vm-force-reset-policy").map(|raw| {
+        serde_json::from_str::<super::scenario::ForceResetPolicy>(&raw)
+            .map_err(|e| format!("`{raw}`: {e}"))
+    });
+    if let Some(Ok(x)) = &policy {
+        p.vm_force_reset_policy = Some(*x);
+    }
+    let describe = |x: Option<super::scenario::ForceResetPolicy>, version: &str| match x {
+        Some(x) => format!(
+            "enable {}, period {} s{}",
+            x.enable,
+            x.period,
+            x.vm_migration_timeout
+                .map_or_else(String::new, |t| format!(", vmMigrationTimeout {t} s"))
+        ),
+        None => format!("the default of Harvester {version}"),
+    };
+    record(
+        "vm-force-reset-policy (harvesterhci.io Setting)",
+        policy.map(|r| r.map(|x| describe(Some(x), &p.harvester_version))),
+        describe(given.vm_force_reset_policy, &given.harvester_version),
+        given.vm_force_reset_policy.is_some(),
+        describe(p.vm_force_reset_policy, &p.harvester_version),
+    );
+    if lh("replica-soft-anti-affinity").as_deref() == Some("true") {
+        out.push(Assumption {
+            input: "replica-soft-anti-affinity (longhorn.io Setting)".into(),
+            value: "true".into(),
+            source: "dump",
+            note: Some(
+                "the model keeps one replica per node (hard anti-affinity): with soft anti-affinity Longhorn may put two on one node, so storage headroom here is optimistic about spreading".into(),
+            ),
+        });
+    }
+    // What no dump holds.
+    for (input, value, differs) in [
+        (
+            "data written per volume (when status.actualSize is missing)",
+            format!("{:.0}% of its size", given.data_fill * 100.0),
+            (given.data_fill - d.data_fill).abs() > 1e-9,
+        ),
+        (
+            "rebuild stream rate",
+            format!("{} MB/s", given.stream_mbps),
+            (given.stream_mbps - d.stream_mbps).abs() > 1e-9,
+        ),
+        (
+            "foreground writes per attached volume",
+            format!("{} MB/s", given.write_mbps_per_volume),
+            (given.write_mbps_per_volume - d.write_mbps_per_volume).abs() > 1e-9,
+        ),
+        (
+            "virt-launcher memory overhead added to each VM's request",
+            format!("{} GiB", given.vm_memory_overhead_gib),
+            (given.vm_memory_overhead_gib - d.vm_memory_overhead_gib).abs() > 1e-9,
+        ),
+    ] {
+        out.push(Assumption {
+            input: input.into(),
+            value,
+            source: origin(differs),
+            note: None,
+        });
+    }
+    (p, out)
+}
+
+/// What the dump held and what it could not answer, for the report's first section.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LiveSummary {
+    pub source: String,
+    pub nodes: usize,
+    pub witness_nodes: usize,
+    pub vmis_running: usize,
+    pub volumes: usize,
+    pub replicas: usize,
+    pub cordoned: Vec<String>,
+    /// "rebuild, risk: skipped, the dump has no Volume (longhorn.io)".
+    pub skipped_analyses: Vec<String>,
+    /// Objects of API versions rackplan does not read.
+    pub skipped_objects: Vec<String>,
+    pub findings: Vec<String>,
+    pub notes: Vec<String>,
+    /// Scenario parts the dump replaces.
+    pub scenario_overridden: Vec<String>,
+    /// Why the rebuild and risk figures do not describe this fleet, when the dump lacks
+    /// the Longhorn objects they need.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage_skipped: Option<String>,
+    /// Why headroom saw no VMs, when the dump has no VMIs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vms_skipped: Option<String>,
+    /// Tenant clusters named by the VMs' `guestcluster.harvesterhci.io/name` label.
+    pub tenant_clusters: usize,
+}
+
+pub fn summary(state: &LiveState, fleet: &LiveFleet, source: &str) -> LiveSummary {
+    LiveSummary {
+        source: source.to_string(),
+        nodes: state.nodes.len(),
+        witness_nodes: state.nodes.iter().filter(|n| n.witness).count(),
+        vmis_running: state.vmis.iter().filter(|v| v.occupies()).count(),
+        volumes: state.volumes.len(),
+        replicas: state.replicas.len(),
+        cordoned: fleet
+            .cordoned
+            .iter()
+            .map(|&h| fleet.placement.topo.hosts[h].name.clone())
+            .collect(),
+        skipped_analyses: state
+            .missing
+            .iter()
+            .map(|m| format!("{}: the dump has no {}", m.needed_for, m.kind))
+            .collect(),
+        skipped_objects: state.skipped.clone(),
+        findings: state.findings.clone(),
+        notes: state.notes.iter().chain(&fleet.notes).cloned().collect(),
+        scenario_overridden: Vec::new(),
+        storage_skipped: state
+            .missing
+            .iter()
+            .find(|m| m.kind.contains("longhorn.io"))
+            .map(|m| format!("the dump has no {}", m.kind)),
+        vms_skipped: state
+            .missing
+            .iter()
+            .find(|m| m.kind.starts_with("VirtualMachineInstance"))
+            .map(|m| format!("the dump has no {}", m.kind)),
+        tenant_clusters: fleet.tenant_clusters,
+    }
 }

@@ -19,10 +19,16 @@ pub struct Loaded {
     pub dir: PathBuf,
     /// The fleet from a site inventory, when the scenario (or --site) names one.
     pub site_topology: Option<super::topology::Topology>,
+    /// The running fleet of a dump (`--from-cluster`): what runs stays where it is, and
+    /// the scenario's clusters are what-ifs placed beside it.
+    pub live: Option<std::sync::Arc<super::live_fleet::LiveFleet>>,
 }
 
 impl Loaded {
     pub fn topology(&self) -> super::topology::Topology {
+        if let Some(l) = &self.live {
+            return l.placement.topo.clone();
+        }
         self.site_topology
             .clone()
             .unwrap_or_else(|| super::topology::Topology::from_scenario(&self.scenario))
@@ -131,6 +137,7 @@ pub fn load_text(name: &Path, text: &str, dir: PathBuf) -> Result<Loaded, InputE
         source,
         dir,
         site_topology: None,
+        live: None,
     })
 }
 

@@ -7,6 +7,7 @@
 //! the closed forms it is checked against. [`run`] ties them into one report.
 
 pub mod admit;
+pub mod drain;
 pub mod headroom;
 pub mod live_fleet;
 pub mod loader;
@@ -53,6 +54,12 @@ pub struct Report {
     pub warnings: Vec<Warning>,
     /// When the verdict fails: the smallest change found that passes.
     pub fix: Option<whatif::Fix>,
+    /// Set when the fleet is a dump's (`--from-cluster`): what it held and lacked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<live_fleet::LiveSummary>,
+    /// Every input of the analyses with its value and source (dump, scenario, default).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<live_fleet::Assumption>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -178,11 +185,20 @@ pub struct Correlated {
     pub copyset_hits: u64,
 }
 
-/// Place `clusters` (shape pool lists) on the scenario's fleet.
+/// Place `clusters` (shape pool lists) on the scenario's fleet: from scratch, or beside
+/// what runs on a dump's fleet.
 pub fn place(l: &Loaded, clusters: &[&[Pool]]) -> Placement {
+    place_on(l, l.topology(), clusters)
+}
+
+/// `place` on `topo`: the fleet's hosts, perhaps with more appended.
+pub fn place_on(l: &Loaded, topo: Topology, clusters: &[&[Pool]]) -> Placement {
     let s = &l.scenario;
     let (vms, vols) = workload(clusters, &s.platform);
-    Placement::build(l.topology(), vms, vols, &s.platform)
+    match &l.live {
+        Some(live) => live.placement.extend(topo, vms, vols, &s.platform),
+        None => Placement::build(topo, vms, vols, &s.platform),
+    }
 }
 
 /// The clusters running now, as pool lists.
@@ -410,7 +426,7 @@ pub fn timeline(l: &Loaded) -> (Vec<Month>, Vec<Refusal>) {
         let h = headroom::analyse_with(&place(l, &all), &spec);
         out.push(Month {
             month: scenario::month_name(m),
-            clusters: all.len(),
+            clusters: all.len() + l.live.as_ref().map_or(0, |f| f.tenant_clusters),
             verdict: h.verdict,
             min_slack: headroom::min_slack(&h),
         });
@@ -582,7 +598,7 @@ pub fn rebuild_report(
         limit: s.platform.rebuild_limit,
         replicas_to_rebuild: input.jobs.len(),
         detached_not_rebuilt: detached,
-        tib_to_rebuild: r.bytes / 1024f64.powi(4),
+        tib_to_rebuild: (r.bytes / 1024f64.powi(4)).max(0.0),
         hours_to_full_redundancy: r.hours_to_full_redundancy,
         never: r.never.clone(),
         bottleneck: r.bottleneck.clone(),
@@ -615,8 +631,7 @@ pub fn rebuild_report(
 /// Whether a fleet passes: headroom, and a rebuild that restores full redundancy.
 pub fn passes(l: &Loaded, topo: &Topology, clusters: &[&[Pool]]) -> bool {
     let s = &l.scenario;
-    let (vms, vols) = workload(clusters, &s.platform);
-    let pl = Placement::build(topo.clone(), vms, vols, &s.platform);
+    let pl = place_on(l, topo.clone(), clusters);
     if !headroom::analyse_with(&pl, &headroom_spec(l, topo))
         .verdict
         .passes()
@@ -694,7 +709,12 @@ pub fn run(l: &Loaded) -> Report {
     for rep in 2..=3u32 {
         let mut l2 = l.clone();
         l2.scenario.platform.replicas = rep;
-        let pl2 = place(&l2, &clusters);
+        let pl2 = if l.live.is_some() {
+            // Every running volume at `rep` replicas.
+            pl.with_replicas(rep as usize)
+        } else {
+            place(&l2, &clusters)
+        };
         let fr2 = fleet_risk(&l2, &pl2, window_h, &stranded_on);
         let res = risk::monte_carlo(
             &fr2,
@@ -802,6 +822,8 @@ pub fn run(l: &Loaded) -> Report {
         },
         warnings,
         fix,
+        live: None,
+        assumptions: Vec::new(),
     }
 }
 

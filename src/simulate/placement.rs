@@ -775,6 +775,120 @@ impl Placement {
         pl
     }
 
+    /// This placement on `topo` (the same hosts, possibly with more appended), with `vms`
+    /// and `volumes` (numbered as `workload` numbers them) placed into what is left, like
+    /// `build` places: what runs stays where it is.
+    #[must_use]
+    pub fn extend(
+        &self,
+        topo: Topology,
+        mut vms: Vec<Vm>,
+        mut volumes: Vec<Volume>,
+        p: &Platform,
+    ) -> Placement {
+        let mut pl = self.clone();
+        for h in &topo.hosts[pl.topo.hosts.len().min(topo.hosts.len())..] {
+            pl.free.cpu.push(h.cpu);
+            pl.free.mem.push(h.mem_gib);
+            pl.free.disk.push(vec![(0.0, 0.0); h.disks.len()]);
+            pl.free
+                .node_room
+                .push(h.disks.iter().copied().fold(0.0, f64::max));
+            pl.groups.push(Vec::new());
+        }
+        pl.topo = topo;
+        let (vm_off, vol_off) = (pl.vms.len(), pl.volumes.len());
+        let group_off = pl.vms.iter().filter_map(|v| v.group).max().unwrap_or(0);
+        let cluster_off = pl.vms.iter().map(|v| v.cluster + 1).max().unwrap_or(0);
+        let alive = vec![true; pl.topo.hosts.len()];
+        for mut vm in vms.drain(..) {
+            vm.group = vm.group.map(|g| g + group_off);
+            vm.cluster += cluster_off;
+            for v in &mut vm.volumes {
+                *v += vol_off;
+            }
+            let node = if vm.running {
+                pick_node(&vm, &pl.free, &pl.topo, &pl.groups, &[], &alive)
+            } else {
+                None
+            };
+            match node {
+                Some(n) => {
+                    pl.free.cpu[n] -= vm.cpu_req;
+                    pl.free.mem[n] -= vm.mem_req;
+                    if let Some(g) = vm.group
+                        && !pl.groups[n].contains(&g)
+                    {
+                        pl.groups[n].push(g);
+                    }
+                }
+                None if vm.running => pl.stranded_vms += 1,
+                None => {}
+            }
+            pl.vm_node.push(node);
+            pl.vms.push(vm);
+        }
+        let r = p.replicas as usize;
+        for (i, vol) in volumes.iter_mut().enumerate() {
+            vol.vm += vm_off;
+            for k in 0..r {
+                let draw = ((vol_off + i) as u64) << 8 | k as u64;
+                match pick_disk(vol, &pl.free, &pl.topo, &pl.rules, &alive, draw) {
+                    Some((n, d)) => {
+                        pl.free.add_replica(&pl.topo, n, d, vol);
+                        vol.replicas.push((n, d));
+                    }
+                    None => pl.stranded_replicas += 1,
+                }
+            }
+        }
+        pl.volumes.extend(volumes);
+        pl.finish();
+        pl
+    }
+
+    /// Every volume at `r` replicas: the newest beyond `r` dropped, missing ones placed as
+    /// Longhorn would (a what-if on a running fleet).
+    #[must_use]
+    pub fn with_replicas(&self, r: usize) -> Placement {
+        let mut pl = self.clone();
+        let alive = vec![true; pl.topo.hosts.len()];
+        let mut volumes = std::mem::take(&mut pl.volumes);
+        for (i, vol) in volumes.iter_mut().enumerate() {
+            while vol.replicas.len() > r {
+                if let Some((n, d)) = vol.replicas.pop() {
+                    let e = &mut pl.free.disk[n][d];
+                    e.0 -= vol.size;
+                    e.1 -= vol.data;
+                    pl.free.node_room[n] = pl.topo.hosts[n]
+                        .disks
+                        .iter()
+                        .zip(&pl.free.disk[n])
+                        .map(|(max, (_, used))| max - used)
+                        .fold(0.0, f64::max);
+                }
+            }
+            for k in vol.replicas.len()..r {
+                let draw = (i as u64) << 8 | k as u64;
+                match pick_disk(vol, &pl.free, &pl.topo, &pl.rules, &alive, draw) {
+                    Some((n, d)) => {
+                        pl.free.add_replica(&pl.topo, n, d, vol);
+                        vol.replicas.push((n, d));
+                    }
+                    None => pl.stranded_replicas += 1,
+                }
+            }
+        }
+        pl.volumes = volumes;
+        pl.finish();
+        pl
+    }
+
+    /// The per-node lists and indexes again, after VMs or replicas were moved by hand.
+    pub fn refresh(&mut self) {
+        self.finish();
+    }
+
     /// The per-node lists and indexes, once every VM and replica has its place.
     fn finish(&mut self) {
         let pl = self;

@@ -51,7 +51,7 @@ pub struct Restart {
 pub fn derive(p: &Platform) -> Restart {
     let ver = version(&p.harvester_version).unwrap_or((1, 7));
     let (policy, which) = match p.vm_force_reset_policy {
-        Some(pol) => (pol, "the scenario's vm-force-reset-policy"),
+        Some(pol) => (pol, "vm-force-reset-policy as set"),
         None => (
             default_policy(ver),
             "the version's default vm-force-reset-policy",

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub name: String,
+    /// The fleet: node classes or a site. Not needed with `--from-cluster`, whose dump's
+    /// Nodes are the fleet.
+    #[serde(default)]
     pub fleet: Fleet,
     #[serde(default)]
     pub network: Network,
@@ -18,6 +21,7 @@ pub struct Scenario {
     #[serde(default)]
     pub failures: Failures,
     /// Cluster shapes by name.
+    #[serde(default)]
     pub shapes: BTreeMap<String, ShapeSpec>,
     /// Clusters running now.
     #[serde(default)]
@@ -80,7 +84,7 @@ pub struct RebuildWhatIf {
     pub data_tib: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Fleet {
     /// Node classes; nodes of a class are spread round-robin over its racks.

@@ -34,6 +34,7 @@ pub fn what_if_node(l: &Loaded, topo: &Topology, w: &RebuildWhatIf) -> usize {
         return i;
     }
     if l.site_topology.is_none()
+        && l.live.is_none()
         && let Some(c) = largest_class(l)
         && let Some(i) = topo.host_index(&format!("{}-01", c.name))
     {
@@ -384,6 +385,7 @@ const MAX_ADD: u32 = 32;
 fn new_hosts(l: &Loaded, topo: &Topology, k: u32) -> (String, Vec<Host>) {
     let p = &l.scenario.platform;
     if l.site_topology.is_none()
+        && l.live.is_none()
         && let Some(c) = largest_class(l)
     {
         let hosts = (0..k)
