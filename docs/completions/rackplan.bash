@@ -887,12 +887,24 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__simulate)
-            opts="-q -v -h -V --site --plot --rebuild-data --rebuild-node --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --from-cluster --drain --report --site --plot --rebuild-data --rebuild-node --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --from-cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --drain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --site)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -121,7 +121,6 @@ pub enum Command {
     Simulate {
         /// Scenario file, e.g. simulations/reference-factory.yaml. With --from-cluster it is
         /// optional and adds what-ifs (teams, shapes, failure rates) to the running fleet.
-        #[arg(required_unless_present = "from_cluster")]
         scenario: Option<PathBuf>,
         /// Start from the fleet as it runs: kubectl -o yaml/json output (a file or a folder)
         /// or a Harvester support bundle (.zip or unpacked). Its settings win over the

@@ -173,6 +173,11 @@ fn write_report(path: &Path, r: &simulate::Report) -> Result<(), Error> {
 }
 
 pub fn run(i: &Inputs<'_>, ctx: &Ctx) -> Result<u8, Error> {
+    if i.scenario.is_none() && i.from_cluster.is_none() {
+        return Err(Error::Usage(
+            "give a scenario file (simulations/reference-factory.yaml), or --from-cluster PATH for the fleet as it runs (a scenario beside it adds what-ifs)".into(),
+        ));
+    }
     if let Some(path) = i.report {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         if !matches!(ext, "html" | "htm" | "md" | "markdown") {

@@ -250,7 +250,7 @@ pub fn example() -> Spec {
 
 /// The objects as `kubectl get ... -o yaml` prints them.
 pub fn list_yaml(s: &Spec) -> String {
-    let header = "# A generated fleet in the shape `kubectl get nodes,vm,vmi,nodes.longhorn.io,volumes.longhorn.io,\n# replicas.longhorn.io,settings.longhorn.io,settings.harvesterhci.io -A -o yaml` prints (not a capture).\n# Regenerate: RACKPLAN_UPDATE_EXAMPLES=1 cargo test --test live_review\n";
+    let header = "# A generated fleet in the shape `kubectl get nodes,vm,vmi,nodes.longhorn.io,volumes.longhorn.io,\n# replicas.longhorn.io,settings.longhorn.io,settings.harvesterhci.io -A -o yaml` prints (not a capture).\n# Regenerate: RACKPLAN_UPDATE_EXAMPLES=1 cargo test --test integration live_review\n";
     format!(
         "{header}{}",
         serde_saphyr::to_string(&list(s)).unwrap_or_default()

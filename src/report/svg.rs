@@ -139,8 +139,7 @@ pub fn nice_ticks(lo: f64, hi: f64, n: usize, integer: bool) -> (f64, f64, f64) 
     } else {
         (lo, hi)
     };
-    let range = nice_number(hi - lo, false);
-    let mut step = nice_number(range / (n.max(2) - 1) as f64, true);
+    let mut step = nice_number((hi - lo) / (n.max(2) - 1) as f64, true);
     if integer {
         step = step.max(1.0).round();
     }
@@ -431,5 +430,41 @@ mod tests {
         assert!(a <= 13.7 && b >= 1234.0 && s == 200.0, "{a} {b} {s}");
         assert_eq!(tick_label(0.30000000000000004, 0.1), "0.3");
         assert_eq!(tick_label(20000.0, 5000.0), "20,000");
+    }
+
+    fn labels(svg: &str) -> Vec<String> {
+        svg.split("text-anchor=\"middle\">")
+            .skip(1)
+            .map(|t| t.split('<').next().unwrap_or("").to_string())
+            .collect()
+    }
+
+    #[test]
+    fn reference_lines_only_in_range_and_whole_number_axes() {
+        let mut c = Chart::new("Rebuild `x`", "limit", "hours");
+        c.series = vec![Series::line(
+            "hours",
+            vec![(1.0, 0.5), (2.0, 0.4), (3.0, 0.35)],
+        )];
+        c.x_integer = true;
+        c.y_from_zero = false;
+        c.rules = vec![(24.0, "24 h rebuild abort".into())];
+        c.markers = vec![(2.0, "recommended 2".into())];
+        let svg = render(&c);
+        assert!(
+            !svg.contains("24 h rebuild abort"),
+            "24 h is far above 0.5 h"
+        );
+        assert!(svg.contains("recommended 2"));
+        assert!(!svg.contains('`'), "titles are plain text");
+        // x ticks are the whole limits only.
+        let xs: Vec<String> = labels(&svg)
+            .into_iter()
+            .filter(|l| l.parse::<f64>().is_ok())
+            .collect();
+        assert_eq!(xs, ["1", "2", "3"]);
+        // Hours that reach the abort line draw it.
+        c.series = vec![Series::line("hours", vec![(1.0, 30.0), (2.0, 20.0)])];
+        assert!(render(&c).contains("24 h rebuild abort"));
     }
 }

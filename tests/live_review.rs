@@ -1,0 +1,512 @@
+//! A capacity review of the fleet as it runs (`simulate --from-cluster`): on the real
+//! support-bundle sample (unpacked and zipped as the UI delivers it), on kubectl `kind:
+//! List` output in YAML and JSON, and on generated fleets; the dump's settings win over the
+//! scenario's; `--drain` on fleets whose answers are worked out by hand; the review report
+//! and its charts.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rackplan::live::synth;
+use serde_json::Value;
+
+use crate::support::{json_of, rackplan_json, repo, shared};
+
+fn sample() -> PathBuf {
+    shared().join("reference/harvester/support-bundle-sample")
+}
+
+fn write_json(dir: &Path, name: &str, spec: &synth::Spec) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, synth::list(spec).to_string()).unwrap();
+    p
+}
+
+fn simulate(args: &[&str]) -> (i32, Value, String) {
+    let mut cmd = rackplan_json(&["simulate"]);
+    cmd.args(args);
+    json_of(&mut cmd)
+}
+
+fn text(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "200")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_shipped_example_dump_is_what_the_generator_writes() {
+    let path = repo().join("simulations/live-fleet.yaml");
+    let want = synth::list_yaml(&synth::example());
+    if std::env::var_os("RACKPLAN_UPDATE_EXAMPLES").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let got = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        got == want,
+        "simulations/live-fleet.yaml differs from the generator: RACKPLAN_UPDATE_EXAMPLES=1 cargo test --test integration live_review"
+    );
+}
+
+fn zip_sample(dir: &Path) -> PathBuf {
+    let zpath = dir.join("supportbundle_2022-03-22T23-49-32Z.zip");
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&zpath).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    let root = sample();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(&root).unwrap().display().to_string();
+                z.start_file(format!("supportbundle_2022-03-22T23-49-32Z/{rel}"), opts)
+                    .unwrap();
+                z.write_all(&std::fs::read(&p).unwrap()).unwrap();
+            }
+        }
+    }
+    z.finish().unwrap();
+    zpath
+}
+
+#[test]
+fn the_real_bundle_unpacked_and_zipped_gives_the_same_review_and_says_what_it_lacks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let zip = zip_sample(tmp.path());
+    let folder = sample();
+    let (code, a, err) = simulate(&["--from-cluster", folder.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, b, err) = simulate(&["--from-cluster", zip.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for v in [&a, &b] {
+        assert_eq!(v["nodes"], 1);
+        let live = &v["live"];
+        assert_eq!(live["nodes"], 1);
+        assert_eq!(live["vmis_running"], 0);
+        // No VMIs, volumes or replicas in the sample: said, not shown as zeros.
+        let skipped: Vec<&str> = live["skipped_analyses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        assert!(
+            skipped.iter().any(|s| s.contains("VirtualMachineInstance")),
+            "{skipped:?}"
+        );
+        assert!(
+            live["storage_skipped"]
+                .as_str()
+                .unwrap()
+                .contains("longhorn.io")
+        );
+        // The settings it holds are used and say so.
+        let from = |input: &str| {
+            v["assumptions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["input"].as_str().unwrap().starts_with(input))
+                .unwrap_or_else(|| panic!("{input}"))
+                .clone()
+        };
+        let over = from("storage-over-provisioning-percentage");
+        assert_eq!(
+            (over["value"].as_str(), over["source"].as_str()),
+            (Some("200%"), Some("dump"))
+        );
+        // The bundle has no Harvester settings: overcommit-config is the default, named so.
+        assert_eq!(from("overcommit-config cpu")["source"], "default");
+    }
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        v["scenario"] = Value::Null;
+        v["live"]["source"] = Value::Null;
+        v["rebuild"]["windows"] = Value::Null;
+        v
+    };
+    assert_eq!(strip(&a), strip(&b), "zip and folder agree");
+    let (code, out, err) = text(&["simulate", "--from-cluster", folder.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Rebuild and risk: skipped, the dump has no"),
+        "{out}"
+    );
+    assert!(!out.contains("Rebuild after losing"), "{out}");
+}
+
+#[test]
+fn yaml_and_json_lists_give_one_answer_and_the_dump_wins_over_the_scenario() {
+    let tmp = tempfile::tempdir().unwrap();
+    let yaml = repo().join("simulations/live-fleet.yaml");
+    let json = write_json(tmp.path(), "fleet.json", &synth::example());
+    let (code, a, err) = simulate(&["--from-cluster", yaml.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, b, err) = simulate(&["--from-cluster", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        v["scenario"] = Value::Null;
+        v["live"]["source"] = Value::Null;
+        v
+    };
+    assert_eq!(strip(&a), strip(&b));
+    assert_eq!(a["live"]["vmis_running"], 60);
+    assert_eq!(a["live"]["tenant_clusters"], 10);
+    assert_eq!(a["vms"], 60);
+    // A scenario that disagrees: the dump's overcommit and rebuild limit are used.
+    let scen = tmp.path().join("whatif.yaml");
+    std::fs::write(
+        &scen,
+        "name: disagreeing\nplatform:\n  overcommit_cpu_pct: 800\n  rebuild_limit: 1\nclusters:\n  - {shape: s, count: 4}\nshapes:\n  s:\n    pools:\n      - {name: w, count: 1, vcpu: 2, memory_gib: 4, disks_gib: [10]}\n",
+    )
+    .unwrap();
+    let (code, c, err) = simulate(&[
+        "--from-cluster",
+        json.to_str().unwrap(),
+        scen.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        c["rebuild"]["limit"], 5,
+        "the dump's limit, not the scenario's 1"
+    );
+    let cpu = c["assumptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| {
+            x["input"]
+                .as_str()
+                .unwrap()
+                .starts_with("overcommit-config cpu")
+        })
+        .unwrap();
+    assert_eq!(cpu["value"], "1600%");
+    assert_eq!(cpu["source"], "dump");
+    assert!(cpu["note"].as_str().unwrap().contains("800%"), "{cpu}");
+    let over = c["live"]["scenario_overridden"].as_array().unwrap();
+    assert!(
+        over.iter().any(|x| x
+            .as_str()
+            .unwrap()
+            .starts_with("clusters: the scenario's 4")),
+        "{over:?}"
+    );
+    // What runs is not re-placed: the same VMs on the same nodes as without the scenario.
+    assert_eq!(c["vms"], 60);
+    assert_eq!(c["headroom"]["scenarios"], b["headroom"]["scenarios"]);
+}
+
+/// Replica data and replica count per node, from the dump itself.
+fn data_per_node(dump: &Value) -> std::collections::BTreeMap<String, (f64, usize)> {
+    let items = dump["items"].as_array().unwrap();
+    let mut size = std::collections::BTreeMap::new();
+    for o in items.iter().filter(|o| o["kind"] == "Volume") {
+        size.insert(
+            o["metadata"]["name"].as_str().unwrap().to_string(),
+            o["status"]["actualSize"].as_f64().unwrap(),
+        );
+    }
+    let mut per: std::collections::BTreeMap<String, (f64, usize)> = Default::default();
+    for r in items.iter().filter(|o| o["kind"] == "Replica") {
+        let e = per
+            .entry(r["spec"]["nodeID"].as_str().unwrap().to_string())
+            .or_default();
+        e.0 += size[r["spec"]["volumeName"].as_str().unwrap()];
+        e.1 += 1;
+    }
+    per
+}
+
+#[test]
+fn the_reference_size_fleet_rebuilds_its_busiest_nodes_actual_replicas() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = synth::Spec::default();
+    let dump = synth::list(&spec);
+    let path = write_json(tmp.path(), "reference.json", &spec);
+    let (code, v, err) = simulate(&["--from-cluster", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["nodes"], 27);
+    assert_eq!(v["live"]["tenant_clusters"], 60);
+    assert_eq!(v["live"]["vmis_running"], 360);
+    let per = data_per_node(&dump);
+    let most = per.values().map(|x| x.0).fold(0.0, f64::max);
+    let node = v["rebuild"]["failed_node"].as_str().unwrap().to_string();
+    let (data, replicas) = per[&node];
+    assert!(
+        (data - most).abs() < 1.0,
+        "{node} holds {data} bytes of replicas; the busiest holds {most}"
+    );
+    assert!(
+        per.values().any(|x| x.0 < most - 1.0),
+        "the fleet is uneven, so the choice could be wrong"
+    );
+    assert_eq!(v["rebuild"]["replicas_to_rebuild"], replicas);
+    // Its TiB are the volumes' actualSize, not a fill share of their size.
+    let items = dump["items"].as_array().unwrap();
+    let tib: f64 = items
+        .iter()
+        .filter(|o| o["kind"] == "Replica" && o["spec"]["nodeID"] == node.as_str())
+        .map(|r| {
+            let vol = r["spec"]["volumeName"].as_str().unwrap();
+            items
+                .iter()
+                .find(|o| o["kind"] == "Volume" && o["metadata"]["name"] == vol)
+                .unwrap()["status"]["actualSize"]
+                .as_f64()
+                .unwrap()
+        })
+        .sum::<f64>()
+        / 1024f64.powi(4);
+    let got = v["rebuild"]["tib_to_rebuild"].as_f64().unwrap();
+    assert!((got - tib).abs() < 1e-9, "{got} vs {tib}");
+    // Every node and rack failure was checked against the running placement.
+    let nodes = v["headroom"]["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "node")
+        .count();
+    assert_eq!(nodes, 27);
+}
+
+fn drain_fleet() -> synth::Spec {
+    // Four nodes, one cluster of three anti-affine control planes on hv-001..hv-003, each
+    // with a volume of two replicas on its node and the next.
+    synth::Spec {
+        nodes: 4,
+        zones: 2,
+        clusters: 1,
+        control_planes: 3,
+        workers: 0,
+        replicas: 2,
+        ..synth::Spec::default()
+    }
+}
+
+#[test]
+fn drain_answers_worked_out_by_hand() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write_json(tmp.path(), "small.json", &drain_fleet());
+    let p = path.to_str().unwrap();
+    // hv-001: its control plane can only go to hv-004 (the others hold its pool).
+    let (code, d, err) = simulate(&["--from-cluster", p, "--drain", "hv-001"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(d["can_start"], true);
+    let moves = d["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 1);
+    assert_eq!(moves[0]["to"], "hv-004");
+    assert_eq!(moves[0]["how"], "live migration");
+    // Its volume (replicas on hv-001 and hv-002) drops to one healthy replica.
+    assert_eq!(d["degraded"], serde_json::json!([[2, 1, 1]]));
+    // Then losing hv-002 strands its control plane (hv-003 and hv-004 hold the pool) and
+    // leaves that volume with no healthy replica.
+    assert_eq!(d["survives_next_failure"], false);
+    let f = d["further"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["node"] == "hv-002")
+        .unwrap();
+    assert_eq!(
+        (
+            f["stranded_vms"].as_u64(),
+            f["volumes_without_replica"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    // hv-004 holds nothing of the cluster before the drain; losing it afterwards strands
+    // the control plane that moved there.
+    let f4 = d["further"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["node"] == "hv-004")
+        .unwrap();
+    assert_eq!(f4["stranded_vms"], 1);
+    // hv-001 and hv-002 together: one control plane finds no node, and a volume has both
+    // replicas there (node-drain-policy blocks it).
+    let (code, d, err) = simulate(&["--from-cluster", p, "--drain", "hv-001,hv-002"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(d["can_start"], false);
+    assert_eq!(d["no_target"], 1);
+    assert_eq!(d["last_replica"].as_array().unwrap().len(), 1);
+    let s = d["sentence"].as_str().unwrap();
+    assert!(
+        s.starts_with("hv-001, hv-002 cannot go into maintenance now: 1 VM(s) have no migration target; 1 volume(s)"),
+        "{s}"
+    );
+    // hv-004 runs no VM and holds one replica (of hv-003's volume): nothing moves, that
+    // volume drops to one healthy replica.
+    let (code, d, err) = simulate(&["--from-cluster", p, "--drain", "hv-004"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(d["moves"].as_array().unwrap().len(), 0);
+    assert_eq!(d["degraded"], serde_json::json!([[2, 1, 1]]));
+    // A roomy fleet: every drain of one node is safe.
+    let roomy = write_json(
+        tmp.path(),
+        "roomy.json",
+        &synth::Spec {
+            nodes: 6,
+            zones: 3,
+            clusters: 1,
+            control_planes: 3,
+            workers: 0,
+            ..synth::Spec::default()
+        },
+    );
+    let (code, d, err) = simulate(&[
+        "--from-cluster",
+        roomy.to_str().unwrap(),
+        "--drain",
+        "hv-001",
+    ]);
+    assert_eq!(code, 0, "{err}: {d}");
+    assert_eq!(d["survives_next_failure"], true);
+    let (code, out, _) = text(&[
+        "simulate",
+        "--from-cluster",
+        roomy.to_str().unwrap(),
+        "--drain",
+        "hv-001",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("Drain: hv-001 can go into maintenance now"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_flags_and_dumps_are_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write_json(tmp.path(), "small.json", &drain_fleet());
+    let p = path.to_str().unwrap();
+    let (code, _, err) = text(&["simulate", "--from-cluster", p, "--drain", "hv-01"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no node `hv-01` in the dump (did you mean `hv-001`?)"),
+        "{err}"
+    );
+    let (code, _, err) = text(&["simulate", "--from-cluster", p, "--report", "r.pdf"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("give a file ending in .html or .md"), "{err}");
+    let (code, _, err) = text(&[
+        "simulate",
+        "simulations/reference-factory.yaml",
+        "--drain",
+        "hv-001",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--from-cluster"), "{err}");
+    let (code, _, err) = text(&[
+        "simulate",
+        "--from-cluster",
+        p,
+        "--drain",
+        "hv-001,hv-002,hv-003,hv-004",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("every node"), "{err}");
+    let missing = tmp.path().join("nope.json");
+    let (code, _, err) = text(&["simulate", "--from-cluster", missing.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nope.json"), "{err}");
+    let (code, _, err) = text(&["simulate"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--from-cluster"), "{err}");
+}
+
+#[test]
+fn the_review_report_in_html_and_markdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let html = tmp.path().join("review.html");
+    let md = tmp.path().join("review.md");
+    let dump = repo().join("simulations/live-fleet.yaml");
+    let scen = repo().join("simulations/live-onboarding.yaml");
+    for out in [&html, &md] {
+        let (code, _, err) = text(&[
+            "simulate",
+            "--from-cluster",
+            dump.to_str().unwrap(),
+            scen.to_str().unwrap(),
+            "--report",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let h = std::fs::read_to_string(&html).unwrap();
+    // Self-contained: inline SVG, nothing fetched.
+    assert!(h.contains("<svg"));
+    for external in ["src=", "href=", "@import", "url("] {
+        assert!(!h.contains(external), "{external}");
+    }
+    // The verdict comes first, then the sections in reading order.
+    let order = [
+        "id=\"verdict\"",
+        "id=\"fix\"",
+        "id=\"dump\"",
+        "id=\"headroom\"",
+        "id=\"capacity\"",
+        "id=\"rebuild\"",
+        "id=\"risk\"",
+        "id=\"warnings\"",
+        "id=\"assumptions\"",
+    ];
+    let pos: Vec<usize> = order
+        .iter()
+        .map(|k| h.find(k).unwrap_or_else(|| panic!("{k}")))
+        .collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "{pos:?}");
+    let m = std::fs::read_to_string(&md).unwrap();
+    assert!(m.starts_with("# Capacity review: onboarding review on the fleet in"));
+    for chart in [
+        "headroom-slack",
+        "timeline",
+        "rebuild-limit",
+        "risk-replicas",
+    ] {
+        let file = format!("review-{chart}.svg");
+        assert!(m.contains(&format!("]({file})")), "{chart}");
+        let svg = std::fs::read_to_string(tmp.path().join(&file)).unwrap();
+        assert!(svg.starts_with("<svg"), "{file}");
+    }
+}
+
+#[test]
+fn the_review_charts_are_pinned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plots = tmp.path().join("plots");
+    let dump = repo().join("simulations/live-fleet.yaml");
+    let scen = repo().join("simulations/live-onboarding.yaml");
+    let (code, _, err) = text(&[
+        "simulate",
+        "--from-cluster",
+        dump.to_str().unwrap(),
+        scen.to_str().unwrap(),
+        "--plot",
+        plots.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for chart in [
+        "headroom-slack",
+        "timeline",
+        "rebuild-limit",
+        "risk-replicas",
+    ] {
+        let svg = std::fs::read_to_string(plots.join(format!("{chart}.svg"))).unwrap();
+        insta::assert_snapshot!(format!("chart_{chart}"), svg);
+    }
+}
