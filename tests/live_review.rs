@@ -510,3 +510,41 @@ fn the_review_charts_are_pinned() {
         insta::assert_snapshot!(format!("chart_{chart}"), svg);
     }
 }
+
+#[test]
+fn admit_judges_a_request_on_the_fleet_as_it_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dump = repo().join("simulations/live-fleet.yaml");
+    let scen = repo().join("simulations/live-onboarding.yaml");
+    let small = tmp.path().join("small.yaml");
+    std::fs::write(&small, "team: paiement\nshape: standard\ncount: 1\n").unwrap();
+    // Three 200 GiB control planes that cannot share a node: each takes 133.6 GiB of
+    // requests (150 % memory overcommit, 0.25 GiB overhead) on nodes of 250 GiB that run
+    // about 90 GiB already, so a failed node's one has nowhere to go.
+    let big = tmp.path().join("big.yaml");
+    std::fs::write(
+        &big,
+        "team: paiement\ncount: 1\npools:\n  - {name: big, count: 3, vcpu: 32, memory_gib: 200, disks_gib: [100], anti_affinity: true}\n",
+    )
+    .unwrap();
+    let run = |req: &Path| {
+        json_of(&mut rackplan_json(&[
+            "admit",
+            req.to_str().unwrap(),
+            scen.to_str().unwrap(),
+            "--from-cluster",
+            dump.to_str().unwrap(),
+            "--at",
+            "2027-01-15",
+        ]))
+    };
+    let (code, v, err) = run(&small);
+    assert_eq!(code, 0, "{err}: {v}");
+    assert_eq!(v["admitted"], true);
+    // The ten running tenant clusters count, besides the scenario's admitted requests.
+    assert_eq!(v["clusters_before"], 12);
+    let (code, v, err) = run(&big);
+    assert_eq!(code, 1, "{err}: {v}");
+    assert_eq!(v["admitted"], false);
+    assert!(v.to_string().contains("cannot restart"), "{v}");
+}

@@ -151,13 +151,17 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__admit)
-            opts="-q -v -h -V --site --at --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --site --from-cluster --at --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --site)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-cluster)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -3,15 +3,21 @@
 use std::path::{Path, PathBuf};
 
 use super::error::{Error, exit};
-use super::simulate::attach_fleet;
+use super::simulate::{attach_fleet, attach_live};
 use super::{Ctx, term};
 use crate::report;
 use crate::simulate::{admit, loader};
 
+/// The fleet a request is judged on: the scenario's (or a site's), or a dump's.
+pub struct Fleet<'a> {
+    pub site: Option<&'a PathBuf>,
+    pub dump: Option<&'a Path>,
+}
+
 pub fn run(
     request: &Path,
     scenario: &Path,
-    site: Option<&PathBuf>,
+    fleet: Fleet<'_>,
     at: Option<&str>,
     ctx: &Ctx,
 ) -> Result<u8, Error> {
@@ -32,7 +38,12 @@ pub fn run(
     } else {
         loader::load(scenario)?
     };
-    attach_fleet(&mut loaded, site, false)?;
+    match fleet.dump {
+        Some(dump) => {
+            attach_live(&mut loaded, dump, true)?;
+        }
+        None => attach_fleet(&mut loaded, fleet.site, false)?,
+    }
     let req = if request == Path::new("-") {
         let text = term::read_stdin("REQUEST")?;
         admit::request_from_text(Path::new("<stdin>"), &text, &loaded)?

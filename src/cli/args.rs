@@ -161,6 +161,10 @@ pub enum Command {
         scenario: PathBuf,
         #[arg(long, value_name = "DIR")]
         site: Option<PathBuf>,
+        /// Judge the request on the fleet as it runs: a kubectl dump or a support bundle
+        /// (its Nodes, VMs, volumes and settings replace the scenario's fleet and clusters).
+        #[arg(long, value_name = "PATH", conflicts_with = "site")]
+        from_cluster: Option<PathBuf>,
         /// Judge the request at this date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ); default now.
         #[arg(long, value_name = "DATE")]
         at: Option<String>,

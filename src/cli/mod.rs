@@ -142,8 +142,18 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
             request,
             scenario,
             site,
+            from_cluster,
             at,
-        } => admit::run(request, scenario, site.as_ref(), at.as_deref(), ctx),
+        } => admit::run(
+            request,
+            scenario,
+            admit::Fleet {
+                site: site.as_ref(),
+                dump: from_cluster.as_deref(),
+            },
+            at.as_deref(),
+            ctx,
+        ),
         Command::Docs { out, check } => docs::run(out, *check),
         Command::Completions { shell } => Ok(docs::completions(*shell)),
         Command::Status {

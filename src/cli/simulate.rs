@@ -91,7 +91,7 @@ fn load_scenario(file: Option<&Path>) -> Result<loader::Loaded, Error> {
 
 /// The running fleet of a dump as the scenario's fleet: its settings win, its VMs replace
 /// the scenario's clusters. Returns what the report says about the dump.
-fn attach_live(
+pub fn attach_live(
     loaded: &mut loader::Loaded,
     dump: &Path,
     scenario_given: bool,

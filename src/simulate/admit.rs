@@ -360,6 +360,8 @@ fn strandings(h: &headroom::Headroom) -> Vec<Stranding> {
 
 /// Judge `req` at `at` (seconds since the epoch).
 pub fn decide(l: &Loaded, req: &Request, at: i64) -> Result<Decision, String> {
+    // The tenant clusters of a dump's fleet run beside the scenario's.
+    let live_clusters = l.live.as_ref().map_or(0, |f| f.tenant_clusters);
     let s = &l.scenario;
     let team = s.teams.iter().find(|t| t.name == req.team).ok_or_else(|| {
         format!(
@@ -471,8 +473,8 @@ pub fn decide(l: &Loaded, req: &Request, at: i64) -> Result<Decision, String> {
         headroom_before: before.verdict,
         headroom_after: after.verdict,
         strands,
-        clusters_before: base.len(),
-        clusters_after: with.len(),
+        clusters_before: base.len() + live_clusters,
+        clusters_after: with.len() + live_clusters,
     })
 }
 
