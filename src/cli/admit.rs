@@ -9,6 +9,7 @@ use crate::report;
 use crate::simulate::{admit, loader};
 
 /// The fleet a request is judged on: the scenario's (or a site's), or a dump's.
+#[derive(Clone, Copy)]
 pub struct Fleet<'a> {
     pub site: Option<&'a PathBuf>,
     pub dump: Option<&'a Path>,
