@@ -1,5 +1,6 @@
-//! A running fleet read from a dump: a generated kubectl `kind: List` JSON of 1,000 nodes,
-//! 30,000 VMIs, 30,000 Longhorn volumes and 90,000 replicas (plus Longhorn nodes), read,
+//! A running fleet read from a dump: a generated kubectl `kind: List` JSON (`live::synth`) of
+//! 1,000 nodes, 30,000 VMs and VMIs, 30,000 Longhorn volumes and 90,000 replicas (plus
+//! Longhorn nodes and settings), read,
 //! adopted as a placement, and given its single-failure (every node, every zone) headroom
 //! verdict; and the reference size (27 nodes, 360 VMs). Targets (issue 12): under 2 s and
 //! under 1 GiB for the large one, under 0.3 s for the reference one, on 2 cores.
@@ -8,65 +9,13 @@
 use std::io::Write as _;
 use std::time::Instant;
 
-use rackplan::simulate::{headroom, live_fleet, scenario::Platform};
+use rackplan::live::synth;
+use rackplan::simulate::{headroom, live_fleet, loader, scenario::Platform};
 
-fn write_dump(path: &std::path::Path, nodes: usize, vms: usize) {
+fn write_dump(path: &std::path::Path, spec: &synth::Spec) {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    write!(f, "{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[").unwrap();
-    let mut first = true;
-    let mut item = |f: &mut std::io::BufWriter<std::fs::File>, v: serde_json::Value| {
-        if !first {
-            write!(f, ",").unwrap();
-        }
-        first = false;
-        serde_json::to_writer(&mut *f, &v).unwrap();
-    };
-    let zones = (nodes / 40).max(3);
-    for n in 0..nodes {
-        item(
-            &mut f,
-            serde_json::json!({"apiVersion":"v1","kind":"Node","metadata":{"name":format!("n{n}"),
-            "labels":{"topology.kubernetes.io/zone":format!("z{}", n % zones)}},
-            "status":{"allocatable":{"cpu":"126","memory":"760Gi","pods":"200"},"conditions":[{"type":"Ready","status":"True"}]}}),
-        );
-        item(
-            &mut f,
-            serde_json::json!({"apiVersion":"longhorn.io/v1beta2","kind":"Node","metadata":{"name":format!("n{n}"),"namespace":"longhorn-system"},
-            "spec":{"allowScheduling":true,"disks":{"d0":{"path":"/a","allowScheduling":true,"storageReserved":0},"d1":{"path":"/b","allowScheduling":true,"storageReserved":0}}},
-            "status":{"diskStatus":{"d0":{"diskUUID":format!("u{n}-0"),"storageMaximum":7.68e12,"storageAvailable":7.0e12,"storageScheduled":0},
-                                    "d1":{"diskUUID":format!("u{n}-1"),"storageMaximum":7.68e12,"storageAvailable":7.0e12,"storageScheduled":0}}}}),
-        );
-    }
-    for v in 0..vms {
-        let c = v / 6;
-        let node = (c * 7 + v % 6) % nodes;
-        let cp = v % 6 < 3;
-        let mut spec = serde_json::json!({"domain":{"cpu":{"cores":4},"resources":{"requests":{"cpu":"250m","memory":"5461Mi"},"limits":{"cpu":"4","memory":"8Gi"}}},
-            "volumes":[{"name":"d","persistentVolumeClaim":{"claimName":format!("c{v}")}}]});
-        if cp {
-            spec["affinity"] = serde_json::json!({"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
-                {"labelSelector":{"matchLabels":{"harvesterhci.io/machineSetName":format!("t{c}-cp")}},"topologyKey":"kubernetes.io/hostname"}]}});
-        }
-        item(
-            &mut f,
-            serde_json::json!({"apiVersion":"kubevirt.io/v1","kind":"VirtualMachineInstance",
-            "metadata":{"name":format!("vm{v}"),"namespace":"tenants"},"spec":spec,"status":{"phase":"Running","nodeName":format!("n{node}")}}),
-        );
-        item(
-            &mut f,
-            serde_json::json!({"apiVersion":"longhorn.io/v1beta2","kind":"Volume","metadata":{"name":format!("pvc{v}"),"namespace":"longhorn-system"},
-            "spec":{"size":"64424509440","numberOfReplicas":3},"status":{"state":"attached","robustness":"healthy","kubernetesStatus":{"pvcName":format!("c{v}")}}}),
-        );
-        for r in 0..3 {
-            let rn = (node + r * 3) % nodes;
-            item(
-                &mut f,
-                serde_json::json!({"apiVersion":"longhorn.io/v1beta2","kind":"Replica","metadata":{"name":format!("pvc{v}-r{r}"),"namespace":"longhorn-system"},
-                "spec":{"volumeName":format!("pvc{v}"),"nodeID":format!("n{rn}"),"diskID":format!("u{rn}-{}", v % 2)},"status":{"currentState":"running"}}),
-            );
-        }
-    }
-    write!(f, "]}}").unwrap();
+    synth::write_json(spec, &mut f).unwrap();
+    f.flush().unwrap();
 }
 
 fn peak_rss_mib() -> f64 {
@@ -92,9 +41,16 @@ fn main() {
         "  {:>6} {:>7} {:>8} {:>8} {:>8} {:>10} {:>8} {:>9}",
         "nodes", "VMIs", "MB", "read s", "adopt s", "headroom s", "total s", "verdict"
     );
-    for (nodes, vms) in [(27, 360), (1000, 30_000)] {
+    for (nodes, clusters, memory) in [(27, 60, 500), (1000, 5000, 760)] {
+        let spec = synth::Spec {
+            nodes,
+            zones: (nodes / 40).max(3),
+            clusters,
+            node_memory_gib: memory,
+            ..synth::Spec::default()
+        };
         let p = dir.path().join(format!("dump-{nodes}.json"));
-        write_dump(&p, nodes, vms);
+        write_dump(&p, &spec);
         let mb = std::fs::metadata(&p).unwrap().len() as f64 / 1e6;
         let t0 = Instant::now();
         let state = rackplan::live::read(&p).unwrap();
@@ -116,4 +72,26 @@ fn main() {
         );
     }
     println!("  peak RSS of the run: {:.0} MiB", peak_rss_mib());
+    // The whole review the CLI runs on the reference size: every analysis, not only the
+    // single-failure verdict.
+    let p = dir.path().join("dump-27.json");
+    let t0 = Instant::now();
+    let state = rackplan::live::read(&p).unwrap();
+    let mut l = loader::load_text(
+        std::path::Path::new("<bench>"),
+        "name: bench\n",
+        std::path::PathBuf::from("."),
+    )
+    .unwrap();
+    let (platform, _) = live_fleet::platform(&state, &l.scenario.platform, false);
+    l.scenario.platform = platform;
+    l.live = Some(std::sync::Arc::new(
+        live_fleet::adopt(&state, &l.scenario.platform).unwrap(),
+    ));
+    let r = rackplan::simulate::run(&l);
+    println!(
+        "  full review (headroom, rebuild and sweep, risk 10,000 x 10 years) of the reference size: {:.3} s, verdict {}",
+        t0.elapsed().as_secs_f64(),
+        r.verdict
+    );
 }

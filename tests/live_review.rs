@@ -548,3 +548,67 @@ fn admit_judges_a_request_on_the_fleet_as_it_runs() {
     assert_eq!(v["admitted"], false);
     assert!(v.to_string().contains("cannot restart"), "{v}");
 }
+
+#[test]
+fn a_file_of_several_rancher_clusters_imports_each_and_unreadable_disks_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = repo().join("iso-config/example/catalogue");
+    let both = format!(
+        "{}\n---\n{}",
+        std::fs::read_to_string(cat.join("standard.yaml")).unwrap(),
+        std::fs::read_to_string(cat.join("large.yaml")).unwrap()
+    );
+    std::fs::write(tmp.path().join("both.yaml"), &both).unwrap();
+    let scen = tmp.path().join("s.yaml");
+    std::fs::write(
+        &scen,
+        "name: imported\nshapes:\n  rancher: {import: both.yaml}\nanalysis: {risk_trials: 200}\nteams:\n  - name: t\n    requests:\n      - {shape: rancher/large, count: 1, from: 2027-01}\n",
+    )
+    .unwrap();
+    let dump = repo().join("simulations/live-fleet.yaml");
+    let (code, v, err) = simulate(&[
+        "--from-cluster",
+        dump.to_str().unwrap(),
+        scen.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // The large shape has 3 + 6 VMs: the month adds one cluster to the ten running.
+    assert_eq!(v["timeline"][0]["clusters"], 11);
+    // A shape name that is only the file's: the error lists the shapes it became.
+    std::fs::write(
+        &scen,
+        "name: imported\nshapes:\n  rancher: {import: both.yaml}\nteams:\n  - name: t\n    requests:\n      - {shape: rancher, count: 1, from: 2027-01}\n",
+    )
+    .unwrap();
+    let (code, _, err) = text(&[
+        "simulate",
+        "--from-cluster",
+        dump.to_str().unwrap(),
+        scen.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown shape `rancher`"), "{err}");
+    assert!(err.contains("rancher/large, rancher/standard"), "{err}");
+    // A disk whose size cannot be read is an error naming the config, not a smaller shape.
+    let broken = std::fs::read_to_string(cat.join("standard.yaml"))
+        .unwrap()
+        .replacen("\\\"size\\\":", "\\\"sizes\\\":", 1);
+    assert!(broken.contains("sizes"), "the fixture changed: {broken}");
+    std::fs::write(tmp.path().join("both.yaml"), &broken).unwrap();
+    std::fs::write(
+        &scen,
+        "name: imported\nshapes:\n  rancher: {import: both.yaml}\n",
+    )
+    .unwrap();
+    let (code, _, err) = text(&[
+        "simulate",
+        "--from-cluster",
+        dump.to_str().unwrap(),
+        scen.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("diskInfo disk 0 has no readable size"),
+        "{err}"
+    );
+}

@@ -32,6 +32,10 @@ pub enum LiveError {
 }
 
 /// Read a dump (file, folder, unpacked bundle or bundle `.zip`) into the fleet state.
+/// Objects are typed one at a time as they are read (a JSON list streams), so memory
+/// holds the typed fleet, not the dump's text as a tree.
 pub fn read(path: &Path) -> Result<LiveState, LiveError> {
-    Ok(objects::build(&read_objects(path)?))
+    let mut b = objects::Builder::default();
+    let notes = source::for_each_object(path, &mut |o| b.add(o))?;
+    Ok(b.finish(notes))
 }

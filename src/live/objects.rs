@@ -316,20 +316,22 @@ fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-/// Type every object; record what is missing and what does not add up.
-pub fn build((objs, notes): &(Vec<Object>, Vec<String>)) -> LiveState {
-    let mut s = LiveState {
-        notes: notes.clone(),
-        ..LiveState::default()
-    };
-    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
-    for o in objs {
+/// Types objects as they come; `finish` records what is missing and what does not add up.
+#[derive(Default)]
+pub struct Builder {
+    s: LiveState,
+    seen: BTreeSet<(String, String)>,
+}
+
+impl Builder {
+    pub fn add(&mut self, o: Object) {
+        let s = &mut self.s;
         let (group, version) = o
             .api_version
             .rsplit_once('/')
             .unwrap_or(("", &o.api_version));
         let Some(versions) = known(group, &o.kind) else {
-            continue;
+            return;
         };
         if !versions.contains(&version) {
             s.skipped.push(format!(
@@ -340,24 +342,24 @@ pub fn build((objs, notes): &(Vec<Object>, Vec<String>)) -> LiveState {
                 o.file,
                 versions.join(", ")
             ));
-            continue;
+            return;
         }
         if o.name.is_empty() {
             s.notes
                 .push(format!("{}: a {} without a name; skipped", o.file, o.kind));
-            continue;
+            return;
         }
         // The same object in two files (a bundle and a kubectl dump of it) counts once.
-        if !seen.insert((format!("{group}/{}", o.kind), o.id())) {
-            continue;
+        if !self.seen.insert((format!("{group}/{}", o.kind), o.id())) {
+            return;
         }
         match (group, o.kind.as_str()) {
-            ("", "Node") => s.nodes.push(node(o)),
-            ("kubevirt.io", "VirtualMachineInstance") => s.vmis.push(vmi(o)),
-            ("kubevirt.io", "VirtualMachine") => s.vms.push(vm(o)),
-            ("longhorn.io", "Node") => s.longhorn_nodes.push(longhorn_node(o)),
-            ("longhorn.io", "Volume") => s.volumes.push(volume(o)),
-            ("longhorn.io", "Replica") => s.replicas.push(replica(o)),
+            ("", "Node") => s.nodes.push(node(&o)),
+            ("kubevirt.io", "VirtualMachineInstance") => s.vmis.push(vmi(&o)),
+            ("kubevirt.io", "VirtualMachine") => s.vms.push(vm(&o)),
+            ("longhorn.io", "Node") => s.longhorn_nodes.push(longhorn_node(&o)),
+            ("longhorn.io", "Volume") => s.volumes.push(volume(&o)),
+            ("longhorn.io", "Replica") => s.replicas.push(replica(&o)),
             ("longhorn.io", "Setting") => {
                 if let Some(v) = text(&o.value["value"]) {
                     s.settings.longhorn.insert(o.name.clone(), v.to_string());
@@ -369,9 +371,21 @@ pub fn build((objs, notes): &(Vec<Object>, Vec<String>)) -> LiveState {
                     s.settings.harvester.insert(o.name.clone(), v.to_string());
                 }
             }
-            _ => s.rancher.push(o.value.clone()),
+            _ => s.rancher.push(o.value),
         }
     }
+
+    pub fn finish(self, notes: Vec<String>) -> LiveState {
+        let mut s = self.s;
+        let mut all = notes;
+        all.append(&mut s.notes);
+        s.notes = all;
+        complete(s)
+    }
+}
+
+/// The kinds no object was read for, and the findings.
+fn complete(mut s: LiveState) -> LiveState {
     for (kind, needed_for, present) in [
         (
             "Node (v1)",

@@ -53,23 +53,105 @@ fn is_manifest(name: &str) -> bool {
 }
 
 /// The objects of one file's text; documents that are not Kubernetes objects are skipped.
-fn objects_of(file: &str, text: &str, out: &mut Vec<Object>) -> Result<(), String> {
+/// Items parsed at once, in parallel, before they are handed on: bounds memory to one
+/// chunk's trees however large the list.
+const CHUNK: usize = 2048;
+
+/// The objects of one file's text, handed to `sink` one at a time. JSON is read as a
+/// stream: the items of a `kind: List` are cut out as raw text first, then parsed and
+/// typed a chunk at a time (in parallel), so a large dump never sits in memory as one tree.
+fn objects_of(file: &str, text: &str, sink: &mut dyn FnMut(Object)) -> Result<(), String> {
+    use rayon::prelude::*;
     let t = text.trim_start();
-    let docs: Vec<Value> = if t.starts_with('{') || t.starts_with('[') {
-        match serde_json::from_str::<Value>(t).map_err(|e| format!("not JSON: {e}"))? {
-            Value::Array(a) => a,
-            v => vec![v],
+    if t.starts_with('{') || t.starts_with('[') {
+        let mut de = serde_json::Deserializer::from_str(t);
+        let (items, rest) = serde::de::DeserializeSeed::deserialize(Top, &mut de)
+            .and_then(|got| de.end().map(|()| got))
+            .map_err(|e| format!("not JSON: {e}"))?;
+        for chunk in items.chunks(CHUNK) {
+            let parsed: Vec<Result<Value, String>> = chunk
+                .par_iter()
+                .map(|raw| {
+                    serde_json::from_str::<Value>(raw.get()).map_err(|e| format!("not JSON: {e}"))
+                })
+                .collect();
+            for v in parsed {
+                push(file, v?, sink, 1);
+            }
         }
+        if let Some(v) = rest {
+            push(file, v, sink, 0);
+        }
+        Ok(())
     } else {
-        serde_saphyr::from_multiple(text).map_err(|e| format!("not YAML: {e}"))?
-    };
-    for d in docs {
-        push(file, d, out, 0);
+        let docs: Vec<Value> =
+            serde_saphyr::from_multiple(text).map_err(|e| format!("not YAML: {e}"))?;
+        for d in docs {
+            push(file, d, sink, 0);
+        }
+        Ok(())
     }
-    Ok(())
 }
 
-fn push(file: &str, mut d: Value, out: &mut Vec<Object>, depth: u8) {
+type Raw<'de> = &'de serde_json::value::RawValue;
+
+/// A JSON document: the raw items of a list (or of an array), and the document itself when
+/// it is one object rather than a list.
+struct Top;
+
+impl<'de> serde::de::DeserializeSeed<'de> for Top {
+    type Value = (Vec<Raw<'de>>, Option<Value>);
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Top {
+    type Value = (Vec<Raw<'de>>, Option<Value>);
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a Kubernetes object, a list of them, or an array of them")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element::<Raw<'de>>()? {
+            items.push(v);
+        }
+        Ok((items, None))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut rest = serde_json::Map::new();
+        let mut items: Option<Vec<Raw<'de>>> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "items" {
+                items = map.next_value::<Option<Vec<Raw<'de>>>>()?;
+                items.get_or_insert_with(Vec::new);
+            } else {
+                rest.insert(key, map.next_value::<Value>()?);
+            }
+        }
+        let kind = rest.get("kind").and_then(Value::as_str).unwrap_or("");
+        Ok(match items {
+            // A list's own fields say nothing more.
+            Some(items) if kind.is_empty() || kind.ends_with("List") => (items, None),
+            Some(items) => {
+                // Not a list after all: the object, its items kept as they were.
+                let mut rest = rest;
+                let parsed: Result<Vec<Value>, _> = items
+                    .iter()
+                    .map(|r| serde_json::from_str::<Value>(r.get()))
+                    .collect();
+                rest.insert(
+                    "items".into(),
+                    Value::Array(parsed.map_err(serde::de::Error::custom)?),
+                );
+                (Vec::new(), Some(Value::Object(rest)))
+            }
+            None => (Vec::new(), Some(Value::Object(rest))),
+        })
+    }
+}
+
+fn push(file: &str, mut d: Value, out: &mut dyn FnMut(Object), depth: u8) {
     let kind = d["kind"].as_str().unwrap_or_default().to_string();
     if (kind == "List" || kind.ends_with("List")) && d["items"].is_array() && depth < 2 {
         if let Value::Array(items) = d["items"].take() {
@@ -92,7 +174,7 @@ fn push(file: &str, mut d: Value, out: &mut Vec<Object>, depth: u8) {
         .unwrap_or("")
         .to_string();
     let namespace = super::quantity::text(&d["metadata"]["namespace"]).map(str::to_string);
-    out.push(Object {
+    out(Object {
         file: file.to_string(),
         api_version: api,
         kind,
@@ -137,7 +219,11 @@ fn bundle_yamls(dir: &Path) -> Option<PathBuf> {
     (subs.next().is_none() && only.path().join("yamls").is_dir()).then(|| only.path().join("yamls"))
 }
 
-fn read_zip(path: &Path, out: &mut Vec<Object>, notes: &mut Vec<String>) -> Result<(), LiveError> {
+fn read_zip(
+    path: &Path,
+    out: &mut dyn FnMut(Object),
+    notes: &mut Vec<String>,
+) -> Result<(), LiveError> {
     let f = std::fs::File::open(path).map_err(|e| fail(path, format!("cannot open: {e}")))?;
     let mut z =
         zip::ZipArchive::new(f).map_err(|e| fail(path, format!("not a zip archive: {e}")))?;
@@ -192,8 +278,9 @@ fn read_zip(path: &Path, out: &mut Vec<Object>, notes: &mut Vec<String>) -> Resu
 }
 
 /// Every object under `path`, and notes on what was skipped.
-pub fn read_objects(path: &Path) -> Result<(Vec<Object>, Vec<String>), LiveError> {
-    let mut out = Vec::new();
+/// Every object of a dump, each handed to `out` as it is read; returns the notes (files
+/// skipped and why).
+pub fn for_each_object(path: &Path, out: &mut dyn FnMut(Object)) -> Result<Vec<String>, LiveError> {
     let mut notes = Vec::new();
     let meta = std::fs::metadata(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
     if meta.is_dir() {
@@ -211,7 +298,7 @@ pub fn read_objects(path: &Path) -> Result<(Vec<Object>, Vec<String>), LiveError
             }
             match std::fs::read_to_string(&f) {
                 Ok(text) => {
-                    if let Err(m) = objects_of(&shown, &text, &mut out) {
+                    if let Err(m) = objects_of(&shown, &text, out) {
                         notes.push(format!("{shown}: {m}; skipped"));
                     }
                 }
@@ -223,14 +310,21 @@ pub fn read_objects(path: &Path) -> Result<(Vec<Object>, Vec<String>), LiveError
         .to_ascii_lowercase()
         .ends_with(".zip")
     {
-        read_zip(path, &mut out, &mut notes)?;
+        read_zip(path, out, &mut notes)?;
     } else {
         if meta.len() > MAX_FILE {
             return Err(fail(path, "larger than the input limit (512 MiB)"));
         }
         let text =
             std::fs::read_to_string(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
-        objects_of(&path.display().to_string(), &text, &mut out).map_err(|m| fail(path, m))?;
+        objects_of(&path.display().to_string(), &text, out).map_err(|m| fail(path, m))?;
     }
-    Ok((out, notes))
+    Ok(notes)
+}
+
+/// Every object of a dump, and the notes.
+pub fn read_objects(path: &Path) -> Result<(Vec<Object>, Vec<String>), LiveError> {
+    let mut objs = Vec::new();
+    let notes = for_each_object(path, &mut |o| objs.push(o))?;
+    Ok((objs, notes))
 }

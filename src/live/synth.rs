@@ -65,9 +65,15 @@ fn zone_name(z: usize) -> String {
 }
 
 /// Every object, in the order `kubectl get nodes,...` would print them.
-#[allow(clippy::too_many_lines)] // one block per kind
 pub fn objects(s: &Spec) -> Vec<Value> {
     let mut out = Vec::new();
+    each(s, &mut |v| out.push(v));
+    out
+}
+
+/// Every object handed to `out` as it is made (a large fleet never sits in memory).
+#[allow(clippy::too_many_lines)] // one block per kind
+pub fn each(s: &Spec, out: &mut dyn FnMut(Value)) {
     let nodes = s.nodes.max(1);
     for i in 0..nodes {
         let name = node_name(i);
@@ -80,7 +86,7 @@ pub fn objects(s: &Spec) -> Vec<Value> {
         if i < 3 {
             labels["node-role.kubernetes.io/control-plane"] = json!("true");
         }
-        out.push(json!({
+        out(json!({
             "apiVersion": "v1", "kind": "Node",
             "metadata": {"name": name, "labels": labels},
             "spec": if s.cordoned.contains(&i) { json!({"unschedulable": true}) } else { json!({}) },
@@ -109,7 +115,7 @@ pub fn objects(s: &Spec) -> Vec<Value> {
                        "conditions": [{"type": "Schedulable", "status": "True"}, {"type": "Ready", "status": "True"}]}),
             );
         }
-        out.push(json!({
+        out(json!({
             "apiVersion": "longhorn.io/v1beta2", "kind": "Node",
             "metadata": {"name": name, "namespace": "longhorn-system"},
             "spec": {"allowScheduling": true, "disks": disks},
@@ -158,13 +164,13 @@ pub fn objects(s: &Spec) -> Vec<Value> {
                     {"labelSelector": {"matchLabels": {"harvesterhci.io/machineSetName": machine_set}},
                      "topologyKey": "kubernetes.io/hostname"}]}});
             }
-            out.push(json!({
+            out(json!({
                 "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
                 "metadata": {"name": vm, "namespace": ns, "labels": labels},
                 "spec": {"runStrategy": "RerunOnFailure", "template": {"metadata": {"labels": labels}, "spec": spec}},
                 "status": {"printableStatus": "Running", "ready": true},
             }));
-            out.push(json!({
+            out(json!({
                 "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance",
                 "metadata": {"name": vm, "namespace": ns, "labels": labels},
                 "spec": spec,
@@ -173,7 +179,7 @@ pub fn objects(s: &Spec) -> Vec<Value> {
             }));
             let size = f64::from(disk) * 1024f64.powi(3);
             let vol = format!("pvc-{:08x}-{c:03}-{k}", c * 131 + k * 17);
-            out.push(json!({
+            out(json!({
                 "apiVersion": "longhorn.io/v1beta2", "kind": "Volume",
                 "metadata": {"name": vol, "namespace": "longhorn-system"},
                 "spec": {"size": format!("{size:.0}"), "numberOfReplicas": s.replicas, "dataEngine": "v1"},
@@ -183,7 +189,7 @@ pub fn objects(s: &Spec) -> Vec<Value> {
             }));
             for r in 0..s.replicas {
                 let rn = (node + r) % nodes;
-                out.push(json!({
+                out(json!({
                     "apiVersion": "longhorn.io/v1beta2", "kind": "Replica",
                     "metadata": {"name": format!("{vol}-r-{r:x}"), "namespace": "longhorn-system"},
                     "spec": {"volumeName": vol, "nodeID": node_name(rn),
@@ -198,21 +204,21 @@ pub fn objects(s: &Spec) -> Vec<Value> {
                "metadata": {"name": name, "namespace": "longhorn-system"},
                "value": value, "status": {"applied": true}})
     };
-    out.push(lh("storage-over-provisioning-percentage", "200"));
-    out.push(lh("storage-minimal-available-percentage", "25"));
-    out.push(lh(
+    out(lh("storage-over-provisioning-percentage", "200"));
+    out(lh("storage-minimal-available-percentage", "25"));
+    out(lh(
         "default-replica-count",
         &format!("{{\"v1\":\"{0}\",\"v2\":\"{0}\"}}", s.replicas),
     ));
-    out.push(lh("concurrent-replica-rebuild-per-node-limit", "5"));
-    out.push(lh("replica-replenishment-wait-interval", "600"));
-    out.push(lh("node-drain-policy", "block-if-contains-last-replica"));
-    out.push(lh("replica-soft-anti-affinity", "false"));
+    out(lh("concurrent-replica-rebuild-per-node-limit", "5"));
+    out(lh("replica-replenishment-wait-interval", "600"));
+    out(lh("node-drain-policy", "block-if-contains-last-replica"));
+    out(lh("replica-soft-anti-affinity", "false"));
     let hv = |name: &str, value: &str, default: &str| {
         json!({"apiVersion": "harvesterhci.io/v1beta1", "kind": "Setting",
                "metadata": {"name": name}, "value": value, "default": default})
     };
-    out.push(hv(
+    out(hv(
         "overcommit-config",
         &format!(
             "{{\"cpu\":{},\"memory\":{},\"storage\":200}}",
@@ -220,13 +226,36 @@ pub fn objects(s: &Spec) -> Vec<Value> {
         ),
         "{\"cpu\":1600,\"memory\":150,\"storage\":200}",
     ));
-    out.push(hv(
+    out(hv(
         "vm-force-reset-policy",
         "",
         "{\"enable\":true,\"period\":15,\"vmMigrationTimeout\":180}",
     ));
-    out.push(hv("server-version", "v1.7.0", ""));
-    out
+    out(hv("server-version", "v1.7.0", ""));
+}
+
+/// The objects as `kubectl get ... -o json` prints them, written as they are made.
+pub fn write_json(s: &Spec, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    w.write_all(b"{\"apiVersion\":\"v1\",\"items\":[")?;
+    let mut first = true;
+    let mut err = None;
+    each(s, &mut |v| {
+        if err.is_some() {
+            return;
+        }
+        let sep: &[u8] = if first { b"" } else { b"," };
+        first = false;
+        if let Err(e) = w
+            .write_all(sep)
+            .and_then(|()| serde_json::to_writer(&mut *w, &v).map_err(std::io::Error::other))
+        {
+            err = Some(e);
+        }
+    });
+    if let Some(e) = err {
+        return Err(e);
+    }
+    w.write_all(b"],\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"\"}}")
 }
 
 /// The objects as `kubectl get ... -o json` prints them: one `kind: List`.

@@ -4,7 +4,7 @@
 //! their replicas on the disks they are on. Nothing is re-placed. Cordoned nodes and nodes
 //! in maintenance keep what they hold but take nothing new.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::placement::{Placement, Vm, Volume};
 use super::scenario::Platform;
@@ -59,8 +59,8 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
         .iter()
         .map(|n| (n.name.as_str(), n))
         .collect();
-    // (node, disk uuid) -> (host, disk index)
-    let mut disk_of: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    // node -> disk uuid -> (host, disk index)
+    let mut disk_of: HashMap<&str, HashMap<&str, (usize, usize)>> = HashMap::new();
     let mut hosts = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         let disks: Vec<f64> = match lh.get(n.name.as_str()) {
@@ -70,7 +70,10 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
                 .enumerate()
                 .map(|(d, disk)| {
                     if let Some(u) = &disk.uuid {
-                        disk_of.insert((n.name.clone(), u.clone()), (i, d));
+                        disk_of
+                            .entry(n.name.as_str())
+                            .or_default()
+                            .insert(u.as_str(), (i, d));
                     }
                     disk.maximum.unwrap_or(0.0)
                 })
@@ -115,7 +118,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
         })
         .collect();
     // Claim name -> VM (Longhorn names a volume's PVC without its namespace).
-    let mut by_claim: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_claim: HashMap<&str, usize> = HashMap::new();
     for v in state.vmis.iter().filter(|v| v.occupies()) {
         let Some(&h) = v.node.as_deref().and_then(|n| host_of.get(n)) else {
             notes.push(format!(
@@ -147,7 +150,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
             .map(|k| *groups.entry(k).or_insert(next));
         let idx = vms.len();
         for c in &v.claims {
-            by_claim.insert(c.clone(), idx);
+            by_claim.insert(c.as_str(), idx);
         }
         vms.push(Vm {
             cluster: 0,
@@ -172,7 +175,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
     }
     let mut volumes = Vec::new();
     let mut estimated_data = 0;
-    let mut replicas_of: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+    let mut replicas_of: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
     for r in state
         .replicas
         .iter()
@@ -181,7 +184,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
         let (Some(vol), Some(n), Some(d)) = (&r.volume, &r.node, &r.disk_uuid) else {
             continue;
         };
-        match disk_of.get(&(n.clone(), d.clone())) {
+        match disk_of.get(n.as_str()).and_then(|m| m.get(d.as_str())) {
             Some(&nd) => replicas_of.entry(vol.as_str()).or_default().push(nd),
             None => notes.push(format!(
                 "replica {}: its disk is not in the fleet; left out",
@@ -196,7 +199,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
         };
         let attached = v.state.as_deref() == Some("attached");
         // The VM whose claim this volume backs (the PVC is named in the volume's status).
-        let vm = v.pvc.as_ref().and_then(|pvc| by_claim.get(pvc).copied());
+        let vm = v.pvc.as_deref().and_then(|pvc| by_claim.get(pvc).copied());
         let vm = vm.unwrap_or_else(|| {
             // A volume no running VM uses still holds storage: give it a stopped owner.
             vms.push(Vm {

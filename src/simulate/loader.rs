@@ -60,13 +60,21 @@ pub fn load_text(name: &Path, text: &str, dir: PathBuf) -> Result<Loaded, InputE
                         None,
                     )
                 })?;
-                super::rancher::pools(&text).map_err(|e| {
+                let mut all = super::rancher::clusters(&text).map_err(|e| {
                     source.error_at(
                         &path!["shapes", name.as_str(), "import"],
                         format!("{}: {e}", p.display()),
                         None,
                     )
-                })?
+                })?;
+                if all.len() > 1 {
+                    // Every Cluster of the file is a shape, `<shape>/<cluster>`.
+                    for (cluster, pools) in all {
+                        shapes.insert(format!("{name}/{cluster}"), pools);
+                    }
+                    continue;
+                }
+                all.remove(0).1
             }
             None => spec.pools.clone(),
         };
@@ -98,7 +106,10 @@ pub fn load_text(name: &Path, text: &str, dir: PathBuf) -> Result<Loaded, InputE
                 return Err(source.error_at(
                     &path!["teams", t, "requests", i, "shape"],
                     format!("unknown shape `{}`", r.shape),
-                    None,
+                    Some(format!(
+                        "known: {}",
+                        shapes.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )),
                 ));
             }
             for (k, m) in [("from", Some(&r.from)), ("until", r.until.as_ref())] {

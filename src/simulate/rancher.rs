@@ -53,6 +53,21 @@ pub fn decode_affinity(raw: &str) -> Result<Option<Value>, String> {
 
 /// The pools of the one Cluster in a multi-document YAML (or JSON) text.
 pub fn pools(text: &str) -> Result<Vec<Pool>, String> {
+    let mut all = clusters(text)?;
+    match all.len() {
+        1 => Ok(all.remove(0).1),
+        n => Err(format!(
+            "the file holds {n} Clusters ({}); a shape imports one",
+            all.iter()
+                .map(|c| c.0.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Every provisioning.cattle.io Cluster of a file, by name, with its pools.
+pub fn clusters(text: &str) -> Result<Vec<(String, Vec<Pool>)>, String> {
     let docs = objects(text)?;
     let clusters: Vec<&Value> = docs
         .iter()
@@ -63,20 +78,21 @@ pub fn pools(text: &str) -> Result<Vec<Pool>, String> {
                     .is_some_and(|a| a.starts_with("provisioning.cattle.io/"))
         })
         .collect();
-    let cluster = match clusters.as_slice() {
-        [] => return Err("no provisioning.cattle.io Cluster in the file".into()),
-        [one] => *one,
-        many => {
-            return Err(format!(
-                "the file holds {} Clusters ({}); a shape imports one",
-                many.len(),
-                many.iter()
-                    .map(|c| c["metadata"]["name"].as_str().unwrap_or("?"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-    };
+    if clusters.is_empty() {
+        return Err("no provisioning.cattle.io Cluster in the file".into());
+    }
+    clusters
+        .iter()
+        .map(|c| {
+            let name = c["metadata"]["name"].as_str().unwrap_or("?").to_string();
+            cluster_pools(&docs, c)
+                .map(|p| (name.clone(), p))
+                .map_err(|e| format!("Cluster {name}: {e}"))
+        })
+        .collect()
+}
+
+fn cluster_pools(docs: &[Value], cluster: &Value) -> Result<Vec<Pool>, String> {
     let configs: BTreeMap<&str, &Value> = docs
         .iter()
         .filter(|d| d["kind"] == "HarvesterConfig")
@@ -105,12 +121,19 @@ pub fn pools(text: &str) -> Result<Vec<Pool>, String> {
             Some(j) => {
                 let v: Value = serde_json::from_str(j)
                     .map_err(|e| format!("{cfg_name}: diskInfo is not JSON: {e}"))?;
+                // A disk whose size cannot be read is an error, never a smaller cluster.
                 v["disks"]
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .filter_map(|d| num(&d["size"]))
-                    .collect()
+                    .enumerate()
+                    .map(|(i, d)| {
+                        num(&d["size"]).ok_or(format!(
+                            "{cfg_name}: diskInfo disk {i} has no readable size ({})",
+                            d["size"]
+                        ))
+                    })
+                    .collect::<Result<_, _>>()?
             }
             None => num(&cfg["diskSize"]).into_iter().collect(),
         };
