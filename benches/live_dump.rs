@@ -36,7 +36,9 @@ fn peak_rss_mib() -> f64 {
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
-    println!("live dump: read, adopt, single-failure headroom (every node and every zone)");
+    println!(
+        "live dump: read, adopt, single-failure headroom (every node and every zone); median of 3 runs"
+    );
     println!(
         "  {:>6} {:>7} {:>8} {:>8} {:>8} {:>10} {:>8} {:>9}",
         "nodes", "VMIs", "MB", "read s", "adopt s", "headroom s", "total s", "verdict"
@@ -52,23 +54,41 @@ fn main() {
         let p = dir.path().join(format!("dump-{nodes}.json"));
         write_dump(&p, &spec);
         let mb = std::fs::metadata(&p).unwrap().len() as f64 / 1e6;
-        let t0 = Instant::now();
-        let state = rackplan::live::read(&p).unwrap();
-        let t1 = Instant::now();
-        let fleet = live_fleet::adopt(&state, &Platform::default()).unwrap();
-        let t2 = Instant::now();
-        let h = headroom::analyse(&fleet.placement);
-        let t3 = Instant::now();
+        // Median of three runs of each step: this machine's timings vary by a quarter.
+        let mut runs = Vec::new();
+        let mut last = None;
+        for _ in 0..3 {
+            let t0 = Instant::now();
+            let state = rackplan::live::read(&p).unwrap();
+            let t1 = Instant::now();
+            let fleet = live_fleet::adopt(&state, &Platform::default()).unwrap();
+            let t2 = Instant::now();
+            let h = headroom::analyse(&fleet.placement);
+            let t3 = Instant::now();
+            runs.push([
+                (t1 - t0).as_secs_f64(),
+                (t2 - t1).as_secs_f64(),
+                (t3 - t2).as_secs_f64(),
+                (t3 - t0).as_secs_f64(),
+            ]);
+            last = Some((state.vmis.len(), h.verdict));
+        }
+        let median = |k: usize| {
+            let mut v: Vec<f64> = runs.iter().map(|r| r[k]).collect();
+            v.sort_by(f64::total_cmp);
+            v[1]
+        };
+        let (vmis, verdict) = last.unwrap();
         println!(
             "  {:>6} {:>7} {:>8.1} {:>8.3} {:>8.3} {:>10.3} {:>8.3} {:>9}",
             nodes,
-            state.vmis.len(),
+            vmis,
             mb,
-            (t1 - t0).as_secs_f64(),
-            (t2 - t1).as_secs_f64(),
-            (t3 - t2).as_secs_f64(),
-            (t3 - t0).as_secs_f64(),
-            h.verdict
+            median(0),
+            median(1),
+            median(2),
+            median(3),
+            verdict
         );
     }
     println!("  peak RSS of the run: {:.0} MiB", peak_rss_mib());

@@ -17,10 +17,10 @@ mod source;
 pub mod synth;
 
 pub use objects::{
-    LiveState, LonghornDisk, LonghornNode, Missing, Node, Replica, Settings, Vm, Vmi, Volume,
+    LiveState, LonghornDisk, LonghornNode, Missing, Node, Object, Replica, Settings, Vm, Vmi,
+    Volume,
 };
 pub use quantity::{bytes, millicores};
-pub use source::{Object, read_objects};
 
 use std::path::Path;
 
@@ -36,6 +36,6 @@ pub enum LiveError {
 /// holds the typed fleet, not the dump's text as a tree.
 pub fn read(path: &Path) -> Result<LiveState, LiveError> {
     let mut b = objects::Builder::default();
-    let notes = source::for_each_object(path, &mut |o| b.add(o))?;
+    let notes = source::for_each_object(path, &mut b)?;
     Ok(b.finish(notes))
 }

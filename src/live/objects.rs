@@ -9,7 +9,27 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::quantity::{bytes, millicores, text};
-use super::source::Object;
+
+/// One object of the dump, with where it came from.
+#[derive(Debug, Clone)]
+pub struct Object {
+    pub file: String,
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub value: Value,
+}
+
+impl Object {
+    /// `namespace/name` or `name`, as errors name it.
+    pub fn id(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{ns}/{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Node {
@@ -316,62 +336,111 @@ fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-/// Types objects as they come; `finish` records what is missing and what does not add up.
+/// One object typed, ready to be added: typing needs no shared state, so it runs on many
+/// threads; adding (which drops duplicates) runs on one.
+pub struct Prepared {
+    /// (group/kind, namespace/name): the same object in two files counts once.
+    key: Option<(String, String)>,
+    item: Item,
+}
+
+enum Item {
+    Node(Node),
+    Vmi(Vmi),
+    Vm(Vm),
+    LonghornNode(LonghornNode),
+    Volume(Volume),
+    Replica(Replica),
+    LonghornSetting(String, String),
+    HarvesterSetting(String, String),
+    Rancher(Value),
+    Skipped(String),
+    Note(String),
+    Nothing,
+}
+
+/// Type one object.
+pub fn prepare(o: Object) -> Prepared {
+    let nothing = |item| Prepared { key: None, item };
+    let (group, version) = o
+        .api_version
+        .rsplit_once('/')
+        .unwrap_or(("", &o.api_version));
+    let Some(versions) = known(group, &o.kind) else {
+        return nothing(Item::Nothing);
+    };
+    if !versions.contains(&version) {
+        return nothing(Item::Skipped(format!(
+            "{} {} {} ({}): API version {version} is not one rackplan reads ({})",
+            o.kind,
+            o.id(),
+            o.api_version,
+            o.file,
+            versions.join(", ")
+        )));
+    }
+    if o.name.is_empty() {
+        return nothing(Item::Note(format!(
+            "{}: a {} without a name; skipped",
+            o.file, o.kind
+        )));
+    }
+    let key = Some((format!("{group}/{}", o.kind), o.id()));
+    let item = match (group, o.kind.as_str()) {
+        ("", "Node") => Item::Node(node(&o)),
+        ("kubevirt.io", "VirtualMachineInstance") => Item::Vmi(vmi(&o)),
+        ("kubevirt.io", "VirtualMachine") => Item::Vm(vm(&o)),
+        ("longhorn.io", "Node") => Item::LonghornNode(longhorn_node(&o)),
+        ("longhorn.io", "Volume") => Item::Volume(volume(&o)),
+        ("longhorn.io", "Replica") => Item::Replica(replica(&o)),
+        ("longhorn.io", "Setting") => match text(&o.value["value"]) {
+            Some(v) => Item::LonghornSetting(o.name.clone(), v.to_string()),
+            None => Item::Nothing,
+        },
+        ("harvesterhci.io", "Setting") => {
+            match text(&o.value["value"]).or_else(|| text(&o.value["default"])) {
+                Some(v) => Item::HarvesterSetting(o.name.clone(), v.to_string()),
+                None => Item::Nothing,
+            }
+        }
+        _ => Item::Rancher(o.value),
+    };
+    Prepared { key, item }
+}
+
+/// Adds typed objects as they come; `finish` records what is missing and what does not
+/// add up.
 #[derive(Default)]
 pub struct Builder {
     s: LiveState,
-    seen: BTreeSet<(String, String)>,
+    seen: std::collections::HashSet<(String, String)>,
 }
 
 impl Builder {
-    pub fn add(&mut self, o: Object) {
+    pub fn insert(&mut self, p: Prepared) {
+        if let Some(k) = p.key
+            && !self.seen.insert(k)
+        {
+            return;
+        }
         let s = &mut self.s;
-        let (group, version) = o
-            .api_version
-            .rsplit_once('/')
-            .unwrap_or(("", &o.api_version));
-        let Some(versions) = known(group, &o.kind) else {
-            return;
-        };
-        if !versions.contains(&version) {
-            s.skipped.push(format!(
-                "{} {} {} ({}): API version {version} is not one rackplan reads ({})",
-                o.kind,
-                o.id(),
-                o.api_version,
-                o.file,
-                versions.join(", ")
-            ));
-            return;
-        }
-        if o.name.is_empty() {
-            s.notes
-                .push(format!("{}: a {} without a name; skipped", o.file, o.kind));
-            return;
-        }
-        // The same object in two files (a bundle and a kubectl dump of it) counts once.
-        if !self.seen.insert((format!("{group}/{}", o.kind), o.id())) {
-            return;
-        }
-        match (group, o.kind.as_str()) {
-            ("", "Node") => s.nodes.push(node(&o)),
-            ("kubevirt.io", "VirtualMachineInstance") => s.vmis.push(vmi(&o)),
-            ("kubevirt.io", "VirtualMachine") => s.vms.push(vm(&o)),
-            ("longhorn.io", "Node") => s.longhorn_nodes.push(longhorn_node(&o)),
-            ("longhorn.io", "Volume") => s.volumes.push(volume(&o)),
-            ("longhorn.io", "Replica") => s.replicas.push(replica(&o)),
-            ("longhorn.io", "Setting") => {
-                if let Some(v) = text(&o.value["value"]) {
-                    s.settings.longhorn.insert(o.name.clone(), v.to_string());
-                }
+        match p.item {
+            Item::Node(x) => s.nodes.push(x),
+            Item::Vmi(x) => s.vmis.push(x),
+            Item::Vm(x) => s.vms.push(x),
+            Item::LonghornNode(x) => s.longhorn_nodes.push(x),
+            Item::Volume(x) => s.volumes.push(x),
+            Item::Replica(x) => s.replicas.push(x),
+            Item::LonghornSetting(k, v) => {
+                s.settings.longhorn.insert(k, v);
             }
-            ("harvesterhci.io", "Setting") => {
-                let v = text(&o.value["value"]).or_else(|| text(&o.value["default"]));
-                if let Some(v) = v {
-                    s.settings.harvester.insert(o.name.clone(), v.to_string());
-                }
+            Item::HarvesterSetting(k, v) => {
+                s.settings.harvester.insert(k, v);
             }
-            _ => s.rancher.push(o.value),
+            Item::Rancher(v) => s.rancher.push(v),
+            Item::Skipped(m) => s.skipped.push(m),
+            Item::Note(m) => s.notes.push(m),
+            Item::Nothing => {}
         }
     }
 

@@ -8,27 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::LiveError;
-
-/// One object of the dump, with where it came from.
-#[derive(Debug, Clone)]
-pub struct Object {
-    pub file: String,
-    pub api_version: String,
-    pub kind: String,
-    pub namespace: Option<String>,
-    pub name: String,
-    pub value: Value,
-}
-
-impl Object {
-    /// `namespace/name` or `name`, as errors name it.
-    pub fn id(&self) -> String {
-        match &self.namespace {
-            Some(ns) => format!("{ns}/{}", self.name),
-            None => self.name.clone(),
-        }
-    }
-}
+use super::objects::{Builder, Object, Prepared, prepare};
 
 /// Largest single file read (a support bundle's biggest list is far below this).
 const MAX_FILE: u64 = 512 * 1024 * 1024;
@@ -60,7 +40,7 @@ const CHUNK: usize = 2048;
 /// The objects of one file's text, handed to `sink` one at a time. JSON is read as a
 /// stream: the items of a `kind: List` are cut out as raw text first, then parsed and
 /// typed a chunk at a time (in parallel), so a large dump never sits in memory as one tree.
-fn objects_of(file: &str, text: &str, sink: &mut dyn FnMut(Object)) -> Result<(), String> {
+fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), String> {
     use rayon::prelude::*;
     let t = text.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
@@ -69,25 +49,32 @@ fn objects_of(file: &str, text: &str, sink: &mut dyn FnMut(Object)) -> Result<()
             .and_then(|got| de.end().map(|()| got))
             .map_err(|e| format!("not JSON: {e}"))?;
         for chunk in items.chunks(CHUNK) {
-            let parsed: Vec<Result<Value, String>> = chunk
+            // Parsed and typed on every thread; added in order on this one.
+            let typed: Vec<Result<Vec<Prepared>, String>> = chunk
                 .par_iter()
                 .map(|raw| {
-                    serde_json::from_str::<Value>(raw.get()).map_err(|e| format!("not JSON: {e}"))
+                    let v = serde_json::from_str::<Value>(raw.get())
+                        .map_err(|e| format!("not JSON: {e}"))?;
+                    let mut objs = Vec::new();
+                    push(file, v, &mut |o| objs.push(o), 1);
+                    Ok(objs.into_iter().map(prepare).collect())
                 })
                 .collect();
-            for v in parsed {
-                push(file, v?, sink, 1);
+            for t in typed {
+                for p in t? {
+                    sink.insert(p);
+                }
             }
         }
         if let Some(v) = rest {
-            push(file, v, sink, 0);
+            push(file, v, &mut |o| sink.insert(prepare(o)), 0);
         }
         Ok(())
     } else {
         let docs: Vec<Value> =
             serde_saphyr::from_multiple(text).map_err(|e| format!("not YAML: {e}"))?;
         for d in docs {
-            push(file, d, sink, 0);
+            push(file, d, &mut |o| sink.insert(prepare(o)), 0);
         }
         Ok(())
     }
@@ -219,11 +206,7 @@ fn bundle_yamls(dir: &Path) -> Option<PathBuf> {
     (subs.next().is_none() && only.path().join("yamls").is_dir()).then(|| only.path().join("yamls"))
 }
 
-fn read_zip(
-    path: &Path,
-    out: &mut dyn FnMut(Object),
-    notes: &mut Vec<String>,
-) -> Result<(), LiveError> {
+fn read_zip(path: &Path, out: &mut Builder, notes: &mut Vec<String>) -> Result<(), LiveError> {
     let f = std::fs::File::open(path).map_err(|e| fail(path, format!("cannot open: {e}")))?;
     let mut z =
         zip::ZipArchive::new(f).map_err(|e| fail(path, format!("not a zip archive: {e}")))?;
@@ -280,7 +263,7 @@ fn read_zip(
 /// Every object under `path`, and notes on what was skipped.
 /// Every object of a dump, each handed to `out` as it is read; returns the notes (files
 /// skipped and why).
-pub fn for_each_object(path: &Path, out: &mut dyn FnMut(Object)) -> Result<Vec<String>, LiveError> {
+pub fn for_each_object(path: &Path, out: &mut Builder) -> Result<Vec<String>, LiveError> {
     let mut notes = Vec::new();
     let meta = std::fs::metadata(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
     if meta.is_dir() {
@@ -320,11 +303,4 @@ pub fn for_each_object(path: &Path, out: &mut dyn FnMut(Object)) -> Result<Vec<S
         objects_of(&path.display().to_string(), &text, out).map_err(|m| fail(path, m))?;
     }
     Ok(notes)
-}
-
-/// Every object of a dump, and the notes.
-pub fn read_objects(path: &Path) -> Result<(Vec<Object>, Vec<String>), LiveError> {
-    let mut objs = Vec::new();
-    let notes = for_each_object(path, &mut |o| objs.push(o))?;
-    Ok((objs, notes))
 }
