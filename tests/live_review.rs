@@ -612,3 +612,45 @@ fn a_file_of_several_rancher_clusters_imports_each_and_unreadable_disks_are_erro
         "{err}"
     );
 }
+
+#[test]
+fn an_unreadable_quantity_is_a_note_naming_file_object_and_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut dump = synth::list(&drain_fleet());
+    let items = dump["items"].as_array_mut().unwrap();
+    let vol = items.iter_mut().find(|o| o["kind"] == "Volume").unwrap();
+    vol["spec"]["size"] = Value::String("12Qi".into());
+    let name = vol["metadata"]["name"].as_str().unwrap().to_string();
+    let vmi = items
+        .iter_mut()
+        .find(|o| o["kind"] == "VirtualMachineInstance")
+        .unwrap();
+    vmi["spec"]["domain"]["resources"]["requests"]["memory"] = Value::String("lots".into());
+    let path = tmp.path().join("odd.json");
+    std::fs::write(&path, dump.to_string()).unwrap();
+    let (code, v, err) = simulate(&["--from-cluster", path.to_str().unwrap()]);
+    // It fails, as it should: rack-1 holds two of the three control planes.
+    assert_eq!(code, 1, "{err}");
+    let notes: Vec<&str> = v["live"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let shown = path.display().to_string();
+    assert!(
+        notes.contains(&format!("{shown}: longhorn-system/{name}: spec.size: `12Qi` is not a byte count; taken as absent").as_str()),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.ends_with(
+            "spec.domain.resources.requests.memory: `lots` is not a byte quantity; taken as absent"
+        )),
+        "{notes:?}"
+    );
+    assert!(
+        notes.contains(&format!("volume {name}: no size; left out").as_str()),
+        "{notes:?}"
+    );
+    assert_eq!(v["volumes"], 2, "the other two volumes are kept");
+}

@@ -342,6 +342,94 @@ pub struct Prepared {
     /// (group/kind, namespace/name): the same object in two files counts once.
     key: Option<(String, String)>,
     item: Item,
+    /// Fields present but unreadable, each naming the file, the object and the field.
+    notes: Vec<String>,
+}
+
+/// Quantities the analyses need, by kind: (path, what it must be, reader).
+type Reader = fn(&Value) -> Option<f64>;
+const FIELDS: &[(&str, &str, &[&str], &str, Reader)] = &[
+    (
+        "",
+        "Node",
+        &["status", "allocatable", "cpu"],
+        "a CPU quantity",
+        millicores,
+    ),
+    (
+        "",
+        "Node",
+        &["status", "allocatable", "memory"],
+        "a byte quantity",
+        bytes,
+    ),
+    (
+        "kubevirt.io",
+        "VirtualMachineInstance",
+        &["spec", "domain", "resources", "requests", "cpu"],
+        "a CPU quantity",
+        millicores,
+    ),
+    (
+        "kubevirt.io",
+        "VirtualMachineInstance",
+        &["spec", "domain", "resources", "requests", "memory"],
+        "a byte quantity",
+        bytes,
+    ),
+    (
+        "kubevirt.io",
+        "VirtualMachineInstance",
+        &["spec", "domain", "resources", "limits", "cpu"],
+        "a CPU quantity",
+        millicores,
+    ),
+    (
+        "kubevirt.io",
+        "VirtualMachineInstance",
+        &["spec", "domain", "resources", "limits", "memory"],
+        "a byte quantity",
+        bytes,
+    ),
+    (
+        "longhorn.io",
+        "Volume",
+        &["spec", "size"],
+        "a byte count",
+        bytes,
+    ),
+    (
+        "longhorn.io",
+        "Volume",
+        &["status", "actualSize"],
+        "a byte count",
+        bytes,
+    ),
+];
+
+/// A note for each quantity that is there but cannot be read: the analysis then treats it
+/// as absent, and says so.
+fn unreadable(o: &Object, group: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (g, kind, path, what, read) in FIELDS {
+        if *g != group || *kind != o.kind {
+            continue;
+        }
+        let v = path.iter().fold(&o.value, |v, k| &v[*k]);
+        if text(v).is_none() && !v.is_number() {
+            continue;
+        }
+        if read(v).is_none() {
+            out.push(format!(
+                "{}: {}: {}: `{}` is not {what}; taken as absent",
+                o.file,
+                o.id(),
+                path.join("."),
+                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+            ));
+        }
+    }
+    out
 }
 
 enum Item {
@@ -361,7 +449,11 @@ enum Item {
 
 /// Type one object.
 pub fn prepare(o: Object) -> Prepared {
-    let nothing = |item| Prepared { key: None, item };
+    let nothing = |item| Prepared {
+        key: None,
+        item,
+        notes: Vec::new(),
+    };
     let (group, version) = o
         .api_version
         .rsplit_once('/')
@@ -386,6 +478,7 @@ pub fn prepare(o: Object) -> Prepared {
         )));
     }
     let key = Some((format!("{group}/{}", o.kind), o.id()));
+    let notes = unreadable(&o, group);
     let item = match (group, o.kind.as_str()) {
         ("", "Node") => Item::Node(node(&o)),
         ("kubevirt.io", "VirtualMachineInstance") => Item::Vmi(vmi(&o)),
@@ -405,7 +498,7 @@ pub fn prepare(o: Object) -> Prepared {
         }
         _ => Item::Rancher(o.value),
     };
-    Prepared { key, item }
+    Prepared { key, item, notes }
 }
 
 /// Adds typed objects as they come; `finish` records what is missing and what does not
@@ -424,6 +517,7 @@ impl Builder {
             return;
         }
         let s = &mut self.s;
+        s.notes.extend(p.notes);
         match p.item {
             Item::Node(x) => s.nodes.push(x),
             Item::Vmi(x) => s.vmis.push(x),
