@@ -702,16 +702,19 @@ fn storage_text(out: &mut String, r: &Report) {
             c.longhorn_hits
         )
     ));
-    out.push_str(&format!(
-        "    copyset placement, scatter width {} (measured {:.1}, {} copysets): {}\n",
-        c.scatter_width,
-        c.scatter_width_measured,
-        group(c.copyset_copysets as u64),
-        figure(
-            &c.copyset,
-            c.copyset_monte_carlo,
-            c.copyset_ci95,
-            c.copyset_hits
-        )
-    ));
+    match &c.not_compared {
+        Some(why) => out.push_str(&format!("    copyset placement: {why}\n")),
+        None => out.push_str(&format!(
+            "    copyset placement, scatter width {} (measured {:.1}, {} copysets): {}\n",
+            c.scatter_width,
+            c.scatter_width_measured,
+            group(c.copyset_copysets as u64),
+            figure(
+                &c.copyset,
+                c.copyset_monte_carlo,
+                c.copyset_ci95,
+                c.copyset_hits
+            )
+        )),
+    }
 }

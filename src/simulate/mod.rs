@@ -183,6 +183,9 @@ pub struct Correlated {
     pub copyset_monte_carlo: f64,
     pub copyset_ci95: [f64; 2],
     pub copyset_hits: u64,
+    /// Set when the comparison means nothing (fewer nodes than replicas).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_compared: Option<String>,
 }
 
 /// Place `clusters` (shape pool lists) on the scenario's fleet: from scratch, or beside
@@ -781,6 +784,11 @@ pub fn run(l: &Loaded) -> Report {
         copyset_monte_carlo: cs_mc,
         copyset_ci95: cs_ci,
         copyset_hits: hits(cs_mc),
+        not_compared: (n < rr).then(|| {
+            format!(
+                "the fleet has fewer nodes ({n}) than replicas ({rr}): no placement can keep a volume's replicas apart, so the copyset comparison is not made"
+            )
+        }),
     };
     let vm_restart = restart::derive(&s.platform);
     warnings.extend(whatif::warnings(l, &pl, &headroom, &rebuild_report));
