@@ -663,3 +663,44 @@ fn an_unreadable_quantity_is_a_note_naming_file_object_and_field() {
     );
     assert_eq!(v["volumes"], 2, "the other two volumes are kept");
 }
+
+#[test]
+fn disks_longhorn_closes_take_no_rebuilt_replica() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fleet = drain_fleet();
+    let run = |dump: &Value| {
+        let path = tmp.path().join("disks.json");
+        std::fs::write(&path, dump.to_string()).unwrap();
+        let (_, v, err) = simulate(&["--from-cluster", path.to_str().unwrap()]);
+        assert!(v["headroom"].is_object(), "{err}");
+        let node1 = v["headroom"]["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "node hv-001")
+            .unwrap()
+            .clone();
+        (node1["stranded_replicas"].as_u64().unwrap(), v)
+    };
+    // Losing hv-001 loses one replica of hv-001's volume (its other is on hv-002): it can
+    // be rebuilt on hv-003 or hv-004.
+    let open = synth::list(&fleet);
+    assert_eq!(run(&open).0, 0);
+    // With scheduling off on every disk of hv-003 and hv-004, it has nowhere to go.
+    let mut closed = open.clone();
+    for o in closed["items"].as_array_mut().unwrap() {
+        let name = o["metadata"]["name"].as_str().unwrap_or("").to_string();
+        if o["apiVersion"] == "longhorn.io/v1beta2"
+            && o["kind"] == "Node"
+            && (name == "hv-003" || name == "hv-004")
+        {
+            for d in o["spec"]["disks"].as_object_mut().unwrap().values_mut() {
+                d["allowScheduling"] = Value::Bool(false);
+            }
+        }
+    }
+    let (stranded, v) = run(&closed);
+    assert_eq!(stranded, 1);
+    let notes = v["live"]["notes"].to_string();
+    assert!(notes.contains("8 disk(s) take no new replica"), "{notes}");
+}

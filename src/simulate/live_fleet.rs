@@ -34,6 +34,75 @@ pub struct LiveFleet {
     pub notes: Vec<String>,
 }
 
+/// The disks as Longhorn reports them, where they say more than the replicas do: space
+/// used by other data (`storageMaximum - storageAvailable`), sizes scheduled
+/// (`storageScheduled`), the reservation (`storageReserved`, which shrinks what may be
+/// scheduled), and disks or nodes that take no new replica (scheduling off, or not
+/// Schedulable).
+fn live_disks(
+    pl: &mut Placement,
+    nodes: &[&crate::live::Node],
+    lh: &BTreeMap<&str, &crate::live::LonghornNode>,
+    p: &Platform,
+    notes: &mut Vec<String>,
+) {
+    let op = p.overcommit_storage_pct / 100.0;
+    let (mut fuller, mut closed) = (0usize, Vec::new());
+    for (i, n) in nodes.iter().enumerate() {
+        let Some(l) = lh.get(n.name.as_str()) else {
+            continue;
+        };
+        for (d, disk) in l.disks.iter().enumerate() {
+            let Some(max) = disk.maximum else { continue };
+            let Some(e) = pl.free.disk.get_mut(i).and_then(|x| x.get_mut(d)) else {
+                continue;
+            };
+            let mut changed = false;
+            if let Some(avail) = disk.available {
+                let used_live = (max - avail).max(0.0);
+                if used_live > e.1 + 1.0 {
+                    e.1 = used_live;
+                    changed = true;
+                }
+            }
+            let reserved = disk.reserved.unwrap_or(0.0).max(0.0) * op;
+            let sched_live = disk.scheduled.unwrap_or(0.0).max(0.0);
+            let sched = e.0.max(sched_live) + reserved;
+            if sched > e.0 + 1.0 {
+                e.0 = sched;
+                changed = true;
+            }
+            if !l.allow_scheduling || !disk.allow_scheduling || disk.schedulable == Some(false) {
+                // Nothing new fits: scheduled past any over-provisioning.
+                e.0 = f64::INFINITY;
+                closed.push(format!("{}/{}", n.name, disk.name));
+            } else if changed {
+                fuller += 1;
+            }
+        }
+        pl.free.node_room[i] = pl.topo.hosts[i]
+            .disks
+            .iter()
+            .zip(&pl.free.disk[i])
+            .filter(|(_, e)| e.0.is_finite())
+            .map(|(max, e)| max - e.1)
+            .fold(0.0, f64::max);
+    }
+    if fuller > 0 {
+        notes.push(format!(
+            "{fuller} disk(s) hold more than their replicas explain (other data, or storageReserved): Longhorn's own storageAvailable, storageScheduled and storageReserved are used for them"
+        ));
+    }
+    if !closed.is_empty() {
+        notes.push(format!(
+            "{} disk(s) take no new replica (scheduling off or not Schedulable): {}",
+            closed.len(),
+            closed.join(", ")
+        ));
+    }
+    pl.refresh();
+}
+
 impl std::fmt::Debug for LiveFleet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveFleet")
@@ -234,6 +303,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
         });
     }
     let mut pl = Placement::adopt(topo, vms, volumes, vm_node, p);
+    live_disks(&mut pl, &nodes, &lh, p, &mut notes);
     // Cordoned nodes and nodes in maintenance take no restarted VM.
     let mut cordoned = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
