@@ -704,3 +704,44 @@ fn disks_longhorn_closes_take_no_rebuilt_replica() {
     let notes = v["live"]["notes"].to_string();
     assert!(notes.contains("8 disk(s) take no new replica"), "{notes}");
 }
+
+#[test]
+fn a_node_that_is_not_ready_or_not_vm_schedulable_is_no_migration_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (label, how) in [
+        ("NotReady", "is not Ready"),
+        ("unschedulable", "has kubevirt.io/schedulable=false"),
+    ] {
+        let mut dump = synth::list(&drain_fleet());
+        for o in dump["items"].as_array_mut().unwrap() {
+            if o["kind"] == "Node" && o["apiVersion"] == "v1" && o["metadata"]["name"] == "hv-004" {
+                if label == "NotReady" {
+                    o["status"]["conditions"][0]["status"] = Value::String("False".into());
+                } else {
+                    o["metadata"]["labels"]["kubevirt.io/schedulable"] =
+                        Value::String("false".into());
+                }
+            }
+        }
+        let path = tmp.path().join(format!("{label}.json"));
+        std::fs::write(&path, dump.to_string()).unwrap();
+        // hv-001's control plane could only go to hv-004 (the others hold its pool).
+        let (code, d, err) = simulate(&[
+            "--from-cluster",
+            path.to_str().unwrap(),
+            "--drain",
+            "hv-001",
+        ]);
+        assert_eq!(code, 1, "{label}: {err}");
+        assert_eq!(d["can_start"], false, "{label}");
+        assert_eq!(d["no_target"], 1, "{label}");
+        let (_, v, _) = simulate(&["--from-cluster", path.to_str().unwrap()]);
+        assert!(
+            v["live"]["notes"]
+                .to_string()
+                .contains(&format!("node hv-004 {how}")),
+            "{label}: {}",
+            v["live"]["notes"]
+        );
+    }
+}

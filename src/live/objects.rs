@@ -44,6 +44,9 @@ pub struct Node {
     /// `harvesterhci.io/maintain-status`: `running` or `completed`.
     pub maintenance: Option<String>,
     pub ready: Option<bool>,
+    /// Label `kubevirt.io/schedulable`: `false` when virt-handler is not ready there, so no
+    /// VMI can land on it.
+    pub vm_schedulable: Option<bool>,
     /// Witness nodes run etcd only and hold no VMs.
     pub witness: bool,
 }
@@ -198,6 +201,7 @@ fn node(o: &Object) -> Node {
         maintenance: text(&v["metadata"]["annotations"]["harvesterhci.io/maintain-status"])
             .map(str::to_string),
         ready: condition(&v["status"]["conditions"], "Ready"),
+        vm_schedulable: text(&labels["kubevirt.io/schedulable"]).map(|s| s == "true"),
         witness: flag(&labels["node-role.harvesterhci.io/witness"]),
     }
 }

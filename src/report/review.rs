@@ -121,7 +121,7 @@ fn sections(r: &Report) -> Vec<Section> {
         let mut d = Section::new("dump", "What the dump held");
         if !l.cordoned.is_empty() {
             d.text.push(format!(
-                "Cordoned or in maintenance, taking no VM: {}.",
+                "Taking no new VM (cordoned, in maintenance, not Ready, or not VM-schedulable): {}.",
                 l.cordoned.join(", ")
             ));
         }

@@ -527,7 +527,7 @@ pub fn live_text(l: &simulate::live_fleet::LiveSummary) -> String {
     );
     if !l.cordoned.is_empty() {
         out.push_str(&format!(
-            "  cordoned or in maintenance (take no VM): {}\n",
+            "  take no new VM (cordoned, in maintenance, not Ready, or not VM-schedulable): {}\n",
             l.cordoned.join(", ")
         ));
     }

@@ -23,7 +23,7 @@ pub struct LiveFleet {
     pub migratable: Vec<Option<bool>>,
     /// Per VM: its `harvesterhci.io/maintain-mode-strategy` label.
     pub strategy: Vec<Option<String>>,
-    /// Hosts that are cordoned or in maintenance.
+    /// Hosts that take no new VM: cordoned, in maintenance, not Ready, or not VM-schedulable.
     pub cordoned: Vec<usize>,
     /// Volumes whose data is the scenario's fill share, not `status.actualSize`.
     pub estimated_data: usize,
@@ -307,14 +307,20 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, String> {
     // Cordoned nodes and nodes in maintenance take no restarted VM.
     let mut cordoned = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
-        if n.cordoned || n.maintenance.is_some() {
+        let why = if n.cordoned || n.maintenance.is_some() {
+            Some("is cordoned or in maintenance")
+        } else if n.ready == Some(false) {
+            Some("is not Ready")
+        } else if n.vm_schedulable == Some(false) {
+            Some("has kubevirt.io/schedulable=false (virt-handler not ready)")
+        } else {
+            None
+        };
+        if let Some(why) = why {
             cordoned.push(i);
             pl.free.cpu[i] = pl.free.cpu[i].min(0.0);
             pl.free.mem[i] = pl.free.mem[i].min(0.0);
-            notes.push(format!(
-                "node {} is cordoned or in maintenance: it takes no VM",
-                n.name
-            ));
+            notes.push(format!("node {} {why}: it takes no VM", n.name));
         }
     }
     if estimated_data > 0 {
