@@ -157,9 +157,21 @@ fn two_discoveries_racing_on_one_site_lose_nothing() {
         std::fs::write(a.path().join("bmcs.yaml"), bmcs_yaml(&fleet, 0..4)).unwrap();
         std::fs::write(b.path().join("bmcs.yaml"), bmcs_yaml(&fleet, 4..8)).unwrap();
         std::fs::copy(a.path().join("bmcs.yaml"), site.path().join("bmcs.yaml")).unwrap();
+        let served = |range: std::ops::Range<usize>| -> usize {
+            fleet.bmcs[range]
+                .iter()
+                .map(|b| b.stats.requests.load(std::sync::atomic::Ordering::SeqCst))
+                .sum()
+        };
+        let before = served(0..4);
         let (ra, rb) = std::thread::scope(|s| {
             let ha = s.spawn(|| discover(site.path()));
-            std::thread::sleep(Duration::from_millis(30));
+            // Swap the file once the first run has read it (its BMCs see requests): a
+            // fixed sleep lost the race on a loaded machine and both read the second file.
+            let start = std::time::Instant::now();
+            while served(0..4) == before && start.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
             std::fs::copy(b.path().join("bmcs.yaml"), site.path().join("bmcs.yaml")).unwrap();
             let hb = s.spawn(|| discover(site.path()));
             (ha.join().unwrap(), hb.join().unwrap())
