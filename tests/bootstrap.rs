@@ -245,9 +245,22 @@ fn serve_hands_each_node_its_own_config_once() {
     let v = get_json(s.port, "/status");
     assert_eq!(v["nodes"]["hv-c01"]["state"], "installed");
     assert_eq!(v["nodes"]["hv-c02"]["state"], "waiting");
-    std::thread::sleep(Duration::from_millis(200));
-    let log = s.log.lock().unwrap().join("\n");
+    // The server logs after it answers: wait for the lines (bounded), not a fixed time.
     let id = id_of(&site, "hv-c01");
+    let wanted = [
+        format!("hv-c01 ({id})"),
+        "refused (path traversal)".to_string(),
+        "refused: no webhook key".to_string(),
+    ];
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        let log = s.log.lock().unwrap().join("\n");
+        if wanted.iter().all(|w| log.contains(w.as_str())) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let log = s.log.lock().unwrap().join("\n");
     assert!(log.contains(&format!("hv-c01 ({id})")), "{log}");
     assert!(!log.contains(&token), "tokens never reach the log");
     assert!(log.contains("refused (path traversal)"), "{log}");
