@@ -4,7 +4,6 @@
 //! scenario's; `--drain` on fleets whose answers are worked out by hand; the review report
 //! and its charts.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -59,24 +58,8 @@ fn the_shipped_example_dump_is_what_the_generator_writes() {
 
 fn zip_sample(dir: &Path) -> PathBuf {
     let zpath = dir.join("supportbundle_2022-03-22T23-49-32Z.zip");
-    let mut z = zip::ZipWriter::new(std::fs::File::create(&zpath).unwrap());
-    let opts = zip::write::SimpleFileOptions::default();
-    let root = sample();
-    let mut stack = vec![root.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(&root).unwrap().display().to_string();
-                z.start_file(format!("supportbundle_2022-03-22T23-49-32Z/{rel}"), opts)
-                    .unwrap();
-                z.write_all(&std::fs::read(&p).unwrap()).unwrap();
-            }
-        }
-    }
-    z.finish().unwrap();
+    let n = crate::support::zip_as_bundle(&sample(), "supportbundle_2022-03-22T23-49-32Z", &zpath);
+    assert!(n > 10, "{n} files");
     zpath
 }
 

@@ -2,7 +2,6 @@
 //! the way Harvester's UI delivers it), kubectl `kind: List` output in YAML and JSON built
 //! from real Longhorn 1.10 objects, and what does not add up reported, not crashed on.
 
-use std::io::Write as _;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -59,26 +58,7 @@ fn the_real_support_bundle_reads_unpacked_and_zipped() {
     // Zipped as the UI delivers it: one top folder holding metadata.yaml and yamls/.
     let tmp = tempfile::tempdir().unwrap();
     let zpath = tmp.path().join("supportbundle_2022-03-07T01-01-01Z.zip");
-    let mut z = zip::ZipWriter::new(std::fs::File::create(&zpath).unwrap());
-    let opts = zip::write::SimpleFileOptions::default();
-    let root = sample();
-    let mut stack = vec![root.clone()];
-    let mut n = 0;
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(&root).unwrap().display().to_string();
-                z.start_file(format!("supportbundle_2022-03-07T01-01-01Z/{rel}"), opts)
-                    .unwrap();
-                z.write_all(&std::fs::read(&p).unwrap()).unwrap();
-                n += 1;
-            }
-        }
-    }
-    z.finish().unwrap();
+    let n = crate::support::zip_as_bundle(&sample(), "supportbundle_2022-03-07T01-01-01Z", &zpath);
     assert!(n > 10);
     let zs = rackplan::live::read(&zpath).unwrap();
     check_sample(&zs);

@@ -144,13 +144,30 @@ pub fn attach_live(
     Ok((summary, assumptions))
 }
 
-fn write_report(path: &Path, r: &simulate::Report) -> Result<(), Error> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    match ext {
-        "html" | "htm" => {
+/// The review report's format, from its file name: checked before anything runs.
+#[derive(Clone, Copy)]
+enum ReportFormat {
+    Html,
+    Markdown,
+}
+
+fn report_format(path: &Path) -> Result<ReportFormat, Error> {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" | "htm" => Ok(ReportFormat::Html),
+        "md" | "markdown" => Ok(ReportFormat::Markdown),
+        _ => Err(Error::Usage(format!(
+            "--report {}: give a file ending in .html or .md",
+            path.display()
+        ))),
+    }
+}
+
+fn write_report(path: &Path, format: ReportFormat, r: &simulate::Report) -> Result<(), Error> {
+    match format {
+        ReportFormat::Html => {
             fsio::write_atomic(path, report::review::html(r).as_bytes(), Mode::Public)?;
         }
-        "md" | "markdown" => {
+        ReportFormat::Markdown => {
             let dir = path.parent().unwrap_or(Path::new("."));
             let stem = path
                 .file_stem()
@@ -162,12 +179,6 @@ fn write_report(path: &Path, r: &simulate::Report) -> Result<(), Error> {
             }
             fsio::write_atomic(path, text.as_bytes(), Mode::Public)?;
         }
-        _ => {
-            return Err(Error::Usage(format!(
-                "--report {}: give a file ending in .html or .md",
-                path.display()
-            )));
-        }
     }
     Ok(())
 }
@@ -178,15 +189,10 @@ pub fn run(i: &Inputs<'_>, ctx: &Ctx) -> Result<u8, Error> {
             "give a scenario file (simulations/reference-factory.yaml), or --from-cluster PATH for the fleet as it runs (a scenario beside it adds what-ifs)".into(),
         ));
     }
-    if let Some(path) = i.report {
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if !matches!(ext, "html" | "htm" | "md" | "markdown") {
-            return Err(Error::Usage(format!(
-                "--report {}: give a file ending in .html or .md",
-                path.display()
-            )));
-        }
-    }
+    let report_to = i
+        .report
+        .map(|path| report_format(path).map(|f| (path, f)))
+        .transpose()?;
     let mut loaded = load_scenario(i.scenario)?;
     if let Some(d) = i.what_if.data {
         let tib = parse_size_tib(d).map_err(Error::Usage)?;
@@ -229,8 +235,8 @@ pub fn run(i: &Inputs<'_>, ctx: &Ctx) -> Result<u8, Error> {
             fsio::write_atomic(&dir.join(name), body.as_bytes(), Mode::Public)?;
         }
     }
-    if let Some(path) = i.report {
-        write_report(path, &r)?;
+    if let Some((path, format)) = report_to {
+        write_report(path, format, &r)?;
     }
     if ctx.json {
         term::outln(&report::json(&r));

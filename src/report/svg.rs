@@ -99,28 +99,18 @@ fn plain(s: &str) -> String {
     esc(&s.replace('`', ""))
 }
 
-/// The nice number near `x`: 1, 2 or 5 times a power of ten (rounded, or the one above).
-pub fn nice_number(x: f64, round: bool) -> f64 {
+/// The nice number nearest `x`: 1, 2, 5 or 10 times a power of ten.
+pub fn nice_number(x: f64) -> f64 {
     if x <= 0.0 || !x.is_finite() {
         return 1.0;
     }
     let exp = x.log10().floor();
     let f = x / 10f64.powf(exp);
-    let nf = if round {
-        if f < 1.5 {
-            1.0
-        } else if f < 3.0 {
-            2.0
-        } else if f < 7.0 {
-            5.0
-        } else {
-            10.0
-        }
-    } else if f <= 1.0 {
+    let nf = if f < 1.5 {
         1.0
-    } else if f <= 2.0 {
+    } else if f < 3.0 {
         2.0
-    } else if f <= 5.0 {
+    } else if f < 7.0 {
         5.0
     } else {
         10.0
@@ -139,7 +129,7 @@ pub fn nice_ticks(lo: f64, hi: f64, n: usize, integer: bool) -> (f64, f64, f64) 
     } else {
         (lo, hi)
     };
-    let mut step = nice_number((hi - lo) / (n.max(2) - 1) as f64, true);
+    let mut step = nice_number((hi - lo) / (n.max(2) - 1) as f64);
     if integer {
         step = step.max(1.0).round();
     }

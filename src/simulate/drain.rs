@@ -171,7 +171,7 @@ pub fn drain(l: &Loaded, live: &LiveFleet, drained: &[usize], policy: &str) -> D
     }
     degraded.sort_unstable();
     post.volumes = volumes;
-    post.refresh();
+    post.finish();
     // One more node failure during the maintenance: the drained nodes count as down.
     let mut further: Vec<FurtherFailure> = (0..n)
         .filter(|&h| alive[h])

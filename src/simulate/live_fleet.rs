@@ -80,13 +80,7 @@ fn live_disks(
                 fuller += 1;
             }
         }
-        pl.free.node_room[i] = pl.topo.hosts[i]
-            .disks
-            .iter()
-            .zip(&pl.free.disk[i])
-            .filter(|(_, e)| e.0.is_finite())
-            .map(|(max, e)| max - e.1)
-            .fold(0.0, f64::max);
+        pl.free.node_room[i] = pl.free.room(&pl.topo, i);
     }
     if fuller > 0 {
         notes.push(format!(
@@ -100,7 +94,7 @@ fn live_disks(
             closed.join(", ")
         ));
     }
-    pl.refresh();
+    pl.finish();
 }
 
 impl std::fmt::Debug for LiveFleet {

@@ -101,12 +101,26 @@ impl Free {
     pub fn add_replica(&mut self, topo: &Topology, n: usize, d: usize, vol: &Volume) {
         self.disk[n][d].0 += vol.size;
         self.disk[n][d].1 += vol.data;
-        self.node_room[n] = topo.hosts[n]
+        self.node_room[n] = self.room(topo, n);
+    }
+
+    /// Forget a replica on (node, disk).
+    pub fn remove_replica(&mut self, topo: &Topology, n: usize, d: usize, vol: &Volume) {
+        self.disk[n][d].0 -= vol.size;
+        self.disk[n][d].1 -= vol.data;
+        self.node_room[n] = self.room(topo, n);
+    }
+
+    /// The room left on node n's emptiest disk that takes replicas (a disk Longhorn closed
+    /// to scheduling has infinite sizes scheduled and offers none).
+    pub fn room(&self, topo: &Topology, n: usize) -> f64 {
+        topo.hosts[n]
             .disks
             .iter()
             .zip(&self.disk[n])
+            .filter(|(_, s)| s.0.is_finite())
             .map(|(max, s)| max - s.1)
-            .fold(0.0, f64::max);
+            .fold(0.0, f64::max)
     }
 }
 
@@ -699,48 +713,9 @@ impl Placement {
     }
 
     /// Place every VM, then every volume's replicas.
-    pub fn build(
-        topo: Topology,
-        vms: Vec<Vm>,
-        mut volumes: Vec<Volume>,
-        p: &Platform,
-    ) -> Placement {
-        let vm_node = vec![None; vms.len()];
-        let mut pl = Placement::empty(topo, vms, vm_node, p);
-        let alive = vec![true; pl.topo.hosts.len()];
-        for v in 0..pl.vms.len() {
-            if !pl.vms[v].running {
-                continue;
-            }
-            match pick_node(&pl.vms[v], &pl.free, &pl.topo, &pl.groups, &[], &alive) {
-                Some(n) => {
-                    pl.free.cpu[n] -= pl.vms[v].cpu_req;
-                    pl.free.mem[n] -= pl.vms[v].mem_req;
-                    if let Some(g) = pl.vms[v].group
-                        && !pl.groups[n].contains(&g)
-                    {
-                        pl.groups[n].push(g);
-                    }
-                    pl.vm_node[v] = Some(n);
-                }
-                None => pl.stranded_vms += 1,
-            }
-        }
-        let r = p.replicas as usize;
-        for (i, vol) in volumes.iter_mut().enumerate() {
-            for k in 0..r {
-                let draw = (i as u64) << 8 | k as u64;
-                match pick_disk(vol, &pl.free, &pl.topo, &pl.rules, &alive, draw) {
-                    Some((n, d)) => {
-                        pl.free.add_replica(&pl.topo, n, d, vol);
-                        vol.replicas.push((n, d));
-                    }
-                    None => pl.stranded_replicas += 1,
-                }
-            }
-        }
-        pl.volumes = volumes;
-        pl.finish();
+    pub fn build(topo: Topology, vms: Vec<Vm>, volumes: Vec<Volume>, p: &Platform) -> Placement {
+        let mut pl = Placement::empty(topo, Vec::new(), Vec::new(), p);
+        pl.add_workload(vms, volumes, p);
         pl
     }
 
@@ -756,13 +731,8 @@ impl Placement {
         let mut pl = Placement::empty(topo, vms, vm_node, p);
         for v in 0..pl.vms.len() {
             if let (true, Some(n)) = (pl.vms[v].running, pl.vm_node[v]) {
-                pl.free.cpu[n] -= pl.vms[v].cpu_req;
-                pl.free.mem[n] -= pl.vms[v].mem_req;
-                if let Some(g) = pl.vms[v].group
-                    && !pl.groups[n].contains(&g)
-                {
-                    pl.groups[n].push(g);
-                }
+                let (cpu, mem, group) = (pl.vms[v].cpu_req, pl.vms[v].mem_req, pl.vms[v].group);
+                pl.take(n, cpu, mem, group);
             }
         }
         for vol in &volumes {
@@ -782,8 +752,8 @@ impl Placement {
     pub fn extend(
         &self,
         topo: Topology,
-        mut vms: Vec<Vm>,
-        mut volumes: Vec<Volume>,
+        vms: Vec<Vm>,
+        volumes: Vec<Volume>,
         p: &Platform,
     ) -> Placement {
         let mut pl = self.clone();
@@ -797,54 +767,69 @@ impl Placement {
             pl.groups.push(Vec::new());
         }
         pl.topo = topo;
-        let (vm_off, vol_off) = (pl.vms.len(), pl.volumes.len());
-        let group_off = pl.vms.iter().filter_map(|v| v.group).max().unwrap_or(0);
-        let cluster_off = pl.vms.iter().map(|v| v.cluster + 1).max().unwrap_or(0);
-        let alive = vec![true; pl.topo.hosts.len()];
-        for mut vm in vms.drain(..) {
+        pl.add_workload(vms, volumes, p);
+        pl
+    }
+
+    /// A node takes a VM's requests (and its anti-affinity group).
+    fn take(&mut self, n: usize, cpu: f64, mem: f64, group: Option<u32>) {
+        self.free.cpu[n] -= cpu;
+        self.free.mem[n] -= mem;
+        if let Some(g) = group
+            && !self.groups[n].contains(&g)
+        {
+            self.groups[n].push(g);
+        }
+    }
+
+    /// Place replicas of volume `i` until it has `r`, as Longhorn would; those that find
+    /// no disk are counted stranded.
+    fn top_up(&mut self, vol: &mut Volume, i: usize, r: usize, alive: &[bool]) {
+        for k in vol.replicas.len()..r {
+            let draw = (i as u64) << 8 | k as u64;
+            match pick_disk(vol, &self.free, &self.topo, &self.rules, alive, draw) {
+                Some((n, d)) => {
+                    self.free.add_replica(&self.topo, n, d, vol);
+                    vol.replicas.push((n, d));
+                }
+                None => self.stranded_replicas += 1,
+            }
+        }
+    }
+
+    /// Place `vms`, then `volumes`' replicas (numbered as `workload` numbers them, from
+    /// zero) after what this placement holds, and index the result.
+    fn add_workload(&mut self, vms: Vec<Vm>, mut volumes: Vec<Volume>, p: &Platform) {
+        let (vm_off, vol_off) = (self.vms.len(), self.volumes.len());
+        let group_off = self.vms.iter().filter_map(|v| v.group).max().unwrap_or(0);
+        let cluster_off = self.vms.iter().map(|v| v.cluster + 1).max().unwrap_or(0);
+        let alive = vec![true; self.topo.hosts.len()];
+        for mut vm in vms {
             vm.group = vm.group.map(|g| g + group_off);
             vm.cluster += cluster_off;
             for v in &mut vm.volumes {
                 *v += vol_off;
             }
             let node = if vm.running {
-                pick_node(&vm, &pl.free, &pl.topo, &pl.groups, &[], &alive)
+                pick_node(&vm, &self.free, &self.topo, &self.groups, &[], &alive)
             } else {
                 None
             };
             match node {
-                Some(n) => {
-                    pl.free.cpu[n] -= vm.cpu_req;
-                    pl.free.mem[n] -= vm.mem_req;
-                    if let Some(g) = vm.group
-                        && !pl.groups[n].contains(&g)
-                    {
-                        pl.groups[n].push(g);
-                    }
-                }
-                None if vm.running => pl.stranded_vms += 1,
+                Some(n) => self.take(n, vm.cpu_req, vm.mem_req, vm.group),
+                None if vm.running => self.stranded_vms += 1,
                 None => {}
             }
-            pl.vm_node.push(node);
-            pl.vms.push(vm);
+            self.vm_node.push(node);
+            self.vms.push(vm);
         }
         let r = p.replicas as usize;
         for (i, vol) in volumes.iter_mut().enumerate() {
             vol.vm += vm_off;
-            for k in 0..r {
-                let draw = ((vol_off + i) as u64) << 8 | k as u64;
-                match pick_disk(vol, &pl.free, &pl.topo, &pl.rules, &alive, draw) {
-                    Some((n, d)) => {
-                        pl.free.add_replica(&pl.topo, n, d, vol);
-                        vol.replicas.push((n, d));
-                    }
-                    None => pl.stranded_replicas += 1,
-                }
-            }
+            self.top_up(vol, vol_off + i, r, &alive);
         }
-        pl.volumes.extend(volumes);
-        pl.finish();
-        pl
+        self.volumes.extend(volumes);
+        self.finish();
     }
 
     /// Every volume at `r` replicas: the newest beyond `r` dropped, missing ones placed as
@@ -857,40 +842,19 @@ impl Placement {
         for (i, vol) in volumes.iter_mut().enumerate() {
             while vol.replicas.len() > r {
                 if let Some((n, d)) = vol.replicas.pop() {
-                    let e = &mut pl.free.disk[n][d];
-                    e.0 -= vol.size;
-                    e.1 -= vol.data;
-                    pl.free.node_room[n] = pl.topo.hosts[n]
-                        .disks
-                        .iter()
-                        .zip(&pl.free.disk[n])
-                        .map(|(max, (_, used))| max - used)
-                        .fold(0.0, f64::max);
+                    pl.free.remove_replica(&pl.topo, n, d, vol);
                 }
             }
-            for k in vol.replicas.len()..r {
-                let draw = (i as u64) << 8 | k as u64;
-                match pick_disk(vol, &pl.free, &pl.topo, &pl.rules, &alive, draw) {
-                    Some((n, d)) => {
-                        pl.free.add_replica(&pl.topo, n, d, vol);
-                        vol.replicas.push((n, d));
-                    }
-                    None => pl.stranded_replicas += 1,
-                }
-            }
+            pl.top_up(vol, i, r, &alive);
         }
         pl.volumes = volumes;
         pl.finish();
         pl
     }
 
-    /// The per-node lists and indexes again, after VMs or replicas were moved by hand.
-    pub fn refresh(&mut self) {
-        self.finish();
-    }
-
-    /// The per-node lists and indexes, once every VM and replica has its place.
-    fn finish(&mut self) {
+    /// The per-node lists and indexes, once every VM and replica has its place (again,
+    /// after VMs or replicas were moved by hand).
+    pub fn finish(&mut self) {
         let pl = self;
         let hosts = pl.topo.hosts.len();
         pl.vms_on = vec![Vec::new(); hosts];

@@ -158,3 +158,28 @@ pub fn flat(s: &str) -> String {
 pub mod replay;
 pub mod sshd;
 pub mod sushy;
+
+/// Zip a folder as Harvester's UI delivers a support bundle: one top folder (`top`)
+/// holding the folder's files, written to `dest`. Returns how many files went in.
+pub fn zip_as_bundle(root: &std::path::Path, top: &str, dest: &std::path::Path) -> usize {
+    use std::io::Write as _;
+    let mut z = zip::ZipWriter::new(std::fs::File::create(dest).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    let mut stack = vec![root.to_path_buf()];
+    let mut n = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().display().to_string();
+                z.start_file(format!("{top}/{rel}"), opts).unwrap();
+                z.write_all(&std::fs::read(&p).unwrap()).unwrap();
+                n += 1;
+            }
+        }
+    }
+    z.finish().unwrap();
+    n
+}
