@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use rackplan::simulate::{admit, loader};
+use rackplan::simulate::{Study, questions, scenario};
 
 fn main() {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -19,14 +19,14 @@ fn main() {
         "team: paiement\nshape: standard\ncount: 1\nduration: 72h\n",
     )
     .unwrap();
-    let at = admit::parse_at("2027-02-10").unwrap();
+    let at = rackplan::clock::parse_at("2027-02-10").unwrap();
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..50 {
         let t0 = Instant::now();
-        let l = loader::load(&scenario).unwrap();
-        let r = admit::load_request(&req, &l).unwrap();
-        let d = admit::decide(&l, &r, at).unwrap();
+        let l = Study::from_file(&scenario).unwrap();
+        let r = scenario::load_request(&req, &l.shapes).unwrap();
+        let d = questions::decide(&l, &r, at).unwrap();
         times.push(t0.elapsed().as_secs_f64() * 1000.0);
         last = Some(d);
     }

@@ -10,7 +10,8 @@ use std::io::Write as _;
 use std::time::Instant;
 
 use rackplan::live::synth;
-use rackplan::simulate::{headroom, live_fleet, loader, scenario::Platform};
+use rackplan::simulate::failure::headroom;
+use rackplan::simulate::{ScenarioInput, Study, StudyInput, fleet, scenario::Platform};
 
 fn write_dump(path: &std::path::Path, spec: &synth::Spec) {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
@@ -61,7 +62,7 @@ fn main() {
             let t0 = Instant::now();
             let state = rackplan::live::read(&p).unwrap();
             let t1 = Instant::now();
-            let fleet = live_fleet::adopt(&state, &Platform::default()).unwrap();
+            let fleet = fleet::adopt(&state, &Platform::default()).unwrap();
             let t2 = Instant::now();
             let h = headroom::analyse(&fleet.placement);
             let t3 = Instant::now();
@@ -96,19 +97,14 @@ fn main() {
     // single-failure verdict.
     let p = dir.path().join("dump-27.json");
     let t0 = Instant::now();
-    let state = rackplan::live::read(&p).unwrap();
-    let mut l = loader::load_text(
-        std::path::Path::new("<bench>"),
-        "name: bench\n",
-        std::path::PathBuf::from("."),
-    )
+    let l = Study::open(&StudyInput {
+        scenario: ScenarioInput::None,
+        site: None,
+        dump: Some(&p),
+        rebuild_what_if: None,
+    })
     .unwrap();
-    let (platform, _) = live_fleet::platform(&state, &l.scenario.platform, false);
-    l.scenario.platform = platform;
-    l.live = Some(std::sync::Arc::new(
-        live_fleet::adopt(&state, &l.scenario.platform).unwrap(),
-    ));
-    let r = rackplan::simulate::run(&l);
+    let r = rackplan::simulate::questions::review(&l);
     println!(
         "  full review (headroom, rebuild and sweep, risk 10,000 x 10 years) of the reference size: {:.3} s, verdict {}",
         t0.elapsed().as_secs_f64(),

@@ -7,7 +7,8 @@
 
 use std::time::Instant;
 
-use rackplan::simulate::{self, headroom, loader, risk};
+use rackplan::simulate::Study;
+use rackplan::simulate::failure::{headroom, risk};
 
 fn fleet_yaml(nodes: usize, clusters: usize) -> String {
     let racks = (nodes / 40).max(3);
@@ -37,10 +38,10 @@ fn main() {
     ] {
         let p = dir.path().join(format!("s-{nodes}-{clusters}.yaml"));
         std::fs::write(&p, fleet_yaml(nodes, clusters)).unwrap();
-        let l = loader::load(&p).unwrap();
-        let cl = simulate::current(&l);
+        let l = Study::from_file(&p).unwrap();
+        let cl = l.current();
         let t0 = Instant::now();
-        let pl = simulate::place(&l, &cl);
+        let pl = l.place(&cl);
         let t1 = Instant::now();
         let h = headroom::analyse(&pl);
         let t2 = Instant::now();
@@ -59,9 +60,9 @@ fn main() {
     // N+2: every pair of 100 nodes. The best of three runs is reported.
     let p = dir.path().join("pairs.yaml");
     std::fs::write(&p, fleet_yaml(100, 600)).unwrap();
-    let l = loader::load(&p).unwrap();
-    let cl = simulate::current(&l);
-    let pl = simulate::place(&l, &cl);
+    let l = Study::from_file(&p).unwrap();
+    let cl = l.current();
+    let pl = l.place(&cl);
     let spec = headroom::Spec {
         pairs: true,
         ..headroom::Spec::default()
@@ -86,10 +87,10 @@ fn main() {
 
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("simulations/reference-factory.yaml");
-    let l = loader::load(&path).unwrap();
-    let cl = simulate::current(&l);
-    let pl = simulate::place(&l, &cl);
-    let fr = simulate::fleet_risk(&l, &pl, 0.54, &[]);
+    let l = Study::from_file(&path).unwrap();
+    let cl = l.current();
+    let pl = l.place(&cl);
+    let fr = risk::fleet_risk(&l.scenario, &pl, 0.54, &[]);
     for (trials, years) in [(1_000, 10), (10_000, 10)] {
         let t = Instant::now();
         let r = risk::monte_carlo(&fr, years, trials, 1);

@@ -26,6 +26,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod bootstrap;
 pub mod cli;
+pub mod clock;
 pub mod discover;
 pub mod files;
 pub mod inventory;
@@ -39,3 +40,4 @@ pub mod report;
 pub mod simulate;
 pub mod site;
 pub mod vocab;
+pub mod words;

@@ -442,7 +442,7 @@ fn check_harvester_config(cfg: &Value) {
 fn the_catalogue_reads_back_as_the_shapes_it_was_rendered_from() {
     let site = rendered();
     let scenario =
-        rackplan::simulate::loader::load(&repo().join("simulations/reference-factory.yaml"))
+        rackplan::simulate::scenario::load(&repo().join("simulations/reference-factory.yaml"))
             .unwrap();
     let docs = manifests(&site.out().join("manifests"));
     let images: Vec<String> = docs
@@ -477,7 +477,7 @@ fn the_catalogue_reads_back_as_the_shapes_it_was_rendered_from() {
         let path = site.out().join(format!("catalogue/{shape}.yaml"));
         let text = std::fs::read_to_string(&path).unwrap();
         // The round trip: what the simulator reads is what it checked.
-        let back = rackplan::simulate::rancher::pools(&text).unwrap();
+        let back = rackplan::simulate::scenario::pools(&text).unwrap();
         assert_eq!(&back, pools, "shape {shape}");
         let objs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
         let cluster = &objs[0];
@@ -583,12 +583,12 @@ fn other_shapes_and_overrides_round_trip_too() {
     let r = site.run(&["render", "--site", "{site}"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let loaded =
-        rackplan::simulate::loader::load(&site.tmp.path().join("simulations/mine.yaml")).unwrap();
+        rackplan::simulate::scenario::load(&site.tmp.path().join("simulations/mine.yaml")).unwrap();
     for shape in ["single", "flat"] {
         let text =
             std::fs::read_to_string(site.out().join(format!("catalogue/{shape}.yaml"))).unwrap();
         assert_eq!(
-            rackplan::simulate::rancher::pools(&text).unwrap(),
+            rackplan::simulate::scenario::pools(&text).unwrap(),
             loaded.shapes[shape]
         );
         let c: Value = serde_saphyr::from_multiple::<Value>(&text)
@@ -689,7 +689,7 @@ fn the_importer_reads_base64_and_raw_affinity_lists_and_json() {
         cfg("t-cp", &b64), cfg("t-raw", &aff.to_string()), cfg("t-none", ""),
     ]});
     let pools =
-        rackplan::simulate::rancher::pools(&serde_json::to_string_pretty(&list).unwrap()).unwrap();
+        rackplan::simulate::scenario::pools(&serde_json::to_string_pretty(&list).unwrap()).unwrap();
     let anti: Vec<(String, bool)> = pools
         .iter()
         .map(|p| (p.name.clone(), p.anti_affinity))
@@ -705,13 +705,17 @@ fn the_importer_reads_base64_and_raw_affinity_lists_and_json() {
     // Unreadable affinity is an error naming the config, not a silent "no affinity".
     let mut bad = list.clone();
     bad["items"][1]["vmAffinity"] = json!("not base64 !!");
-    let e = rackplan::simulate::rancher::pools(&bad.to_string()).unwrap_err();
+    let e = rackplan::simulate::scenario::pools(&bad.to_string())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("t-cp") && e.contains("vmAffinity"), "{e}");
     // Two clusters in one file: a shape imports one, and says which it found.
     let mut two = list.clone();
     let mut c2 = list["items"][0].clone();
     c2["metadata"]["name"] = json!("u");
     two["items"].as_array_mut().unwrap().push(c2);
-    let e = rackplan::simulate::rancher::pools(&two.to_string()).unwrap_err();
+    let e = rackplan::simulate::scenario::pools(&two.to_string())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("2 Clusters (t, u)"), "{e}");
 }

@@ -74,14 +74,14 @@ fn dump(clusters: usize, mem: &str, cordon_n4: bool) -> Value {
     json!({"apiVersion": "v1", "kind": "List", "items": items})
 }
 
-fn adopt(d: &Value) -> rackplan::simulate::live_fleet::LiveFleet {
+fn adopt(d: &Value) -> rackplan::simulate::fleet::LiveFleet {
     let tmp = tempfile::tempdir().unwrap();
     let f = tmp.path().join("dump.json");
     std::fs::write(&f, d.to_string()).unwrap();
     let state = rackplan::live::read(&f).unwrap();
     assert!(state.findings.is_empty(), "{:?}", state.findings);
     let p = rackplan::simulate::scenario::Platform::default();
-    rackplan::simulate::live_fleet::adopt(&state, &p).unwrap()
+    rackplan::simulate::fleet::adopt(&state, &p).unwrap()
 }
 
 #[test]
@@ -120,7 +120,7 @@ fn the_running_fleet_is_adopted_as_it_is() {
     // The three VMs of a cluster share one anti-affinity group.
     assert_eq!(pl.vms[0].group, pl.vms[1].group);
     assert_ne!(pl.vms[0].group, pl.vms[3].group);
-    let h = rackplan::simulate::headroom::analyse(pl);
+    let h = rackplan::simulate::failure::headroom::analyse(pl);
     // Any one node: its VMs restart elsewhere.
     for s in h.scenarios.iter().filter(|s| s.name.starts_with("node ")) {
         assert_eq!(s.stranded, 0, "{s:?}");
@@ -137,7 +137,7 @@ fn the_running_fleet_is_adopted_as_it_is() {
 fn a_full_fleet_fails_where_the_simulator_says_and_a_cordoned_node_takes_nothing() {
     // 4 clusters x 3 VMs of 20 GiB on 4 x 64 GiB: 3 VMs a node, no room for a lost node's.
     let f = adopt(&dump(4, "20Gi", false));
-    let h = rackplan::simulate::headroom::analyse(&f.placement);
+    let h = rackplan::simulate::failure::headroom::analyse(&f.placement);
     assert!(!h.verdict.passes());
     let node_fail = h.scenarios.iter().find(|s| s.name.contains("n1")).unwrap();
     assert!(node_fail.stranded > 0, "{node_fail:?}");
@@ -153,7 +153,7 @@ fn a_full_fleet_fails_where_the_simulator_says_and_a_cordoned_node_takes_nothing
         f.notes
     );
     assert!(f.placement.free.mem[3] <= 0.0);
-    let h = rackplan::simulate::headroom::analyse(&f.placement);
+    let h = rackplan::simulate::failure::headroom::analyse(&f.placement);
     let by = |n: &str| h.scenarios.iter().find(|s| s.name == n).unwrap().stranded;
     assert_eq!(by("node n1"), 1);
     assert_eq!(by("node n3"), 1);

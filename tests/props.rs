@@ -100,12 +100,13 @@ proptest! {
         // Keep the runs short: the property is about loading and validation.
         t = t.replace("risk_trials: 10000", "risk_trials: 50");
         std::fs::write(&p, t).unwrap();
-        match rackplan::simulate::loader::load(&p) {
+        match rackplan::simulate::scenario::load(&p) {
             Ok(l) => {
                 if l.scenario.fleet.classes.iter().map(|c| u64::from(c.count)).sum::<u64>() <= 200
                     && l.scenario.analysis.risk_trials <= 200
+                    && let Ok(study) = rackplan::simulate::Study::from_file(&p)
                 {
-                    let _ = rackplan::simulate::run(&l);
+                    let _ = rackplan::simulate::questions::review(&study);
                 }
             }
             Err(e) => located(&e),

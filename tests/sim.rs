@@ -1,7 +1,7 @@
 //! The simulator: published results reproduced by the Monte Carlo engine, the reference
 //! factory end to end through the CLI, Rancher import, determinism.
 
-use rackplan::simulate::risk::{self, Copysets};
+use rackplan::simulate::failure::risk::{self, Copysets};
 use serde_json::Value;
 
 use crate::support::{json_of, rackplan_json, repo, shared};
@@ -194,7 +194,7 @@ fn results_are_identical_for_any_thread_count() {
 fn rancher_cluster_files_import_as_shapes() {
     let text =
         std::fs::read_to_string(shared().join("reference/rancher/example-cluster.yaml")).unwrap();
-    let pools = rackplan::simulate::rancher::pools(&text).unwrap();
+    let pools = rackplan::simulate::scenario::pools(&text).unwrap();
     assert_eq!(pools.len(), 2);
     let cp = &pools[0];
     assert_eq!(

@@ -2,9 +2,10 @@
 //! answer is computed here independently (brute force over counts, closed forms, reloading
 //! the scenario with the change the fix proposes) and checks the report against it.
 
-use rackplan::simulate::risk::{Copysets, FleetRisk};
+use rackplan::simulate::failure::headroom;
+use rackplan::simulate::failure::risk::{Copysets, FleetRisk};
 use rackplan::simulate::scenario::{Failures, Pool};
-use rackplan::simulate::{self, headroom, loader};
+use rackplan::simulate::{Study, questions};
 use serde_json::Value;
 
 use crate::support::{json_of, rackplan_json, repo};
@@ -58,15 +59,13 @@ analysis: {max_clusters_shape: s, risk_trials: 10}
 #[test]
 fn max_clusters_is_the_last_count_before_the_first_failure() {
     let dir = tempfile::tempdir().unwrap();
-    let l = loader::load(&write(dir.path(), "s.yaml", NON_MONOTONE)).unwrap();
+    let l = Study::from_file(&write(dir.path(), "s.yaml", NON_MONOTONE)).unwrap();
     let pools = l.shapes["s"].as_slice();
     // Brute force over every count.
     let passes: Vec<bool> = (0..40)
         .map(|n| {
             let cl: Vec<&[Pool]> = std::iter::repeat_n(pools, n).collect();
-            headroom::analyse(&simulate::place(&l, &cl))
-                .verdict
-                .passes()
+            headroom::analyse(&l.place(&cl)).verdict.passes()
         })
         .collect();
     let first_fail = passes.iter().position(|p| !p).unwrap() as u32;
@@ -77,7 +76,7 @@ fn max_clusters_is_the_last_count_before_the_first_failure() {
         !again.is_empty(),
         "the scenario is not monotone: {passes:?}"
     );
-    let m = simulate::max_clusters(&l, "s");
+    let m = questions::max_clusters(&l, "s");
     assert_eq!(m.additional, Some(first_fail - 1));
     assert_eq!(m.first_failure, Some(first_fail));
     for n in &m.passes_again {
@@ -424,14 +423,14 @@ fn stranded_vms_are_down_for_the_whole_outage() {
         window_h: 1.0,
         vm_restart_s: Some(150.0),
     };
-    let s = rackplan::simulate::risk::monte_carlo(&fr(0.0, 10.0), 10, 4000, 3);
+    let s = rackplan::simulate::failure::risk::monte_carlo(&fr(0.0, 10.0), 10, 4000, 3);
     let ci = s.ci95_vm_downtime;
     assert!(ci[0] <= 5.0 && 5.0 <= ci[1], "{ci:?}");
     // Restartable VMs are down at most the restart time: 10 x 3 x E[min(D, 150 s)].
     let mean_h: f64 = 10.0 / 60.0;
     let cap = 150.0 / 3600.0;
     let want = 10.0 * 3.0 * mean_h * (1.0 - (-cap / mean_h).exp());
-    let r = rackplan::simulate::risk::monte_carlo(&fr(10.0, 0.0), 10, 4000, 3);
+    let r = rackplan::simulate::failure::risk::monte_carlo(&fr(10.0, 0.0), 10, 4000, 3);
     let ci = r.ci95_vm_downtime;
     assert!(ci[0] <= want && want <= ci[1], "{want} vs {ci:?}");
 }
@@ -523,8 +522,8 @@ fn n_plus_two_and_named_failure_sets() {
     );
     assert_eq!(sets[1]["failed_hosts"], 2);
     // The worst pair's figures are those of re-placing that pair on its own.
-    let l = loader::load(&p).unwrap();
-    let pl = simulate::place(&l, &simulate::current(&l));
+    let l = Study::from_file(&p).unwrap();
+    let pl = l.place(&l.current());
     let worst = &c[0]["worst"][0];
     let name = worst["name"].as_str().unwrap();
     let (a, b) = name.trim_start_matches("nodes ").split_once(" + ").unwrap();

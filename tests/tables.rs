@@ -170,9 +170,10 @@ fn main_tables_at_80_and_120_columns_split_no_word() {
     insta::assert_snapshot!("check_table_120", w120);
     assert!(w80.lines().all(|l| l.chars().count() <= 80), "{w80}");
 
-    let l = rackplan::simulate::loader::load(&repo().join("simulations/reference-factory.yaml"))
-        .unwrap();
-    let r = rackplan::simulate::run(&l);
+    let l =
+        rackplan::simulate::Study::from_file(&repo().join("simulations/reference-factory.yaml"))
+            .unwrap();
+    let r = rackplan::simulate::questions::review(&l);
     let (_, w80, w120) = at_widths(&|| rackplan::report::simulate::simulate_text(&r));
     let w80 = rackplan::report::wrap_prose_at(&w80, 80);
     assert!(

@@ -2,11 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+use super::config::AdmitConfig;
 use super::error::{Error, exit};
-use super::simulate::{attach_fleet, attach_live};
+use super::simulate::open_study;
 use super::{Ctx, term};
 use crate::report;
-use crate::simulate::{admit, loader};
+use crate::simulate::{questions, scenario};
 
 /// The fleet a request is judged on: the scenario's (or a site's), or a dump's.
 #[derive(Clone, Copy)]
@@ -22,36 +23,23 @@ pub fn run(
     at: Option<&str>,
     ctx: &Ctx,
 ) -> Result<u8, Error> {
-    let at = match at {
-        Some(s) => admit::parse_at(s).map_err(|e| Error::Usage(format!("--at {e}")))?,
-        None => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
-    };
-    if request == Path::new("-") && scenario == Path::new("-") {
-        return Err(Error::Usage(
-            "only one of REQUEST and SCENARIO can be `-` (standard input)".into(),
-        ));
-    }
-    let mut loaded = if scenario == Path::new("-") {
-        let text = term::read_stdin("SCENARIO")?;
-        loader::load_text(Path::new("<stdin>"), &text, PathBuf::from("."))?
-    } else {
-        loader::load(scenario)?
-    };
-    match fleet.dump {
-        Some(dump) => {
-            attach_live(&mut loaded, dump, true)?;
-        }
-        None => attach_fleet(&mut loaded, fleet.site, false)?,
-    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let cfg = AdmitConfig::resolve(request, scenario, at, now)?;
+    let study = open_study(
+        Some(scenario),
+        fleet.site.map(PathBuf::as_path),
+        fleet.dump,
+        None,
+    )?;
     let req = if request == Path::new("-") {
         let text = term::read_stdin("REQUEST")?;
-        admit::request_from_text(Path::new("<stdin>"), &text, &loaded)?
+        scenario::request_from_text(Path::new("<stdin>"), &text, &study.shapes)?
     } else {
-        admit::load_request(request, &loaded)?
+        scenario::load_request(request, &study.shapes)?
     };
-    let d = admit::decide(&loaded, &req, at)
+    let d = questions::decide(&study, &req, cfg.at)
         .map_err(|e| Error::Usage(format!("{}: {e}", request.display())))?;
     if ctx.json {
         term::outln(&report::json(&d));

@@ -342,15 +342,139 @@ impl BootConfig {
     }
 }
 
-/// `simulate`, resolved: the site is the flag's, else the one the scenario names (relative
-/// to the scenario's folder).
-pub fn simulate_site(
-    flag: Option<&Path>,
-    scenario_dir: &Path,
-    named: Option<&str>,
-) -> Option<PathBuf> {
-    flag.map(Path::to_path_buf)
-        .or_else(|| named.map(|s| scenario_dir.join(s)))
+/// Why `simulate` or `admit` cannot use its flags as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StudyFlagError {
+    #[error(
+        "give a scenario file (simulations/reference-factory.yaml), or --from-cluster PATH for the fleet as it runs (a scenario beside it adds what-ifs)"
+    )]
+    NoFleet,
+    #[error("--report {0}: give a file ending in .html or .md")]
+    ReportName(String),
+    #[error("--rebuild-data `{0}`: give a unit (TiB, TB, GiB, GB, PiB or PB), e.g. 15TiB")]
+    SizeUnit(String),
+    #[error("--rebuild-data: {0}")]
+    Size(String),
+    #[error("--rebuild-data `{0}`: give a size above zero")]
+    SizeZero(String),
+    #[error("--at {0}")]
+    At(crate::clock::BadDate),
+    #[error("only one of REQUEST and SCENARIO can be `-` (standard input)")]
+    TwoStdin,
+}
+
+/// The review report's format, from its file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Html,
+    Markdown,
+}
+
+/// `simulate`, resolved: which fleet, which what-if, where the report goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimulateConfig {
+    pub scenario: Option<PathBuf>,
+    pub dump: Option<PathBuf>,
+    pub site: Option<PathBuf>,
+    /// Node names given to `--drain`, blanks dropped; empty: no drain.
+    pub drain: Vec<String>,
+    pub report: Option<(PathBuf, ReportFormat)>,
+    pub plot: Option<PathBuf>,
+    /// `--rebuild-data` in TiB, with `--rebuild-node`.
+    pub rebuild: Option<(f64, Option<String>)>,
+}
+
+/// What `simulate` was given on its command line.
+#[derive(Debug, Clone, Default)]
+pub struct SimulateFlags<'a> {
+    pub scenario: Option<&'a Path>,
+    pub from_cluster: Option<&'a Path>,
+    pub drain: &'a [String],
+    pub report: Option<&'a Path>,
+    pub site: Option<&'a Path>,
+    pub plot: Option<&'a Path>,
+    pub rebuild_data: Option<&'a str>,
+    pub rebuild_node: Option<&'a str>,
+}
+
+impl SimulateConfig {
+    pub fn resolve(f: &SimulateFlags<'_>) -> Result<SimulateConfig, StudyFlagError> {
+        if f.scenario.is_none() && f.from_cluster.is_none() {
+            return Err(StudyFlagError::NoFleet);
+        }
+        let report = f
+            .report
+            .map(|p| report_format(p).map(|r| (p.to_path_buf(), r)))
+            .transpose()?;
+        let rebuild = f
+            .rebuild_data
+            .map(|d| parse_size_tib(d).map(|t| (t, f.rebuild_node.map(str::to_string))))
+            .transpose()?;
+        Ok(SimulateConfig {
+            scenario: f.scenario.map(Path::to_path_buf),
+            dump: f.from_cluster.map(Path::to_path_buf),
+            site: f.site.map(Path::to_path_buf),
+            drain: f
+                .drain
+                .iter()
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect(),
+            report,
+            plot: f.plot.map(Path::to_path_buf),
+            rebuild,
+        })
+    }
+}
+
+/// `admit`, resolved: the moment the request is judged at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdmitConfig {
+    /// Seconds since the epoch.
+    pub at: i64,
+}
+
+impl AdmitConfig {
+    /// `now` is the current time in seconds since the epoch, used without `--at`.
+    pub fn resolve(
+        request: &Path,
+        scenario: &Path,
+        at: Option<&str>,
+        now: i64,
+    ) -> Result<AdmitConfig, StudyFlagError> {
+        if request == Path::new("-") && scenario == Path::new("-") {
+            return Err(StudyFlagError::TwoStdin);
+        }
+        let at = match at {
+            Some(s) => crate::clock::parse_at(s).map_err(StudyFlagError::At)?,
+            None => now,
+        };
+        Ok(AdmitConfig { at })
+    }
+}
+
+/// The report format from the file name: checked before anything runs.
+fn report_format(path: &Path) -> Result<ReportFormat, StudyFlagError> {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" | "htm" => Ok(ReportFormat::Html),
+        "md" | "markdown" => Ok(ReportFormat::Markdown),
+        _ => Err(StudyFlagError::ReportName(path.display().to_string())),
+    }
+}
+
+/// `15TiB`, `15 TiB`, `8TB`, `500GiB`, `1.5PiB` -> TiB. The unit is required: a bare
+/// number would be bytes to the size parser and is almost surely not meant.
+pub fn parse_size_tib(s: &str) -> Result<f64, StudyFlagError> {
+    if !s.trim_end().ends_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(StudyFlagError::SizeUnit(s.to_string()));
+    }
+    let bytes = crate::profile::ByteSize::parse(s)
+        .map_err(StudyFlagError::Size)?
+        .0;
+    if bytes == 0 {
+        return Err(StudyFlagError::SizeZero(s.to_string()));
+    }
+    Ok(bytes as f64 / 1024f64.powi(4))
 }
 
 #[cfg(test)]
@@ -487,16 +611,79 @@ mod tests {
     }
 
     #[test]
-    fn simulate_site_prefers_the_flag() {
-        let d = Path::new("sims");
+    fn simulate_flags_resolve_or_say_which_is_wrong() {
+        let data = ["a".to_string(), " ".to_string(), "b ".to_string()];
+        let base = SimulateFlags {
+            scenario: Some(Path::new("s.yaml")),
+            ..SimulateFlags::default()
+        };
+        let ok = SimulateConfig::resolve(&SimulateFlags {
+            drain: &data,
+            report: Some(Path::new("r.md")),
+            rebuild_data: Some("15TiB"),
+            rebuild_node: Some("hv-001"),
+            ..base.clone()
+        })
+        .unwrap();
+        assert_eq!(ok.drain, ["a", "b"]);
         assert_eq!(
-            simulate_site(Some(Path::new("a")), d, Some("b")),
-            Some(PathBuf::from("a"))
+            ok.report,
+            Some((PathBuf::from("r.md"), ReportFormat::Markdown))
         );
+        assert_eq!(ok.rebuild, Some((15.0, Some("hv-001".into()))));
+        let cases: [(SimulateFlags<'_>, StudyFlagError); 5] = [
+            (SimulateFlags::default(), StudyFlagError::NoFleet),
+            (
+                SimulateFlags {
+                    report: Some(Path::new("r.pdf")),
+                    ..base.clone()
+                },
+                StudyFlagError::ReportName("r.pdf".into()),
+            ),
+            (
+                SimulateFlags {
+                    rebuild_data: Some("15"),
+                    ..base.clone()
+                },
+                StudyFlagError::SizeUnit("15".into()),
+            ),
+            (
+                SimulateFlags {
+                    rebuild_data: Some("0TiB"),
+                    ..base.clone()
+                },
+                StudyFlagError::SizeZero("0TiB".into()),
+            ),
+            (
+                SimulateFlags {
+                    rebuild_data: Some("lotsTiB"),
+                    ..base.clone()
+                },
+                StudyFlagError::Size(crate::profile::ByteSize::parse("lotsTiB").unwrap_err()),
+            ),
+        ];
+        for (flags, want) in cases {
+            assert_eq!(SimulateConfig::resolve(&flags).unwrap_err(), want);
+        }
+    }
+
+    #[test]
+    fn admit_flags_resolve() {
+        let (r, s) = (Path::new("r.yaml"), Path::new("s.yaml"));
+        assert_eq!(AdmitConfig::resolve(r, s, None, 42).unwrap().at, 42);
         assert_eq!(
-            simulate_site(None, d, Some("b")),
-            Some(PathBuf::from("sims/b"))
+            AdmitConfig::resolve(r, s, Some("1970-01-02"), 0)
+                .unwrap()
+                .at,
+            86_400
         );
-        assert_eq!(simulate_site(None, d, None), None);
+        assert!(matches!(
+            AdmitConfig::resolve(r, s, Some("2027-02-30"), 0),
+            Err(StudyFlagError::At(_))
+        ));
+        assert_eq!(
+            AdmitConfig::resolve(Path::new("-"), Path::new("-"), None, 0),
+            Err(StudyFlagError::TwoStdin)
+        );
     }
 }

@@ -107,7 +107,7 @@ pub fn formats() -> Vec<Format> {
             file: "request",
             title: "admit request",
             what: "One cluster request for `rackplan admit`.",
-            schema: schema::<crate::simulate::admit::RequestFile>(
+            schema: schema::<crate::simulate::scenario::RequestFile>(
                 "request.schema.json",
                 "rackplan admit request",
             ),

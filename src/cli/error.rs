@@ -96,6 +96,29 @@ impl From<super::config::ConfigError> for Error {
     }
 }
 
+impl From<super::config::StudyFlagError> for Error {
+    fn from(e: super::config::StudyFlagError) -> Self {
+        Error::Usage(e.to_string())
+    }
+}
+
+impl From<crate::simulate::StudyError> for Error {
+    fn from(e: crate::simulate::StudyError) -> Self {
+        use crate::simulate::StudyError;
+        match e {
+            StudyError::Input(i) => Error::Input(i),
+            StudyError::Site(s) => s.into(),
+            other => Error::Usage(other.to_string()),
+        }
+    }
+}
+
+impl From<crate::simulate::questions::DrainError> for Error {
+    fn from(e: crate::simulate::questions::DrainError) -> Self {
+        Error::Usage(e.to_string())
+    }
+}
+
 impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {

@@ -124,17 +124,15 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
             rebuild_data,
             rebuild_node,
         } => simulate::run(
-            &simulate::Inputs {
+            &config::SimulateFlags {
                 scenario: scenario.as_deref(),
                 from_cluster: from_cluster.as_deref(),
                 drain,
                 report: report.as_deref(),
-                site: site.as_ref(),
-                plot: plot.as_ref(),
-                what_if: simulate::WhatIfFlags {
-                    data: rebuild_data.as_deref(),
-                    node: rebuild_node.as_deref(),
-                },
+                site: site.as_deref(),
+                plot: plot.as_deref(),
+                rebuild_data: rebuild_data.as_deref(),
+                rebuild_node: rebuild_node.as_deref(),
             },
             ctx,
         ),

@@ -458,12 +458,8 @@ fn hint_for(raw: &str) -> Option<String> {
         .map(|s| s.trim().trim_matches('`').to_string())
         .filter(|s| !s.is_empty() && !s.contains(' '))
         .collect();
-    let best = expected
-        .iter()
-        .map(|c| (strsim::jaro_winkler(unknown, c), c))
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    match best {
-        Some((score, candidate)) if score > 0.8 => Some(format!(
+    match crate::words::closest(unknown, expected.iter().map(String::as_str)) {
+        Some(candidate) => Some(format!(
             "did you mean `{candidate}`? (known keys here: {})",
             expected.join(", ")
         )),

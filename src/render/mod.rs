@@ -304,7 +304,7 @@ fn catalogue_files(inputs: &Inputs) -> Result<Vec<(String, String)>, RenderError
             Some("the path is relative to site.yaml".into()),
         ));
     }
-    let loaded = crate::simulate::loader::load(&path).map_err(Box::new)?;
+    let loaded = crate::simulate::scenario::load(&path).map_err(Box::new)?;
     let offered: Vec<String> = match &c.shapes {
         Some(list) => {
             for (i, s) in list.iter().enumerate() {

@@ -1,6 +1,6 @@
 //! `rackplan admit`: the answer first, then the quota and the failures behind it.
 
-use crate::simulate::admit::Decision;
+use crate::simulate::questions::Decision;
 
 pub fn admit_text(d: &Decision) -> String {
     let what = format!(

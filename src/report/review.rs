@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::simulate::{group, per_year, plots, share};
-use crate::simulate::{Report, headroom::Kind};
+use crate::simulate::{Report, failure::headroom::Kind};
 
 /// One part of the report.
 struct Section {
@@ -175,7 +175,7 @@ fn sections(r: &Report) -> Vec<Section> {
         r.vm_restart.derivation
     ));
     let mut rows = Vec::new();
-    let mut shown: Vec<&crate::simulate::headroom::ScenarioResult> = h
+    let mut shown: Vec<&crate::simulate::failure::headroom::ScenarioResult> = h
         .scenarios
         .iter()
         .filter(|x| x.kind != Kind::Node || x.fails())

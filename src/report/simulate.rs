@@ -82,7 +82,7 @@ fn hours(h: Option<f64>) -> String {
     h.map_or_else(|| "never".into(), |h| format!("{h:.2}"))
 }
 
-fn scenario_row(s: &simulate::headroom::ScenarioResult, label: &str) -> Vec<String> {
+fn scenario_row(s: &simulate::failure::headroom::ScenarioResult, label: &str) -> Vec<String> {
     vec![
         format!("{}{label}", s.name),
         s.displaced.to_string(),
@@ -105,7 +105,7 @@ fn scenario_row(s: &simulate::headroom::ScenarioResult, label: &str) -> Vec<Stri
 
 #[allow(clippy::too_many_lines)] // the report, top to bottom
 pub fn simulate_text(r: &Report) -> String {
-    use simulate::headroom::Kind;
+    use simulate::failure::headroom::Kind;
     let h = &r.headroom;
     let mut out = match &r.live {
         Some(l) => format!(
@@ -302,7 +302,7 @@ pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
             m.shape
         );
         let mut c = svg::Chart::new(&title, "additional clusters", "free after re-placement (%)");
-        let series = |name: &str, f: fn(&simulate::headroom::Slack) -> f64| {
+        let series = |name: &str, f: fn(&simulate::failure::headroom::Slack) -> f64| {
             Series::line(
                 name,
                 m.curve
@@ -436,11 +436,11 @@ const MOVES_SHOWN: usize = 20;
 
 /// `simulate --from-cluster --drain`: the answer first, then the moves, the volumes and
 /// the next failure.
-pub fn drain_text(d: &simulate::drain::DrainReport) -> String {
+pub fn drain_text(d: &simulate::questions::DrainReport) -> String {
     let mut out = format!("Drain: {}\n\n", d.sentence);
     let mut t = table(&["VM", "from", "to", "how"]);
     // Those that do not migrate first: they are the answer.
-    let mut moves: Vec<&simulate::drain::Move> = d.moves.iter().collect();
+    let mut moves: Vec<&simulate::questions::Move> = d.moves.iter().collect();
     moves.sort_by_key(|m| m.to.is_some());
     for m in moves.iter().take(MOVES_SHOWN) {
         t.add_row(vec![
@@ -489,7 +489,7 @@ pub fn drain_text(d: &simulate::drain::DrainReport) -> String {
                 .join(", ")
         ));
     }
-    let bad: Vec<&simulate::drain::FurtherFailure> = d
+    let bad: Vec<&simulate::questions::FurtherFailure> = d
         .further
         .iter()
         .filter(|f| f.stranded_vms + f.stranded_replicas + f.volumes_without_replica > 0)
@@ -520,7 +520,7 @@ pub fn drain_text(d: &simulate::drain::DrainReport) -> String {
 }
 
 /// What the dump held, what it lacked and what of the scenario it replaced.
-pub fn live_text(l: &simulate::live_fleet::LiveSummary) -> String {
+pub fn live_text(l: &simulate::fleet::LiveSummary) -> String {
     let mut out = format!(
         "From the dump: {} Nodes ({} witness), {} VMIs running, {} Longhorn volumes, {} replicas\n",
         l.nodes, l.witness_nodes, l.vmis_running, l.volumes, l.replicas
@@ -563,7 +563,7 @@ pub fn live_text(l: &simulate::live_fleet::LiveSummary) -> String {
 }
 
 /// Every input with its value and source.
-pub fn assumptions_table(a: &[simulate::live_fleet::Assumption]) -> String {
+pub fn assumptions_table(a: &[simulate::fleet::Assumption]) -> String {
     let mut t = table(&["input", "value", "from", "note"]);
     for x in a {
         t.add_row(vec![
@@ -680,7 +680,7 @@ fn storage_text(out: &mut String, r: &Report) {
         "  {} nodes failing at once, P(some volume loses all replicas):\n",
         c.failed_nodes
     ));
-    let figure = |e: &simulate::Estimate, mc: f64, ci: [f64; 2], hits: u64| {
+    let figure = |e: &simulate::report::Estimate, mc: f64, ci: [f64; 2], hits: u64| {
         format!(
             "{} {} (Monte Carlo {}, 95 % CI {} to {}, {} of {} trials)",
             e.method,

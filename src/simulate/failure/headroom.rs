@@ -6,9 +6,11 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::placement::{
+use crate::simulate::fleet::Topology;
+use crate::simulate::place::{
     Dirty, Placement, RoomIndex, ScoreIndex, pick_disk_indexed, pick_node_indexed,
 };
+use crate::simulate::scenario::HeadroomSpec;
 
 /// Changed nodes after which a scenario re-indexes room (a sort of every node).
 const REINDEX_AFTER: usize = 64;
@@ -472,12 +474,54 @@ pub fn min_slack(h: &Headroom) -> Slack {
     }
 }
 
+/// The headroom checks a scenario asks for, with its named sets resolved to hosts.
+pub fn spec(h: &HeadroomSpec, topo: &Topology) -> Spec {
+    Spec {
+        pairs: h.failures >= 2,
+        node_and_rack: h.node_and_rack,
+        sets: h
+            .sets
+            .iter()
+            .map(|set| {
+                let mut hosts: Vec<usize> = set
+                    .nodes
+                    .iter()
+                    .filter_map(|n| topo.host_index(n))
+                    .collect();
+                for r in &set.racks {
+                    if let Some(ri) = topo.racks.iter().position(|x| x == r) {
+                        hosts.extend((0..topo.hosts.len()).filter(|&i| topo.hosts[i].rack == ri));
+                    }
+                }
+                hosts.sort_unstable();
+                hosts.dedup();
+                NamedSet {
+                    name: set.name.clone(),
+                    hosts,
+                    plus_any_node: set.plus_any_node,
+                }
+            })
+            .collect(),
+    }
+}
+
+/// Node-failure scenarios of a headroom result, by host index: VMs each strands.
+pub fn stranded_by_node(h: &Headroom, hosts: usize) -> Vec<usize> {
+    let mut out = vec![0; hosts];
+    for s in h.scenarios.iter().filter(|s| s.kind == Kind::Node) {
+        if let Some(&n) = s.hosts.first() {
+            out[n] = s.stranded;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::placement::{RoomIndex, ScoreIndex, workload};
+    use crate::simulate::fleet::Host;
+    use crate::simulate::place::workload;
     use crate::simulate::scenario::{Platform, Pool};
-    use crate::simulate::topology::{Host, Topology};
 
     /// From 256 hosts re-placement reads the indexes; the plain scan must reach the same
     /// verdict and re-place the same VMs and replicas.

@@ -6,10 +6,11 @@
 
 use serde::Serialize;
 
-use super::headroom::{self, Kind};
-use super::live_fleet::LiveFleet;
-use super::loader::Loaded;
-use super::placement::{Placement, pick_node};
+use crate::simulate::failure::headroom::{self, Kind};
+use crate::simulate::failure::rebuild::{self, rebuild_input};
+use crate::simulate::fleet::LiveFleet;
+use crate::simulate::place::{Placement, pick_node};
+use crate::simulate::study::Study;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Move {
@@ -77,7 +78,52 @@ fn describe_strategy(s: &str) -> Option<String> {
 
 /// The drain answer. `drained` are host indexes of the live fleet.
 #[allow(clippy::too_many_lines)] // the steps of one drain, in the order Harvester takes them
-pub fn drain(l: &Loaded, live: &LiveFleet, drained: &[usize], policy: &str) -> DrainReport {
+/// Why a drain cannot be worked out as asked.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum DrainError {
+    #[error("--drain needs --from-cluster")]
+    NoDump,
+    #[error("--drain: no node `{name}` in the dump{hint}; nodes that can host VMs: {all}")]
+    NoNode {
+        name: String,
+        hint: String,
+        all: String,
+    },
+    #[error("--drain: name at least one node")]
+    NoneNamed,
+    #[error("--drain: that is every node that can host VMs; nothing would be left to migrate to")]
+    EveryNode,
+}
+
+/// Can the nodes named go into maintenance now, on the study's running fleet.
+pub fn drain_named(l: &Study, names: &[String]) -> Result<DrainReport, DrainError> {
+    let live = l.live.as_deref().ok_or(DrainError::NoDump)?;
+    let topo = &live.placement.topo;
+    let mut drained = Vec::new();
+    for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        let Some(h) = topo.host_index(n) else {
+            let all: Vec<&str> = topo.hosts.iter().map(|h| h.name.as_str()).collect();
+            return Err(DrainError::NoNode {
+                name: n.to_string(),
+                hint: crate::words::closest(n, all.iter().copied())
+                    .map_or_else(String::new, |s| format!(" (did you mean `{s}`?)")),
+                all: all.join(", "),
+            });
+        };
+        if !drained.contains(&h) {
+            drained.push(h);
+        }
+    }
+    if drained.is_empty() {
+        return Err(DrainError::NoneNamed);
+    }
+    if drained.len() >= topo.hosts.len() {
+        return Err(DrainError::EveryNode);
+    }
+    Ok(drain(l, live, &drained, &live.node_drain_policy))
+}
+
+pub fn drain(l: &Study, live: &LiveFleet, drained: &[usize], policy: &str) -> DrainReport {
     let pl = &live.placement;
     let n = pl.topo.hosts.len();
     let name = |h: usize| pl.topo.hosts[h].name.clone();
@@ -214,8 +260,8 @@ pub fn drain(l: &Loaded, live: &LiveFleet, drained: &[usize], policy: &str) -> D
     let rebuild_hours_if_away = drained
         .iter()
         .map(|&d| {
-            let (input, _) = super::rebuild_input(l, pl, d, p.rebuild_limit);
-            super::rebuild::simulate(&input).hours_to_full_redundancy
+            let (input, _) = rebuild_input(&l.scenario, pl, d, p.rebuild_limit);
+            rebuild::simulate(&input).hours_to_full_redundancy
         })
         .try_fold(0.0f64, |acc, h| h.map(|h| acc.max(h)));
     let degraded_count: usize = degraded.iter().map(|x| x.2).sum();

@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::placement::StorageRules;
+use crate::simulate::place::StorageRules;
 
 /// One Longhorn disk as the storage rules see it, bytes.
 #[derive(Debug, Clone, Copy)]
@@ -447,76 +447,6 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
         peak_source_streams: peak_src,
         windows,
     }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SweepPoint {
-    pub limit: u32,
-    /// `None`: full redundancy is never restored at this limit.
-    pub hours: Option<f64>,
-    pub bottleneck: String,
-    pub peak_link_share: f64,
-    pub peak_disk_share: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Recommendation {
-    /// `None` when no limit from 1 to 8 restores full redundancy.
-    pub limit: Option<u32>,
-    /// No limit within 10 % of the fastest kept rebuild traffic under the share: the
-    /// smallest within 10 % is given instead.
-    pub fell_back: bool,
-}
-
-/// Rebuild time for limits 1..=8 and the recommended limit: the smallest within 10 % of the
-/// fastest whose rebuild leaves at least `1 - share` of every link and disk to foreground
-/// I/O (or, falling back, simply the smallest within 10 %).
-pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendation) {
-    let points: Vec<SweepPoint> = (1..=8)
-        .map(|k| {
-            let mut i = input.clone();
-            i.limit = k;
-            let r = simulate(&i);
-            SweepPoint {
-                limit: k,
-                hours: r.hours_to_full_redundancy,
-                bottleneck: r.bottleneck,
-                peak_link_share: r.peak_link_share,
-                peak_disk_share: r.peak_disk_share,
-            }
-        })
-        .collect();
-    let best = points
-        .iter()
-        .filter_map(|p| p.hours)
-        .fold(f64::INFINITY, f64::min);
-    if !best.is_finite() {
-        return (
-            points,
-            Recommendation {
-                limit: None,
-                fell_back: false,
-            },
-        );
-    }
-    let near: Vec<&SweepPoint> = points
-        .iter()
-        .filter(|p| p.hours.is_some_and(|h| h <= best * 1.10))
-        .collect();
-    let within = near
-        .iter()
-        .find(|p| p.peak_link_share <= share && p.peak_disk_share <= share);
-    let rec = match within {
-        Some(p) => Recommendation {
-            limit: Some(p.limit),
-            fell_back: false,
-        },
-        None => Recommendation {
-            limit: near.first().map(|p| p.limit),
-            fell_back: true,
-        },
-    };
-    (points, rec)
 }
 
 #[cfg(test)]

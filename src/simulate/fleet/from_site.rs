@@ -5,7 +5,7 @@ use super::topology::{Host, Topology};
 use crate::plan::Inputs;
 use crate::profile::select_disks;
 
-pub fn topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topology {
+pub fn site_topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topology {
     let roles = crate::plan::roles::assign(&inputs.inventory, &inputs.profiles, &inputs.lock);
     let mut racks: Vec<String> = Vec::new();
     let mut hosts = Vec::new();
@@ -54,37 +54,4 @@ pub fn topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topolo
     }
     let power = vec![None; racks.len()];
     Topology::build(hosts, racks, &power)
-}
-
-/// Use the site's inventory as the fleet of `loaded`; a site with no nodes is an error
-/// located at the scenario's `fleet.site`.
-pub fn attach(
-    loaded: &mut super::loader::Loaded,
-    inputs: &Inputs,
-) -> Result<(), crate::files::yaml::InputError> {
-    let p = &loaded.scenario.platform;
-    let topo = topology(inputs, p.reserved_cpu, p.reserved_memory_gib);
-    if topo.hosts.is_empty() {
-        return Err(loaded.source.error_at(
-            &crate::path!["fleet", "site"],
-            "the site's inventory has no nodes",
-            None,
-        ));
-    }
-    loaded.site_topology = Some(topo);
-    Ok(())
-}
-
-/// A scenario without a site must describe its fleet by node classes.
-pub fn require_classes(
-    loaded: &super::loader::Loaded,
-) -> Result<(), crate::files::yaml::InputError> {
-    if loaded.scenario.fleet.classes.is_empty() {
-        return Err(loaded.source.error_at(
-            &crate::path!["fleet"],
-            "no node classes and no site",
-            Some("add fleet.classes or fleet.site".into()),
-        ));
-    }
-    Ok(())
 }

@@ -5,7 +5,7 @@
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::Dfs;
 
-use super::scenario::Scenario;
+use crate::simulate::scenario::Scenario;
 
 #[derive(Debug, Clone)]
 pub struct Host {

@@ -395,9 +395,35 @@ pub fn month_index(m: &str) -> Option<i32> {
     let (y, mo) = m.split_once('-')?;
     let y: i32 = y.parse().ok()?;
     let mo: i32 = mo.parse().ok()?;
-    (1..=12).contains(&mo).then_some(y * 12 + mo - 1)
+    ((1..=12).contains(&mo) && (1..=9999).contains(&y)).then_some(y * 12 + mo - 1)
 }
 
 pub fn month_name(i: i32) -> String {
     format!("{:04}-{:02}", i.div_euclid(12), i.rem_euclid(12) + 1)
+}
+
+/// `v1.7`, `1.6.1`, `v1.8.0-rc1` -> (1, 7).
+pub fn version(v: &str) -> Option<(u32, u32)> {
+    let v = v.strip_prefix('v').unwrap_or(v);
+    let mut it = v.split(['.', '-']);
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// The version's default policy.
+pub fn default_policy(v: (u32, u32)) -> ForceResetPolicy {
+    if v >= (1, 7) {
+        ForceResetPolicy {
+            enable: true,
+            period: 15,
+            vm_migration_timeout: Some(180),
+        }
+    } else {
+        ForceResetPolicy {
+            enable: true,
+            period: 300,
+            vm_migration_timeout: None,
+        }
+    }
 }

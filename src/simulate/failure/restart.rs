@@ -10,33 +10,7 @@
 
 use serde::Serialize;
 
-use super::scenario::{ForceResetPolicy, Platform};
-
-/// `v1.7`, `1.6.1`, `v1.8.0-rc1` -> (1, 7).
-pub fn version(v: &str) -> Option<(u32, u32)> {
-    let v = v.strip_prefix('v').unwrap_or(v);
-    let mut it = v.split(['.', '-']);
-    let major = it.next()?.parse().ok()?;
-    let minor = it.next()?.parse().ok()?;
-    Some((major, minor))
-}
-
-/// The version's default policy.
-pub fn default_policy(v: (u32, u32)) -> ForceResetPolicy {
-    if v >= (1, 7) {
-        ForceResetPolicy {
-            enable: true,
-            period: 15,
-            vm_migration_timeout: Some(180),
-        }
-    } else {
-        ForceResetPolicy {
-            enable: true,
-            period: 300,
-            vm_migration_timeout: None,
-        }
-    }
-}
+use crate::simulate::scenario::{ForceResetPolicy, Platform, default_policy, version};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Restart {

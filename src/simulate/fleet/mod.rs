@@ -1,0 +1,12 @@
+//! The fleet a study runs on: hosts in racks and power domains, from a scenario's node
+//! classes, a site's inventory, or the running fleet of a dump with its settings.
+
+mod dump_settings;
+mod from_dump;
+mod from_site;
+mod topology;
+
+pub use dump_settings::{Assumption, platform};
+pub use from_dump::{AdoptError, LiveFleet, LiveSummary, adopt, summary};
+pub use from_site::site_topology;
+pub use topology::{Host, Topology};

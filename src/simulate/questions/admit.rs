@@ -1,0 +1,244 @@
+//! `rackplan admit`: the capacity gate for one cluster request. Two rules, in the words an
+//! approver uses: the team stays within its vCPU quota (used + requested <= quota, the
+//! reference design's rule), and the fleet with the new cluster still restarts every VM
+//! and re-homes every replica after each node and rack failure (the simulator's
+//! re-placement, not a percentage).
+//!
+//! "Used" is what the team's scenario requests hold in the month of the request: those the
+//! quota rule admitted (the simulator's timeline, month by month) that started by then and
+//! have not ended. The fleet that must survive is the scenario's running clusters, every
+//! team's admitted requests active that month, and the requested clusters.
+
+use serde::Serialize;
+
+use super::growth::{quota_admissions, request_active};
+use crate::clock::{civil_from_days, format_at};
+use crate::simulate::failure::headroom::{self, HeadroomVerdict, ScenarioResult};
+use crate::simulate::scenario::{self, Pool, Request};
+use crate::simulate::study::Study;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Quota {
+    /// vCPU the team's active requests hold.
+    pub used: f64,
+    /// vCPU of this request.
+    pub requested: f64,
+    /// The team's quota; `None`: the team has none.
+    pub allowed: Option<f64>,
+    pub within: bool,
+}
+
+/// A failure the fleet with the request does not survive.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stranding {
+    pub failure: String,
+    pub kind: headroom::Kind,
+    pub stranded_vms: usize,
+    pub stranded_replicas: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Decision {
+    pub admitted: bool,
+    /// Why not, in the approver's words; empty when admitted.
+    pub reasons: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
+    pub team: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
+    pub count: u32,
+    /// The date the request is judged at (`YYYY-MM-DD`).
+    pub at: String,
+    /// When the clusters are to be removed, if the request has a duration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+    pub quota: Quota,
+    /// Headroom without the request, then with it.
+    pub headroom_before: HeadroomVerdict,
+    pub headroom_after: HeadroomVerdict,
+    /// Failures that strand something with the request placed, worst first.
+    pub strands: Vec<Stranding>,
+    pub clusters_before: usize,
+    pub clusters_after: usize,
+}
+
+fn vcpu(pools: &[Pool]) -> f64 {
+    pools.iter().map(|p| p.vcpu * f64::from(p.count)).sum()
+}
+
+fn describe(s: &Stranding) -> String {
+    let mut what = Vec::new();
+    if s.stranded_vms > 0 {
+        what.push(format!(
+            "{} VM{} cannot restart",
+            s.stranded_vms,
+            if s.stranded_vms == 1 { "" } else { "s" }
+        ));
+    }
+    if s.stranded_replicas > 0 {
+        what.push(format!(
+            "{} replica{} cannot be rebuilt",
+            s.stranded_replicas,
+            if s.stranded_replicas == 1 { "" } else { "s" }
+        ));
+    }
+    format!("if {} fails, {}", s.failure, what.join(" and "))
+}
+
+fn strandings(h: &headroom::Headroom) -> Vec<Stranding> {
+    let mut out: Vec<&ScenarioResult> = h
+        .scenarios
+        .iter()
+        .filter(|s| s.kind.decides() && s.fails())
+        .collect();
+    for c in h.combined.iter().filter(|c| c.kind.decides()) {
+        out.extend(c.worst.iter().filter(|s| s.fails()));
+    }
+    out.sort_by(|a, b| {
+        (b.stranded + b.stranded_replicas)
+            .cmp(&(a.stranded + a.stranded_replicas))
+            .then(a.name.cmp(&b.name))
+    });
+    out.into_iter()
+        .map(|s| Stranding {
+            failure: s.name.clone(),
+            kind: s.kind,
+            stranded_vms: s.stranded,
+            stranded_replicas: s.stranded_replicas,
+        })
+        .collect()
+}
+
+/// Why a request cannot be judged.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AdmitError {
+    #[error("the scenario has no team `{team}`; teams: {teams}")]
+    NoTeam { team: String, teams: String },
+    #[error("{0} is not a month the simulator can judge (years 1 to 9999)")]
+    Month(String),
+}
+
+/// Judge `req` at `at` (seconds since the epoch).
+pub fn decide(l: &Study, req: &Request, at: i64) -> Result<Decision, AdmitError> {
+    // The tenant clusters of a dump's fleet run beside the scenario's.
+    let live_clusters = l.live.as_ref().map_or(0, |f| f.tenant_clusters);
+    let s = &l.scenario;
+    let team = s
+        .teams
+        .iter()
+        .find(|t| t.name == req.team)
+        .ok_or_else(|| AdmitError::NoTeam {
+            team: req.team.clone(),
+            teams: s
+                .teams
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
+    let (y, m, _) = civil_from_days(at.div_euclid(86_400));
+    let month = scenario::month_index(&format!("{y:04}-{m:02}"))
+        .filter(|_| (1..=9999).contains(&y))
+        .ok_or_else(|| AdmitError::Month(format_at(at, true)))?;
+    // The requests the quota rule let in by this month and that still run.
+    let (admitted, _) = quota_admissions(l, month);
+    let running: Vec<(usize, usize)> = admitted
+        .into_iter()
+        .filter(|&(ti, ri)| request_active(&s.teams[ti].requests[ri], month))
+        .collect();
+    let ti = s
+        .teams
+        .iter()
+        .position(|t| t.name == team.name)
+        .expect("found above");
+    let used: f64 = running
+        .iter()
+        .filter(|(t, _)| *t == ti)
+        .map(|&(_, ri)| {
+            let r = &team.requests[ri];
+            vcpu(&l.shapes[&r.shape]) * f64::from(r.count)
+        })
+        .sum();
+    let requested = vcpu(&req.pools) * f64::from(req.count);
+    let within = team.vcpu_quota.is_none_or(|q| used + requested <= q + 1e-9);
+    // An empty sum is -0.0; the quota line reads "0 used".
+    let used = used + 0.0;
+    let quota = Quota {
+        used,
+        requested,
+        allowed: team.vcpu_quota,
+        within,
+    };
+
+    let mut base = l.current();
+    for &(ti, ri) in &running {
+        let r = &s.teams[ti].requests[ri];
+        base.extend(std::iter::repeat_n(
+            l.shapes[&r.shape].as_slice(),
+            r.count as usize,
+        ));
+    }
+    let spec = l.headroom_spec(&l.topology());
+    let before = headroom::analyse_with(&l.place(&base), &spec);
+    let mut with = base.clone();
+    with.extend(std::iter::repeat_n(
+        req.pools.as_slice(),
+        req.count as usize,
+    ));
+    let after = headroom::analyse_with(&l.place(&with), &spec);
+    let strands = strandings(&after);
+
+    let mut reasons = Vec::new();
+    if !within {
+        reasons.push(format!(
+            "quota: team {} uses {used:.0} vCPU and asks for {requested:.0}; its quota allows {:.0} ({:.0} over)",
+            team.name,
+            team.vcpu_quota.unwrap_or_default(),
+            used + requested - team.vcpu_quota.unwrap_or_default()
+        ));
+    }
+    if !after.verdict.passes() {
+        let already = if before.verdict.passes() {
+            "with this request"
+        } else {
+            "already without this request"
+        };
+        let worst: Vec<String> = strands.iter().take(3).map(describe).collect();
+        let unplaced = if after.unplaced_vms + after.unplaced_replicas > 0 {
+            format!(
+                "; {} VMs and {} replicas do not fit even with every node up",
+                after.unplaced_vms, after.unplaced_replicas
+            )
+        } else {
+            String::new()
+        };
+        reasons.push(format!(
+            "headroom: the fleet fails {already}: {}{unplaced}",
+            if worst.is_empty() {
+                "it does not fit".to_string()
+            } else {
+                worst.join("; ")
+            }
+        ));
+    }
+    let expires = req
+        .duration_h
+        .map(|h| format_at(at + (h * 3600.0).round() as i64, false));
+    Ok(Decision {
+        admitted: reasons.is_empty(),
+        reasons,
+        request: req.name.clone(),
+        team: team.name.clone(),
+        shape: req.shape.clone(),
+        count: req.count,
+        at: format_at(at, true),
+        expires,
+        quota,
+        headroom_before: before.verdict,
+        headroom_after: after.verdict,
+        strands,
+        clusters_before: base.len() + live_clusters,
+        clusters_after: with.len() + live_clusters,
+    })
+}

@@ -1,0 +1,192 @@
+//! What a study answers, as data: the review of a fleet (verdict, headroom, growth,
+//! rebuild, risk, warnings, the fix), which `crate::report` renders as text, JSON, HTML and
+//! Markdown.
+
+use serde::Serialize;
+
+use crate::simulate::failure::headroom::{Headroom, HeadroomVerdict, Slack};
+use crate::simulate::failure::rebuild::{SweepPoint, Window};
+use crate::simulate::failure::restart::Restart;
+use crate::simulate::failure::risk::RiskResult;
+use crate::simulate::fleet::{Assumption, LiveSummary};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub scenario: String,
+    /// Fail when a failure that decides the verdict strands a VM or a replica, or when the
+    /// rebuild after losing a node never restores full redundancy.
+    pub verdict: HeadroomVerdict,
+    pub verdict_reasons: Vec<String>,
+    pub nodes: usize,
+    pub racks: usize,
+    pub clusters: usize,
+    pub vms: usize,
+    pub volumes: usize,
+    pub vm_restart: Restart,
+    pub headroom: Headroom,
+    pub max_clusters: Option<MaxClusters>,
+    pub timeline: Vec<Month>,
+    pub refused: Vec<Refusal>,
+    pub rebuild: RebuildReport,
+    pub risk: RiskReport,
+    pub warnings: Vec<Warning>,
+    /// When the verdict fails: the smallest change found that passes.
+    pub fix: Option<Fix>,
+    /// Set when the fleet is a dump's (`--from-cluster`): what it held and lacked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<LiveSummary>,
+    /// Every input of the analyses with its value and source (dump, scenario, default).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<Assumption>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Warning {
+    /// A stable identifier: vms-per-cluster, pods-per-node, rebuild-share,
+    /// rebuild-limit-fallback, memory-overcommit, rebuild-source-load, rebuild-abort-limit,
+    /// scatter-width.
+    pub kind: &'static str,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MaxClusters {
+    pub shape: String,
+    /// The largest n such that every count of additional clusters from 0 to n passes;
+    /// `None` when the fleet fails already as it is.
+    pub additional: Option<u32>,
+    /// The first count that fails (`None`: every count up to `checked_up_to` passes).
+    pub first_failure: Option<u32>,
+    /// Counts past the first failure that pass again: not safe, since fewer fail.
+    pub passes_again: Vec<u32>,
+    /// Every count from 0 to this one was placed and checked.
+    pub checked_up_to: u32,
+    /// Minimum slack over all failure scenarios for N additional clusters (for the plot).
+    pub curve: Vec<(u32, Slack, HeadroomVerdict)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Month {
+    pub month: String,
+    pub clusters: usize,
+    pub verdict: HeadroomVerdict,
+    pub min_slack: Slack,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Refusal {
+    pub team: String,
+    pub shape: String,
+    pub month: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RebuildReport {
+    pub failed_node: String,
+    /// Set when the scenario's rebuild what-if loaded the node with this much data.
+    pub what_if_tib: Option<f64>,
+    /// The scenario's `concurrent-replica-rebuild-per-node-limit`, which the headline uses.
+    pub limit: u32,
+    pub replicas_to_rebuild: usize,
+    /// Replicas of detached volumes on the node: Longhorn does not rebuild them (unless
+    /// offline replica rebuilding is on) until their VM starts.
+    pub detached_not_rebuilt: usize,
+    pub tib_to_rebuild: f64,
+    /// `None`: full redundancy is never restored; `never` says why.
+    pub hours_to_full_redundancy: Option<f64>,
+    pub never: Option<String>,
+    pub bottleneck: String,
+    pub aborted_rebuilds: usize,
+    pub abort_restarts: usize,
+    pub stranded_rebuilds: usize,
+    pub blocked_rebuilds: usize,
+    /// Per-volume time without full redundancy; `None` when some volume never gets it back.
+    pub exposure_hours_max: Option<f64>,
+    pub exposure_hours_median: Option<f64>,
+    pub peak_link_share: f64,
+    pub peak_disk_share: f64,
+    pub peak_source_share: f64,
+    pub peak_source_streams: usize,
+    pub sweep: Vec<SweepPoint>,
+    pub recommended_limit: Option<u32>,
+    pub recommendation_fell_back: bool,
+    pub windows: Vec<Window>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RiskReport {
+    #[serde(flatten)]
+    pub monte_carlo: RiskResult,
+    /// Hours a permanently failed node's replicas stay missing in the model, and where the
+    /// figure comes from.
+    pub exposure_window_h: f64,
+    pub exposure_window_from: String,
+    pub by_replicas: Vec<ByReplicas>,
+    pub correlated: Correlated,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ByReplicas {
+    pub replicas: u32,
+    pub p_data_loss_per_year: f64,
+    pub ci95: [f64; 2],
+    pub loss_years: u64,
+    pub trial_years: u64,
+}
+
+/// One figure with how it was obtained.
+#[derive(Debug, Clone, Serialize)]
+pub struct Estimate {
+    pub value: f64,
+    /// `exact` (every failure set enumerated) or `independence approximation`.
+    pub method: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Correlated {
+    pub failed_nodes: u32,
+    pub trials: u32,
+    pub longhorn_copysets: usize,
+    pub longhorn: Estimate,
+    pub longhorn_monte_carlo: f64,
+    pub longhorn_ci95: [f64; 2],
+    pub longhorn_hits: u64,
+    pub scatter_width_requested: u32,
+    pub scatter_width: u32,
+    /// Mean distinct peers per node in the layout built.
+    pub scatter_width_measured: f64,
+    pub copyset_copysets: usize,
+    pub copyset: Estimate,
+    pub copyset_monte_carlo: f64,
+    pub copyset_ci95: [f64; 2],
+    pub copyset_hits: u64,
+    /// Set when the comparison means nothing (fewer nodes than replicas).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_compared: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AddNodes {
+    /// The node class (or, with a site fleet, the host) the new nodes copy.
+    pub like: String,
+    pub count: u32,
+    /// The rack of each new node, in order.
+    pub racks: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RemoveClusters {
+    pub shape: String,
+    pub count: u32,
+}
+
+/// The smallest changes found that pass, each by placing and checking again.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fix {
+    /// `None`: no count up to `searched_nodes` passes.
+    pub add_nodes: Option<AddNodes>,
+    pub searched_nodes: u32,
+    pub remove_clusters: Option<RemoveClusters>,
+    pub searched_clusters: u32,
+}

@@ -1,0 +1,15 @@
+//! The scenario: its YAML model, how it is loaded and checked, the Rancher cluster files
+//! it imports as shapes, and the one-cluster requests `admit` judges against it.
+
+mod load;
+mod model;
+mod rancher;
+mod ranges;
+mod request;
+
+pub use load::{Loaded, load, load_text};
+pub use model::*;
+pub use rancher::{RancherError, clusters, decode_affinity, pools};
+pub use request::{
+    DurationError, Request, RequestFile, load_request, parse_duration_h, request_from_text,
+};
