@@ -203,3 +203,65 @@ fn bad_requests_name_the_key() {
     let (_, e) = run("team: paiement\nshape: standard\ncuont: 2\n");
     assert!(e.contains("cuont") && e.contains("count"), "{e}");
 }
+
+/// A Rancher export edited to look smaller or to drop its anti-affinity is an error naming
+/// the pool or config, never an admission (issue: admit could be talked into a yes).
+#[test]
+fn hostile_rancher_requests_are_errors_never_admissions() {
+    let text = std::fs::read_to_string(repo().join("iso-config/example/catalogue/large.yaml"))
+        .unwrap()
+        .replacen(
+            "  labels:\n",
+            "  labels:\n    rackplan.io/team: paiement\n",
+            1,
+        );
+    assert!(
+        text.contains("rackplan.io/team: paiement"),
+        "the fixture changed"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &str); 12] = [
+        ("cpuCount:", "cpuCount: \"-200\"", "cpuCount"),
+        ("cpuCount:", "cpuCount: \"0\"", "cpuCount"),
+        ("cpuCount:", "cpuCount: \"3.5\"", "cpuCount"),
+        ("memorySize:", "memorySize: \"-8\"", "memorySize"),
+        ("memorySize:", "memorySize: \"NaN\"", "memorySize"),
+        ("quantity:", "quantity: -3", "quantity"),
+        ("quantity:", "quantity: 4294967296", "quantity"),
+        ("quantity:", "quantity: \"3.5\"", "quantity"),
+        ("quantity:", "quantity: 1e300", "quantity"),
+        ("quantity:", "quantity: null", "quantity"),
+        ("vmAffinity:", "vmAffinity: \"\"", "vmAffinity"),
+        ("vmAffinity:", "vmAffinity: 7", "vmAffinity"),
+    ];
+    for (key, line, names) in cases {
+        // The first line setting `key` gets the hostile value, indentation kept.
+        let mut done = false;
+        let edited: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let t = l.trim_start();
+                if !done && t.starts_with(key) {
+                    done = true;
+                    format!("{}{line}", &l[..l.len() - t.len()])
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        assert!(done, "the fixture changed: {key}");
+        let to = line;
+        let f = tmp.path().join("request.yaml");
+        std::fs::write(&f, edited.join("\n")).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"))
+            .arg("admit")
+            .arg(&f)
+            .arg(reference())
+            .args(["--at", "2027-02-01"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{to}: {err}");
+        assert!(err.contains(names), "{to}: {err}");
+    }
+}

@@ -673,11 +673,16 @@ fn the_importer_reads_base64_and_raw_affinity_lists_and_json() {
         {"labelSelector": {"matchLabels": {"x": "y"}}, "topologyKey": "kubernetes.io/hostname"}]}});
     let b64 = base64::engine::general_purpose::STANDARD.encode(aff.to_string());
     let cfg = |n: &str, a: &str| {
-        json!({
+        let mut c = json!({
             "apiVersion": "rke-machine-config.cattle.io/v1", "kind": "HarvesterConfig",
             "metadata": {"name": n, "namespace": "fleet-default"},
-            "cpuCount": "4", "memorySize": "8", "diskSize": "40", "vmAffinity": a,
-        })
+            "cpuCount": "4", "memorySize": "8", "diskSize": "40",
+        });
+        // No affinity is no key; an empty string is refused below.
+        if !a.is_empty() {
+            c["vmAffinity"] = json!(a);
+        }
+        c
     };
     let list = json!({"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "provisioning.cattle.io/v1", "kind": "Cluster",
@@ -709,6 +714,23 @@ fn the_importer_reads_base64_and_raw_affinity_lists_and_json() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("t-cp") && e.contains("vmAffinity"), "{e}");
+    // An empty, numeric or mistyped affinity would drop the anti-affinity unseen: refused.
+    for v in [
+        json!(""),
+        json!(7),
+        json!("{\"podAntiAffinity\": 5}"),
+        json!({"a": 1}),
+    ] {
+        let mut bad = list.clone();
+        bad["items"][1]["vmAffinity"] = v.clone();
+        let e = rackplan::simulate::scenario::pools(&bad.to_string())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("pool cp") && e.contains("vmAffinity"),
+            "{v}: {e}"
+        );
+    }
     // Two clusters in one file: a shape imports one, and says which it found.
     let mut two = list.clone();
     let mut c2 = list["items"][0].clone();

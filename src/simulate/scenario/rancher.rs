@@ -48,6 +48,14 @@ pub enum PoolProblem {
         value: String,
         want: &'static str,
     },
+    #[error(
+        "{config}: diskInfo disk {disk} has no readable size ({value}): give a size in GiB above 0"
+    )]
+    DiskSize {
+        config: String,
+        disk: usize,
+        value: String,
+    },
     #[error("{config}: {field} missing")]
     Missing { config: String, field: &'static str },
     #[error("{config}: diskInfo is not JSON: {reason}")]
@@ -302,12 +310,10 @@ fn cluster_pools(docs: &[Value], cluster: &Value) -> Result<Vec<Pool>, PoolProbl
                 list.iter()
                     .enumerate()
                     .map(|(i, d)| {
-                        positive(&d["size"], MAX_DISK_GIB).ok_or_else(|| {
-                            bad(
-                                &format!("diskInfo disk {i} size"),
-                                &d["size"],
-                                "a size in GiB above 0",
-                            )
+                        positive(&d["size"], MAX_DISK_GIB).ok_or_else(|| PoolProblem::DiskSize {
+                            config: cfg_name.to_string(),
+                            disk: i,
+                            value: d["size"].to_string(),
                         })
                     })
                     .collect::<Result<_, _>>()?
