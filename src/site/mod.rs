@@ -5,6 +5,7 @@
 //! management subnet, no two site networks overlapping, a storage range Harvester accepts) and
 //! points every error at the key that is wrong.
 
+pub mod base_url;
 pub mod types;
 mod validate;
 
