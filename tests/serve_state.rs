@@ -52,9 +52,8 @@ impl Server {
         let mut banner = String::new();
         while !banner.contains("install state: ") {
             let mut l = String::new();
-            if out.read_line(&mut l).unwrap() == 0 {
-                panic!("serve stopped: {banner}{:?}", log.lock().unwrap());
-            }
+            let n = out.read_line(&mut l).unwrap();
+            assert!(n > 0, "serve stopped: {banner}{:?}", log.lock().unwrap());
             banner.push_str(&l);
         }
         std::thread::spawn(move || {
