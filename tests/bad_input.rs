@@ -197,3 +197,14 @@ fn secret_reference_with_both_env_and_file() {
         "{e}"
     );
 }
+
+#[test]
+fn pxe_base_url_with_a_route_capture() {
+    let site = Site::example();
+    site.replace(
+        "site.yaml",
+        "pxe_base_url: http://10.10.0.5/harvester/v1.6.1",
+        "pxe_base_url: http://10.10.0.5/harvester/*rest",
+    );
+    insta::assert_snapshot!(check(&site));
+}

@@ -15,7 +15,7 @@ use crate::support::sushy::{free_port, mockup};
 use crate::support::{Site, id_of, json_of, rackplan_json};
 
 /// A raw HTTP/1.1 exchange; the path is sent exactly as given.
-fn http(port: u16, method: &str, path: &str) -> (u16, String) {
+pub(crate) fn http(port: u16, method: &str, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     write!(s, "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").unwrap();
@@ -35,7 +35,7 @@ fn http(port: u16, method: &str, path: &str) -> (u16, String) {
 }
 
 /// POST a webhook with a `X-Rackplan-Webhook-Key` header (or none).
-fn webhook(port: u16, path: &str, key: Option<&str>) -> u16 {
+pub(crate) fn webhook(port: u16, path: &str, key: Option<&str>) -> u16 {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let header = key.map_or(String::new(), |k| {
@@ -52,13 +52,13 @@ fn webhook(port: u16, path: &str, key: Option<&str>) -> u16 {
 }
 
 /// The webhook key rendered into a node's config.
-fn key_of(site: &Site, hostname: &str) -> String {
+pub(crate) fn key_of(site: &Site, hostname: &str) -> String {
     let inputs = rackplan::plan::load_inputs(&site.dir()).unwrap();
     rackplan::render::webhook_keys(&inputs).unwrap()[hostname].clone()
 }
 
 /// GET a JSON document, which must come with a 200.
-fn get_json(port: u16, path: &str) -> Value {
+pub(crate) fn get_json(port: u16, path: &str) -> Value {
     let (code, body) = http(port, "GET", path);
     assert_eq!(code, 200, "GET {path}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path}: {e}: {body}"))
@@ -117,7 +117,7 @@ impl Drop for Serve {
     }
 }
 
-fn mac_of(site: &Site, hostname: &str) -> String {
+pub(crate) fn mac_of(site: &Site, hostname: &str) -> String {
     let id = id_of(site, hostname);
     site.inventory()
         .nodes
@@ -308,7 +308,7 @@ fn serve_banner_gives_the_chain_line_and_warns_of_missing_artefacts() {
         .unwrap();
     let mut r = BufReader::new(child.stdout.take().unwrap());
     let mut banner = String::new();
-    for _ in 0..7 {
+    for _ in 0..8 {
         let mut l = String::new();
         r.read_line(&mut l).unwrap();
         banner.push_str(&l);
@@ -323,6 +323,11 @@ fn serve_banner_gives_the_chain_line_and_warns_of_missing_artefacts() {
         banner.contains(&format!(
             "chain http://127.0.0.1:{port}/pxe/ipxe?mac=${{net0/mac}}"
         )),
+        "{banner}"
+    );
+    assert!(
+        banner.contains("install state: ")
+            && banner.contains("install-state.yaml (0 installed nodes restored"),
         "{banner}"
     );
     for a in ["vmlinuz-amd64", "initrd-amd64", "rootfs-amd64.squashfs"] {

@@ -25,6 +25,7 @@ mod reference_docs;
 mod render;
 mod report_browser;
 mod serve_hostile;
+mod serve_state;
 mod sim;
 mod sim_honesty;
 mod ssh;

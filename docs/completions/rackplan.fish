@@ -43,7 +43,7 @@ complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "simulate" -d 'Cap
 complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "admit" -d 'Capacity gate for one cluster request: within the team\'s vCPU quota, and the fleet still survives every node and rack failure with it. Exit 0 admitted, 1 refused'
 complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "docs" -d 'Write the reference generated from the code: JSON Schemas of every input file, a page per format and per command, shell completions and man pages'
 complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
-complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "status" -d 'Per-node install state from a running `rackplan serve` (its /status)'
+complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "status" -d 'Per-node install state, as `rackplan serve` records it in DIR/install-state.yaml (no server needed), or from a running server\'s /status with --url'
 complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "serve" -d 'Serve iPXE scripts and install configs over HTTP for PXE installs'
 complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "boot" -d 'Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes)'
 complete -c rackplan -n "__fish_rackplan_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -207,7 +207,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -s v -l v
 complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rackplan -n "__fish_rackplan_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c rackplan -n "__fish_rackplan_using_subcommand status" -l site -d 'Site directory holding site.yaml, nodes.yaml and allocations.yaml (default: RACKPLAN_SITE, else the current directory)' -r -F
-complete -c rackplan -n "__fish_rackplan_using_subcommand status" -l url -d 'The server\'s base URL (default: harvester.pxe_base_url of site.yaml)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand status" -l url -d 'Ask the server at this base URL instead of reading the site\'s state file' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand status" -l interval -d 'Seconds between polls with --watch' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand status" -l count -d 'Stop after this many polls with --watch' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand status" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
@@ -225,7 +225,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l site -d 'Sit
 complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l listen -d 'Address to listen on (default: serve.listen of site.yaml, else 127.0.0.1:8080; port 0 picks a free one)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l base-url -d 'The URL nodes reach this server at (default: harvester.pxe_base_url of site.yaml)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l artifacts -d 'Folder with the installer\'s kernel, initrd, rootfs and ISO, served as they are (refused if it holds rendered install configs)' -r -F
-complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l reinstall -d 'Hand a fresh config token to this node (hostname or id) even though its install already SUCCEEDED (repeatable). Without it, an installed node is told to boot its disk' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l reinstall -d 'Hand a fresh config token to this node (hostname or id) even though its install already SUCCEEDED (repeatable). Without it, an installed node is told to boot its disk, also after a restart (DIR/install-state.yaml keeps each node\'s progress)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand serve" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
@@ -264,7 +264,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_s
 complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from init discover check plan render simulate admit docs completions status serve boot help" -f -a "admit" -d 'Capacity gate for one cluster request: within the team\'s vCPU quota, and the fleet still survives every node and rack failure with it. Exit 0 admitted, 1 refused'
 complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from init discover check plan render simulate admit docs completions status serve boot help" -f -a "docs" -d 'Write the reference generated from the code: JSON Schemas of every input file, a page per format and per command, shell completions and man pages'
 complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from init discover check plan render simulate admit docs completions status serve boot help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
-complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from init discover check plan render simulate admit docs completions status serve boot help" -f -a "status" -d 'Per-node install state from a running `rackplan serve` (its /status)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from init discover check plan render simulate admit docs completions status serve boot help" -f -a "status" -d 'Per-node install state, as `rackplan serve` records it in DIR/install-state.yaml (no server needed), or from a running server\'s /status with --url'
 complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from init discover check plan render simulate admit docs completions status serve boot help" -f -a "serve" -d 'Serve iPXE scripts and install configs over HTTP for PXE installs'
 complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from init discover check plan render simulate admit docs completions status serve boot help" -f -a "boot" -d 'Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes)'
 complete -c rackplan -n "__fish_rackplan_using_subcommand help; and not __fish_seen_subcommand_from init discover check plan render simulate admit docs completions status serve boot help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -184,11 +184,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Per-node install state from a running `rackplan serve` (its /status).
+    /// Per-node install state, as `rackplan serve` records it in DIR/install-state.yaml
+    /// (no server needed), or from a running server's /status with --url.
     Status {
         #[command(flatten)]
         site: SiteArg,
-        /// The server's base URL (default: harvester.pxe_base_url of site.yaml).
+        /// Ask the server at this base URL instead of reading the site's state file.
         #[arg(long, value_name = "URL")]
         url: Option<String>,
         /// Poll until every node is installed or failed (or --count polls).
@@ -344,7 +345,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     pub artifacts: Option<std::path::PathBuf>,
     /// Hand a fresh config token to this node (hostname or id) even though its install
-    /// already SUCCEEDED (repeatable). Without it, an installed node is told to boot its disk.
+    /// already SUCCEEDED (repeatable). Without it, an installed node is told to boot its disk,
+    /// also after a restart (DIR/install-state.yaml keeps each node's progress).
     #[arg(long, value_name = "NODE")]
     pub reinstall: Vec<String>,
 }

@@ -284,6 +284,9 @@ fn http_url(flag: &'static str, raw: &str) -> Result<String, ConfigError> {
     if u.query().is_some() || u.fragment().is_some() {
         return Err(bad(flag, raw, "the base URL takes no query or fragment"));
     }
+    if let Some(why) = crate::site::base_url::route_problem(raw) {
+        return Err(bad(flag, raw, why));
+    }
     if raw.contains(['{', '}', ' ', '"', '\'', '\\']) {
         return Err(bad(
             flag,

@@ -90,6 +90,18 @@ impl From<crate::plan::LoadError> for Error {
     }
 }
 
+impl From<crate::bootstrap::serve::StateError> for Error {
+    fn from(e: crate::bootstrap::serve::StateError) -> Self {
+        use crate::bootstrap::serve::StateError;
+        match e {
+            StateError::Input(i) => Error::Input(i),
+            StateError::Fs(f) => Error::Fs(f),
+            StateError::Lock(l) => Error::Lock(l),
+            held @ StateError::ServeRunning { .. } => Error::Usage(held.to_string()),
+        }
+    }
+}
+
 impl From<super::config::ConfigError> for Error {
     fn from(e: super::config::ConfigError) -> Self {
         Error::Usage(e.to_string())

@@ -1,4 +1,5 @@
-//! `rackplan serve`: render the site in memory and serve it for PXE installs.
+//! `rackplan serve`: render the site in memory and serve it for PXE installs, until SIGTERM
+//! or SIGINT; then finish the requests in flight (bounded) and save the install state.
 
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ pub fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
     let mut inputs = plan::load_inputs(&args.site.site)?;
     let cfg = ServeConfig::resolve(args, &inputs.site.site)?;
     if let Some(dir) = &cfg.artifacts {
-        serve::check_artifacts(dir).map_err(Error::Usage)?;
+        serve::check_artifacts(dir).map_err(|e| Error::Usage(e.to_string()))?;
     }
     // Scripts, config URLs and webhooks must point at where this server really is.
     inputs
@@ -23,6 +24,8 @@ pub fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
         .clone_from(&cfg.base_url);
     let files = render::build(&inputs)?;
     let webhook_keys = render::webhook_keys(&inputs)?;
+    let install = serve::InstallRecord::open(&cfg.site, ctx.lock_wait)?;
+    let restored = install.installed_count();
     let json = ctx.json;
     let state = Arc::new(serve::ServeState::new(
         serve::ServeInputs {
@@ -33,6 +36,7 @@ pub fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
             webhook_keys,
             reinstall: cfg.reinstall.clone(),
             artifacts: cfg.artifacts.clone(),
+            install,
         },
         Box::new(move |line| {
             if json {
@@ -43,7 +47,8 @@ pub fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
         }),
     ));
     let rt = term::runtime()?;
-    rt.block_on(async move {
+    let app_state = state.clone();
+    let stopped = rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(cfg.listen)
             .await
             .map_err(|source| Error::Bind {
@@ -57,22 +62,43 @@ pub fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
             cfg.artifacts.as_deref(),
             &inputs.site.site.harvester.version,
         );
+        let stop = stop_signal()?;
         term::out(&report::serve::banner(
             &inputs.site.site.name.0,
             addr,
             &cfg.base_url,
             &missing,
+            app_state.install().path(),
+            restored,
         ));
-        serve::listener::serve(
-            listener,
-            serve::router(state),
-            serve::listener::ConnectionLimits::for_this_process(),
-            async {
-                let _ = tokio::signal::ctrl_c().await;
-            },
+        Ok::<_, Error>(
+            serve::listener::serve(
+                listener,
+                serve::router(app_state),
+                serve::listener::ConnectionLimits::for_this_process(),
+                stop,
+            )
+            .await,
         )
-        .await;
-        Ok::<(), Error>(())
     })?;
+    // Writes already under way finish; the last flush below saves whatever they missed.
+    rt.shutdown_timeout(std::time::Duration::from_secs(5));
+    state.install().flush()?;
+    term::errln(&report::serve::stopped(stopped, state.install().path()));
     Ok(exit::OK)
+}
+
+/// Resolves on SIGTERM or SIGINT (registered now, so a signal that comes early is not lost).
+fn stop_signal() -> Result<impl std::future::Future<Output = ()>, Error> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let register =
+        |kind| signal(kind).map_err(|e| Error::Runtime(format!("cannot handle signals: {e}")));
+    let mut term = register(SignalKind::terminate())?;
+    let mut int = register(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    })
 }

@@ -32,7 +32,13 @@ pub enum LockError {
 impl SiteLock {
     /// Take the site's lock, waiting up to `wait` for another holder to finish.
     pub fn acquire(dir: &Path, wait: Duration) -> Result<SiteLock, LockError> {
-        let path = dir.join(".rackplan.lock");
+        SiteLock::acquire_file(dir, ".rackplan.lock", wait)
+    }
+
+    /// Take another lock of the site, the lock file `DIR/name`, by the same rules (`serve`
+    /// keeps the site's install state under its own lock, so it never blocks the writers).
+    pub fn acquire_file(dir: &Path, name: &str, wait: Duration) -> Result<SiteLock, LockError> {
+        let path = dir.join(name);
         let io = |source| LockError::Io {
             path: path.display().to_string(),
             source,

@@ -16,6 +16,7 @@ pub mod render;
 pub mod review;
 pub mod serve;
 pub mod simulate;
+pub mod status;
 pub mod svg;
 
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};

@@ -5,6 +5,7 @@
 //! management subnet, no two site networks overlapping, a storage range Harvester accepts) and
 //! points every error at the key that is wrong.
 
+pub mod base_url;
 pub mod types;
 mod validate;
 
@@ -156,7 +157,8 @@ pub struct HarvesterSpec {
     pub version: String,
     /// The installer ISO; required by automatic installs.
     pub iso_url: String,
-    /// Base URL under which `serve` (or any web server) publishes artefacts and configs.
+    /// Base URL under which `serve` (or any web server) publishes artefacts and configs. Its
+    /// path is literal: no segment may start with `:` or `*` or hold `{` or `}`.
     pub pxe_base_url: String,
     /// Kernel console, e.g. `ttyS1,115200n8` for serial-only machines.
     #[serde(default, skip_serializing_if = "Option::is_none")]

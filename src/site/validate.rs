@@ -298,6 +298,13 @@ pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
             );
         }
     }
+    if let Some(why) = super::base_url::route_problem(&site.harvester.pxe_base_url) {
+        return err(
+            path!["harvester", "pxe_base_url"],
+            format!("{}: {why}", site.harvester.pxe_base_url),
+            "serve mounts its routes under this path, and nodes are sent there: use a literal path such as http://10.10.0.5/harvester/v1.6.1",
+        );
+    }
     images(site, src)?;
     catalogue(site, src)
 }

@@ -9,6 +9,7 @@
 //! Without `--yes` only the plan is printed. Each node is planned and run on its own: a
 //! failure on one never touches another.
 
+pub mod error;
 pub mod gate;
 #[cfg(test)]
 mod plan_tests;
@@ -17,6 +18,8 @@ pub mod targets;
 
 use serde::Serialize;
 use serde_json::{Value, json};
+
+pub use error::BootError;
 
 use crate::redfish::client::BmcClient;
 use crate::redfish::fetch::{Fetch, link};
@@ -53,11 +56,14 @@ fn s(v: &Value, k: &str) -> String {
     v.get(k).and_then(Value::as_str).unwrap_or("").to_string()
 }
 
-async fn get(c: &impl Fetch, path: &str) -> Result<Value, String> {
-    c.get(path).await.map_err(|e| format!("GET {path}: {e}"))
+async fn get(c: &impl Fetch, path: &str) -> Result<Value, BootError> {
+    c.get(path).await.map_err(|source| BootError::Read {
+        path: path.to_string(),
+        source,
+    })
 }
 
-async fn members(c: &impl Fetch, coll: &str) -> Result<Vec<(String, Value)>, String> {
+async fn members(c: &impl Fetch, coll: &str) -> Result<Vec<(String, Value)>, BootError> {
     let doc = get(c, coll).await?;
     let mut out = Vec::new();
     for m in doc
@@ -99,7 +105,7 @@ fn boot_targets(sys: &Value) -> Vec<&str> {
 }
 
 /// Read the BMC and plan the requests for `action`.
-pub async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, String> {
+pub async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, BootError> {
     let root = get(c, "/redfish/v1").await?;
     let vendor = s(&root, "Vendor");
     let systems_link = root
@@ -117,7 +123,7 @@ pub async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, Str
         })
         .or(systems.first())
         .cloned()
-        .ok_or("the BMC lists no system")?;
+        .ok_or(BootError::NoSystem)?;
     let manufacturer = s(&sys, "Manufacturer");
     let supermicro = manufacturer.to_ascii_lowercase().contains("supermicro")
         || vendor.to_ascii_lowercase().contains("supermicro");
@@ -163,9 +169,7 @@ pub async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, Str
             })
             .or(cd.first()),
     };
-    let (slot_path, slot) = pick
-        .map(|x| (*x).clone())
-        .ok_or("no CD/DVD virtual-media slot on this BMC")?;
+    let (slot_path, slot) = pick.map(|x| (*x).clone()).ok_or(BootError::NoCdSlot)?;
     let mut steps = Vec::new();
     let etag = sys
         .get("@odata.etag")
@@ -207,10 +211,9 @@ pub async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, Str
             }
             let allowed = boot_targets(&sys);
             if !allowed.is_empty() && !allowed.contains(&"Cd") {
-                return Err(format!(
-                    "the BMC does not offer a `Cd` boot override (offers {})",
-                    allowed.join(", ")
-                ));
+                return Err(BootError::NoCdOverride {
+                    offered: allowed.join(", "),
+                });
             }
             if s(
                 sys.get("Boot").unwrap_or(&Value::Null),
@@ -264,10 +267,10 @@ pub async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, Str
             let reset = prefs
                 .iter()
                 .find(|p| allowed_reset.is_empty() || allowed_reset.iter().any(|a| a == *p))
-                .ok_or(format!(
-                    "no usable reset type for power state {power} (offered: {})",
-                    allowed_reset.join(", ")
-                ))?;
+                .ok_or_else(|| BootError::NoResetType {
+                    power: power.clone(),
+                    offered: allowed_reset.join(", "),
+                })?;
             let target = sys
                 .pointer("/Actions/#ComputerSystem.Reset/target")
                 .and_then(Value::as_str)
@@ -351,7 +354,7 @@ pub async fn execute(
     c: &BmcClient,
     plan: &Plan,
     poll: std::time::Duration,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, BootError> {
     let mut log = Vec::new();
     for st in &plan.steps {
         if st.method == "GET" {
@@ -364,9 +367,10 @@ pub async fn execute(
                     break;
                 }
                 if tokio::time::Instant::now() >= deadline {
-                    return Err(format!(
-                        "still {state} after {poll:?}; the reset was sent, check the console"
-                    ));
+                    return Err(BootError::StillOff {
+                        state,
+                        waited: poll,
+                    });
                 }
                 tokio::time::sleep(std::time::Duration::from_millis(500)).await;
             }
@@ -380,18 +384,28 @@ pub async fn execute(
                 st.if_match.as_deref(),
             )
             .await
-            .map_err(|e| format!("{} {}: {e}", st.method, st.path))?;
+            .map_err(|source| BootError::Send {
+                method: st.method,
+                path: st.path.clone(),
+                source,
+            })?;
         if code == 412 && st.if_match.is_some() {
             code = c
                 .send(st.method, &st.path, st.body.as_ref(), None)
                 .await
-                .map_err(|e| format!("{} {}: {e}", st.method, st.path))?;
+                .map_err(|source| BootError::Send {
+                    method: st.method,
+                    path: st.path.clone(),
+                    source,
+                })?;
         }
         if !(200..300).contains(&code) {
-            return Err(format!(
-                "{} {} answered HTTP {code} ({})",
-                st.method, st.path, st.why
-            ));
+            return Err(BootError::Refused {
+                method: st.method,
+                path: st.path.clone(),
+                code,
+                why: st.why.clone(),
+            });
         }
         log.push(format!("{} {} -> {code}", st.method, st.path));
     }

@@ -23,7 +23,7 @@ impl Fetch for Mem {
     fn expand_failed(&self) {}
 }
 
-fn run(docs: Vec<(&str, Value)>, action: Action) -> Result<super::Plan, String> {
+fn run(docs: Vec<(&str, Value)>, action: Action) -> Result<super::Plan, super::BootError> {
     let mem = Mem(docs.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
     tokio::runtime::Builder::new_current_thread()
         .build()
@@ -163,14 +163,16 @@ fn no_cd_override_is_refused_before_anything_is_planned() {
         Action::Boot,
     )
     .unwrap_err();
-    assert!(e.contains("`Cd` boot override"), "{e}");
+    assert!(matches!(e, super::BootError::NoCdOverride { .. }), "{e}");
+    assert!(e.to_string().contains("`Cd` boot override"), "{e}");
 }
 
 #[test]
 fn no_cd_slot_is_an_error() {
     let slot = json!({"MediaTypes": ["USBStick"]});
     let e = run(bmc("Dell", system("On", &["Cd"]), slot), Action::Boot).unwrap_err();
-    assert!(e.contains("no CD/DVD"), "{e}");
+    assert!(matches!(e, super::BootError::NoCdSlot), "{e}");
+    assert!(e.to_string().contains("no CD/DVD"), "{e}");
 }
 
 #[test]

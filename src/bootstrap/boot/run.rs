@@ -87,14 +87,14 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
                         r.done = done;
                         r.ok = true;
                     }
-                    Err(e) => r.error = Some(e),
+                    Err(e) => r.error = Some(e.to_string()),
                 }
             } else {
                 r.ok = true;
             }
             r.plan = Some(p);
         }
-        Err(e) => r.error = Some(e),
+        Err(e) => r.error = Some(e.to_string()),
     }
     client.logout().await;
     r.requests = client.requests();

@@ -2,6 +2,11 @@
 //! number of connections, a deadline for a request's header, and, when the table is full,
 //! the oldest connection that never sent a complete request is closed to make room, so
 //! idle sockets (slowloris) cannot lock real nodes out.
+//!
+//! Stopping is graceful: when the shutdown future resolves, the listener is closed, every
+//! connection finishes the request it is serving and is then closed (keep-alive ends), and
+//! the loop returns once all are done or after [`ConnectionLimits::drain`], cutting what is
+//! left. The caller then saves its state.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -22,6 +27,8 @@ use tower::ServiceExt;
 pub struct ConnectionLimits {
     pub max_connections: usize,
     pub header_timeout: Duration,
+    /// How long requests in flight may take to finish once the server is told to stop.
+    pub drain: Duration,
 }
 
 impl ConnectionLimits {
@@ -31,6 +38,7 @@ impl ConnectionLimits {
         ConnectionLimits {
             max_connections: (files / 2).clamp(16, 512) as usize,
             header_timeout: Duration::from_secs(5),
+            drain: Duration::from_secs(10),
         }
     }
 }
@@ -49,19 +57,30 @@ struct Slot {
     close: Arc<Notify>,
 }
 
-/// Serve `app` on `listener` until `shutdown` resolves.
+/// How the server stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped {
+    /// Connections still busy when the drain time ran out, closed mid-request.
+    pub cut: usize,
+}
+
+/// Serve `app` on `listener` until `shutdown` resolves, then drain (see the module docs).
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     limits: ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()>,
-) {
+) -> Stopped {
     let slots: Arc<Mutex<VecDeque<Slot>>> = Arc::new(Mutex::new(VecDeque::new()));
     let next_id = AtomicU64::new(0);
+    // Tells every connection to finish its request and close.
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    // Woken each time a connection ends.
+    let ended = Arc::new(Notify::new());
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
-            () = &mut shutdown => return,
+            () = &mut shutdown => break,
             a = listener.accept() => a,
         };
         let Ok((sock, peer)) = accepted else {
@@ -91,6 +110,8 @@ pub async fn serve(
         });
         let app = app.clone();
         let slots = slots.clone();
+        let mut stop = stop_rx.clone();
+        let ended = ended.clone();
         tokio::spawn(async move {
             let svc = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
                 spoke.store(true, Ordering::Relaxed);
@@ -103,12 +124,43 @@ pub async fn serve(
                 .timer(TokioTimer::new())
                 .header_read_timeout(limits.header_timeout)
                 .serve_connection(TokioIo::new(sock), svc);
-            tokio::select! {
-                _ = conn => {}
-                () = close.notified() => {}
+            tokio::pin!(conn);
+            let stopping = tokio::select! {
+                _ = conn.as_mut() => false,
+                () = close.notified() => false,
+                _ = stop.wait_for(|s| *s) => true,
+            };
+            if stopping {
+                // Finish the request in flight (if any), then close.
+                conn.as_mut().graceful_shutdown();
+                tokio::select! {
+                    _ = conn.as_mut() => {}
+                    () = close.notified() => {}
+                }
             }
             slots.lock().expect("not poisoned").retain(|s| s.id != id);
+            ended.notify_one();
         });
+    }
+    drop(listener);
+    let _ = stop_tx.send(true);
+    let deadline = tokio::time::Instant::now() + limits.drain;
+    loop {
+        let left = slots.lock().expect("not poisoned").len();
+        if left == 0 {
+            return Stopped { cut: 0 };
+        }
+        tokio::select! {
+            () = ended.notified() => {}
+            () = tokio::time::sleep_until(deadline) => {
+                let mut s = slots.lock().expect("not poisoned");
+                let cut = s.len();
+                for c in s.drain(..) {
+                    c.close.notify_one();
+                }
+                return Stopped { cut };
+            }
+        }
     }
 }
 
