@@ -153,14 +153,16 @@ impl Study {
             }
             study.attach_dump(dump, scenario_given)?;
             if let Err(problem) = study.check_fleet() {
-                return Err(if scenario_given && problem.key() != "fleet" {
-                    study.locate(&problem).into()
-                } else {
-                    StudyError::DumpFleet {
-                        path: dump.to_path_buf(),
-                        problem,
-                    }
-                });
+                return Err(
+                    if scenario_given && !matches!(problem, FleetProblem::NoNodes) {
+                        study.locate(&problem).into()
+                    } else {
+                        StudyError::DumpFleet {
+                            path: dump.to_path_buf(),
+                            problem,
+                        }
+                    },
+                );
             }
         } else {
             let named = study.scenario.fleet.site.as_deref();
