@@ -61,12 +61,15 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     } else {
         term::out(&report::discover::discovery_table(&outcomes, &merge));
     }
-    // A BMC that named another origin gave a partial answer: what it pointed at was refused.
+    // A BMC that named another origin gave a partial answer: what it pointed at was refused;
+    // a system two entries reported is one record for two entries.
     Ok(
-        if outcomes
-            .iter()
-            .any(|o| !o.ok || !o.refused.is_empty() || !o.kept_from_earlier.is_empty())
-        {
+        if outcomes.iter().any(|o| {
+            !o.ok
+                || !o.refused.is_empty()
+                || !o.kept_from_earlier.is_empty()
+                || !o.seen_twice.is_empty()
+        }) {
             exit::PARTIAL
         } else {
             exit::OK

@@ -82,6 +82,10 @@ pub struct BmcOutcome {
     pub degraded: Vec<Vec<(String, String)>>,
     /// What was kept from an earlier run because a section failed (shown to the user).
     pub kept_from_earlier: Vec<String>,
+    /// Systems another BMC entry already reported (same serial and UUID): one BMC listed
+    /// twice, or a copied answer. Shown to the user; the run is partial.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seen_twice: Vec<String>,
 }
 
 async fn one(
@@ -109,6 +113,7 @@ async fn one(
         fallback_ids: Vec::new(),
         degraded: Vec::new(),
         kept_from_earlier: Vec::new(),
+        seen_twice: Vec::new(),
     };
     let url = match config::base_url(entry) {
         Ok(u) => u,
@@ -283,6 +288,14 @@ pub fn apply(
             all.push((n.clone(), alt));
             at.push((oi, ni));
         }
+    }
+    let bmc: Vec<(usize, &str)> = at
+        .iter()
+        .map(|(oi, _)| (*oi, outcomes[*oi].address.as_str()))
+        .collect();
+    for (i, warning) in identity::seen_twice(&all, &bmc) {
+        let (oi, _) = at[i];
+        outcomes[oi].seen_twice.push(warning);
     }
     for (i, note) in identity::disambiguate(inv, &mut all) {
         let (oi, ni) = at[i];
