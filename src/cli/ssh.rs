@@ -44,7 +44,7 @@ pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
                     identity,
                     pass.as_ref().map(crate::files::secrets::Secret::expose),
                 )
-                .map_err(Error::Usage)?,
+                .map_err(|e| Error::Usage(e.to_string()))?,
             ))
         }
         None => None,

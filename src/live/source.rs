@@ -52,6 +52,32 @@ fn size(bytes: u64) -> String {
     }
 }
 
+/// Why one file's text gave no objects (the file is skipped and named in the notes).
+#[derive(Debug, thiserror::Error)]
+enum TextError {
+    #[error("not JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("not YAML: {0}")]
+    Yaml(#[from] serde_saphyr::Error),
+}
+
+/// Why a file or an archive entry could not be read as text.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    /// More than the cap: how many bytes were read before stopping.
+    #[error("more than {0} bytes")]
+    TooLarge(u64),
+}
+
+/// A folder too large to be a dump.
+#[derive(Debug, thiserror::Error)]
+#[error("more than {0} entries in the folder: not a kubectl dump or a support bundle")]
+struct TooManyEntries(usize);
+
 fn fail(path: &Path, message: impl Into<String>) -> LiveError {
     LiveError::Read {
         path: path.display().to_string(),
@@ -75,21 +101,19 @@ const CHUNK: usize = 2048;
 /// The objects of one file's text, handed to `sink` one at a time. JSON is read as a
 /// stream: the items of a `kind: List` are cut out as raw text first, then parsed and
 /// typed a chunk at a time (in parallel), so a large dump never sits in memory as one tree.
-fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), String> {
+fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), TextError> {
     use rayon::prelude::*;
     let t = text.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
         let mut de = serde_json::Deserializer::from_str(t);
         let (items, rest) = serde::de::DeserializeSeed::deserialize(Top, &mut de)
-            .and_then(|got| de.end().map(|()| got))
-            .map_err(|e| format!("not JSON: {e}"))?;
+            .and_then(|got| de.end().map(|()| got))?;
         for chunk in items.chunks(CHUNK) {
             // Parsed and typed on every thread; added in order on this one.
-            let typed: Vec<Result<Vec<Prepared>, String>> = chunk
+            let typed: Vec<Result<Vec<Prepared>, TextError>> = chunk
                 .par_iter()
                 .map(|raw| {
-                    let v = serde_json::from_str::<Value>(raw.get())
-                        .map_err(|e| format!("not JSON: {e}"))?;
+                    let v = serde_json::from_str::<Value>(raw.get())?;
                     let mut objs = Vec::new();
                     push(file, v, &mut |o| objs.push(o), 1);
                     Ok(objs.into_iter().map(prepare).collect())
@@ -106,8 +130,7 @@ fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), String> 
         }
         Ok(())
     } else {
-        let docs: Vec<Value> =
-            serde_saphyr::from_multiple(text).map_err(|e| format!("not YAML: {e}"))?;
+        let docs: Vec<Value> = serde_saphyr::from_multiple(text)?;
         for d in docs {
             push(file, d, &mut |o| sink.insert(prepare(o)), 0);
         }
@@ -216,7 +239,7 @@ fn walk(
     seen: &mut usize,
     files: &mut Vec<PathBuf>,
     notes: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), TooManyEntries> {
     if files.len() >= caps.files {
         return Ok(());
     }
@@ -239,10 +262,7 @@ fn walk(
     for e in rd.flatten() {
         *seen += 1;
         if *seen > caps.entries {
-            return Err(format!(
-                "more than {} entries in the folder: not a kubectl dump or a support bundle",
-                caps.entries
-            ));
+            return Err(TooManyEntries(caps.entries));
         }
         entries.push(e.path());
     }
@@ -291,15 +311,13 @@ fn holds_manifests(dir: &Path, caps: &Caps) -> bool {
 
 /// The text of a file of at most `cap` bytes, counted while reading (a file that grows
 /// after its size was looked at is still cut off).
-fn read_capped(mut r: impl std::io::Read, cap: u64) -> Result<Result<String, String>, u64> {
+fn read_capped(mut r: impl std::io::Read, cap: u64) -> Result<String, ReadError> {
     let mut bytes = Vec::new();
-    if let Err(e) = (&mut r).take(cap + 1).read_to_end(&mut bytes) {
-        return Ok(Err(e.to_string()));
-    }
+    (&mut r).take(cap + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
-        return Err(bytes.len() as u64);
+        return Err(ReadError::TooLarge(bytes.len() as u64));
     }
-    Ok(String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string()))
+    String::from_utf8(bytes).map_err(|_| ReadError::NotUtf8)
 }
 
 /// The folder of a bundle's `yamls/` (at the top, or one level down as the zip unpacks).
@@ -390,18 +408,20 @@ fn read_zip(
             .map_err(|e| fail(path, format!("entry {i}: {e}")))?;
         let room = caps.unpacked - unpacked;
         let text = match read_capped(e, caps.file.min(room)) {
-            Ok(Ok(text)) => text,
-            Ok(Err(m)) => {
-                notes.push(format!("{shown}: {m}; skipped"));
-                continue;
+            Ok(text) => text,
+            Err(ReadError::TooLarge(got)) if room <= caps.file => {
+                return Err(too_much(unpacked + got));
             }
-            Err(got) if room <= caps.file => return Err(too_much(unpacked + got)),
-            Err(_) => {
+            Err(ReadError::TooLarge(_)) => {
                 notes.push(format!(
                     "{shown}: unpacks to more than {} (more than it declares); skipped",
                     size(caps.file)
                 ));
                 unpacked += caps.file;
+                continue;
+            }
+            Err(m) => {
+                notes.push(format!("{shown}: {m}; skipped"));
                 continue;
             }
         };
@@ -441,24 +461,25 @@ fn read_with(path: &Path, out: &mut Builder, caps: &Caps) -> Result<Vec<String>,
             }
         };
         let mut files = Vec::new();
-        walk(&root, 0, caps, &mut 0, &mut files, &mut notes).map_err(|m| fail(path, m))?;
+        walk(&root, 0, caps, &mut 0, &mut files, &mut notes)
+            .map_err(|e| fail(path, e.to_string()))?;
         if files.is_empty() {
             return Err(fail(path, "no .yaml, .yml or .json file in the folder"));
         }
         for f in files {
             let shown = f.display().to_string();
-            let read = std::fs::File::open(&f).map_err(|e| e.to_string());
-            match read.map(|r| read_capped(r, caps.file)) {
-                Ok(Ok(Ok(text))) => {
+            let read = std::fs::File::open(&f).map_err(ReadError::from);
+            match read.and_then(|r| read_capped(r, caps.file)) {
+                Ok(text) => {
                     if let Err(m) = objects_of(&shown, &text, out) {
                         notes.push(format!("{shown}: {m}; skipped"));
                     }
                 }
-                Ok(Err(_)) => notes.push(format!(
+                Err(ReadError::TooLarge(_)) => notes.push(format!(
                     "{shown}: larger than the input limit ({}); skipped",
                     size(caps.file)
                 )),
-                Err(m) | Ok(Ok(Err(m))) => notes.push(format!("{shown}: {m}; skipped")),
+                Err(m) => notes.push(format!("{shown}: {m}; skipped")),
             }
         }
     } else if !meta.is_file() {
@@ -483,10 +504,12 @@ fn read_with(path: &Path, out: &mut Builder, caps: &Caps) -> Result<Vec<String>,
             return Err(too_large());
         }
         let f = std::fs::File::open(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
-        let text = read_capped(f, caps.file)
-            .map_err(|_| too_large())?
-            .map_err(|m| fail(path, format!("cannot read: {m}")))?;
-        objects_of(&path.display().to_string(), &text, out).map_err(|m| fail(path, m))?;
+        let text = read_capped(f, caps.file).map_err(|e| match e {
+            ReadError::TooLarge(_) => too_large(),
+            e => fail(path, format!("cannot read: {e}")),
+        })?;
+        objects_of(&path.display().to_string(), &text, out)
+            .map_err(|e| fail(path, e.to_string()))?;
     }
     Ok(notes)
 }
@@ -521,9 +544,15 @@ mod tests {
 
     #[test]
     fn the_caps_hold_while_reading() {
-        assert!(read_capped(&b"12345"[..], 5).unwrap().is_ok());
-        assert_eq!(read_capped(&b"123456"[..], 5).unwrap_err(), 6);
-        assert_eq!(read_capped(std::io::repeat(0), 1000).unwrap_err(), 1001);
+        assert_eq!(read_capped(&b"12345"[..], 5).unwrap(), "12345");
+        assert!(matches!(
+            read_capped(&b"123456"[..], 5),
+            Err(ReadError::TooLarge(6))
+        ));
+        assert!(matches!(
+            read_capped(std::io::repeat(0), 1000),
+            Err(ReadError::TooLarge(1001))
+        ));
         assert_eq!(size(512 * 1024 * 1024), "512 MiB");
         assert_eq!(size(4 * 1024 * 1024 * 1024), "4 GiB");
     }
