@@ -16,6 +16,8 @@
 //! - [`bootstrap`]: PXE over HTTP (`serve`) and Redfish virtual-media installs (`boot`).
 //! - [`site`], [`inventory`], [`profile`], [`network`]: the data models of the inputs.
 //! - [`vocab`]: the role and network words every stage shares (a leaf).
+//! - [`docs`]: the reference generated from the code (schemas, pages, completions, man).
+//! - [`scaffold`]: what `init` puts in a new site folder.
 //! - [`files`]: YAML reading and writing with located errors, atomic writes, secrets.
 
 /// mimalloc instead of the system allocator: reading a large dump and simulating its
@@ -28,6 +30,7 @@ pub mod bootstrap;
 pub mod cli;
 pub mod clock;
 pub mod discover;
+pub mod docs;
 pub mod files;
 pub mod inventory;
 pub mod live;
@@ -37,6 +40,7 @@ pub mod profile;
 pub mod redfish;
 pub mod render;
 pub mod report;
+pub mod scaffold;
 pub mod simulate;
 pub mod site;
 pub mod vocab;

@@ -12,6 +12,7 @@ mod deploy;
 mod hostile_bmc;
 mod installer_examples;
 mod layout;
+mod live_bounds;
 mod live_fleet;
 mod live_review;
 mod live_state;

@@ -234,3 +234,95 @@ fn from_clone_to_a_site_of_ones_own() {
     assert!(r.code == 0 || r.code == 1, "{}\n{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("lab: 6 nodes"), "{}", r.stdout);
 }
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+/// Under umask 000 the site folder is not world-writable and the secrets are the owner's
+/// alone: modes are set, not left to the umask.
+#[cfg(unix)]
+#[test]
+fn init_sets_modes_whatever_the_umask() {
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new("sh")
+        .current_dir(work.path())
+        .env("NO_COLOR", "1")
+        .args(["-c", "umask 000; exec \"$0\" init lab"])
+        .arg(env!("CARGO_BIN_EXE_rackplan"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let site = work.path().join("lab");
+    assert_eq!(mode(&site), 0o755);
+    assert_eq!(mode(&site.join("profiles")), 0o755);
+    assert_eq!(mode(&site.join("schemas")), 0o755);
+    assert_eq!(mode(&site.join("secrets")), 0o700);
+    assert_eq!(mode(&site.join("secrets/token")), 0o600);
+    assert_eq!(mode(&site.join("secrets/password")), 0o600);
+    assert_eq!(mode(&site.join("site.yaml")), 0o644);
+    // A secrets folder an earlier run left open is closed again.
+    std::fs::set_permissions(
+        site.join("secrets"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    ok(&rackplan(work.path(), &["init", "lab"]), "init again");
+    assert_eq!(mode(&site.join("secrets")), 0o700);
+}
+
+/// `init --force` keeps a user's .gitignore and adds the lines it lacks; `--help` says so.
+#[test]
+fn init_force_keeps_the_users_gitignore() {
+    let work = tempfile::tempdir().unwrap();
+    let site = work.path().join("lab");
+    std::fs::create_dir(&site).unwrap();
+    std::fs::write(site.join(".gitignore"), "*.swp\nsecrets\n").unwrap();
+    ok(&rackplan(work.path(), &["init", "lab", "--force"]), "init");
+    let text = std::fs::read_to_string(site.join(".gitignore")).unwrap();
+    assert!(text.starts_with("*.swp\nsecrets\n"), "{text}");
+    assert!(text.lines().any(|l| l == "iso-config/"), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("secrets")).count(),
+        1,
+        "{text}"
+    );
+    // Nothing lacking: kept as it is.
+    let r = rackplan(work.path(), &["init", "lab", "--force"]);
+    ok(&r, "init again");
+    assert_eq!(
+        std::fs::read_to_string(site.join(".gitignore")).unwrap(),
+        text
+    );
+    assert!(r.stdout.contains(".gitignore (exists)"), "{}", r.stdout);
+    let help = rackplan(work.path(), &["init", "--help"]);
+    assert!(
+        crate::support::flat(&help.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("never .gitignore (the lines it lacks are added"),
+        "{}",
+        help.stdout
+    );
+}
+
+/// `init` on a path that is a file says so and what to do, not "cannot lock".
+#[test]
+fn init_on_a_file_says_it_is_a_file() {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("lab"), "x").unwrap();
+    let r = rackplan(work.path(), &["init", "lab"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    let err = crate::support::flat(&r.stderr);
+    assert!(err.contains("lab is a file, not a folder"), "{err}");
+    assert!(err.contains("move the file away"), "{err}");
+    assert!(!err.contains("cannot lock"), "{err}");
+    assert_eq!(std::fs::read(work.path().join("lab")).unwrap(), b"x");
+}

@@ -200,7 +200,9 @@ fn expand_saves_requests_and_memory_is_cross_checked_with_dimms() {
     let dir = tempfile::tempdir().unwrap();
     write_bmcs(dir.path(), &fleet);
     let (code, v, _) = run_discovery(dir.path(), &[]);
-    assert_eq!(code, 0);
+    // Two copies of one capture are one machine seen twice: one record and a warning.
+    assert_eq!(code, 3);
+    assert_eq!(v["bmcs"][1]["seen_twice"].as_array().map(Vec::len), Some(1));
     let (a, b) = (
         v["bmcs"][0]["requests"].as_u64().unwrap(),
         v["bmcs"][1]["requests"].as_u64().unwrap(),
@@ -270,4 +272,51 @@ fn a_failing_storage_section_keeps_the_known_disks_and_exits_3() {
         "the degraded answer did not replace the good one"
     );
     assert!(inv.nodes[0].stale.is_some(), "marked stale with the error");
+}
+
+/// One BMC listed twice (two addresses answering with the same serial and UUID, as a
+/// copied capture does) is one record, with a warning naming both addresses, and exit 3.
+#[test]
+fn one_bmc_listed_twice_is_one_record_and_a_warning() {
+    let dell = mockup("dell-poweredge-r750-idrac9-6.00");
+    let fleet = Fleet::start(vec![BmcSpec::new(&dell), BmcSpec::new(&dell)]);
+    let dir = tempfile::tempdir().unwrap();
+    write_bmcs(dir.path(), &fleet);
+    let (code, v, stderr) = run_discovery(dir.path(), FAST);
+    assert_eq!(code, 3, "{stderr}\n{v:#}");
+    let (first, second) = (fleet.bmcs[0].url(), fleet.bmcs[1].url());
+    let warnings: Vec<&str> = v["bmcs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|b| b["seen_twice"].as_array().into_iter().flatten())
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    assert_eq!(warnings.len(), 1, "{v:#}");
+    assert!(
+        warnings[0].starts_with(&format!("{second} answers with the same serial"))
+            && warnings[0].contains(&format!("as {first}:")),
+        "{}",
+        warnings[0]
+    );
+    let inv = std::fs::read_to_string(dir.path().join("nodes.yaml")).unwrap();
+    assert_eq!(
+        inv.lines().filter(|l| l.starts_with("- id: ")).count(),
+        1,
+        "{inv}"
+    );
+    // The table says it too.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .env("NO_COLOR", "1")
+        .args(["discover", "redfish", "--site"])
+        .arg(dir.path())
+        .args(FAST)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = crate::support::flat(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        text.contains("warning:") && text.contains("listed twice"),
+        "{text}"
+    );
 }

@@ -355,3 +355,60 @@ fn bmc_text_with_a_newline_never_reaches_a_script() {
     assert_eq!(r.code, 1, "nothing is rendered: {}", r.stdout);
     assert!(!out.join("nodes/hv-c01/boot.ipxe").exists());
 }
+
+/// A lock, an inventory or a site file behind a symbolic link that is dangling or loops is
+/// an input error naming the file, never "no lock": plan would renumber every node and
+/// replace the link with a fresh file.
+#[cfg(unix)]
+#[test]
+fn a_broken_link_is_an_input_error_not_a_missing_file() {
+    use std::os::unix::fs::symlink;
+    for file in ["allocations.yaml", "nodes.yaml", "site.yaml"] {
+        for looping in [false, true] {
+            let site = Site::example();
+            let path = site.file(file);
+            std::fs::remove_file(&path).unwrap();
+            if looping {
+                symlink("loop.yaml", &path).unwrap();
+                symlink(file, site.file("loop.yaml")).unwrap();
+            } else {
+                symlink("gone.yaml", &path).unwrap();
+            }
+            let r = site.run(&["plan", "--site", "{site}"]);
+            let err = crate::support::flat(&r.stderr);
+            assert_eq!(r.code, 2, "{file} {looping}: {}\n{err}", r.stdout);
+            let words = if looping {
+                "a symbolic link that loops"
+            } else {
+                "which does not exist"
+            };
+            assert!(err.contains(words), "{file}: {err}");
+            assert!(err.contains(&format!("example/{file}")), "{file}: {err}");
+            assert!(err.contains("broken link"), "says what to do: {err}");
+            assert!(
+                std::fs::symlink_metadata(&path)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink(),
+                "{file}: the link is left as it was"
+            );
+        }
+    }
+    // The lock's rendering, pinned.
+    let site = Site::example();
+    std::fs::remove_file(site.file("allocations.yaml")).unwrap();
+    symlink("gone.yaml", site.file("allocations.yaml")).unwrap();
+    let r = site.run(&["plan", "--site", "{site}"]);
+    insta::assert_snapshot!(crate::support::flat(&r.stderr));
+}
+
+/// A lock behind a link to a real file keeps working.
+#[cfg(unix)]
+#[test]
+fn a_lock_behind_a_good_link_is_read() {
+    let site = Site::example();
+    std::fs::rename(site.file("allocations.yaml"), site.file("real.yaml")).unwrap();
+    std::os::unix::fs::symlink("real.yaml", site.file("allocations.yaml")).unwrap();
+    let r = site.run(&["plan", "--site", "{site}", "--dry-run"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+}

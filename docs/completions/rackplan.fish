@@ -55,7 +55,7 @@ never\t''"
 complete -c rackplan -n "__fish_rackplan_using_subcommand init" -l output -d 'Output format' -r -f -a "table\t''
 json\t''"
 complete -c rackplan -n "__fish_rackplan_using_subcommand init" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
-complete -c rackplan -n "__fish_rackplan_using_subcommand init" -l force -d 'Replace site.yaml, bmcs.yaml and profiles that exist (never the secrets; with --from, the profiles and nodes.yaml are replaced anyway)'
+complete -c rackplan -n "__fish_rackplan_using_subcommand init" -l force -d 'Replace site.yaml, bmcs.yaml and the profiles that exist. Never the secrets; never .gitignore (the lines it lacks are added, with or without --force); the schemas are always rewritten, and with --from the profiles and nodes.yaml too'
 complete -c rackplan -n "__fish_rackplan_using_subcommand init" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
 complete -c rackplan -n "__fish_rackplan_using_subcommand init" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
 complete -c rackplan -n "__fish_rackplan_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -88,8 +88,9 @@ pub enum Command {
         /// Site name (default: the folder's name).
         #[arg(long)]
         name: Option<String>,
-        /// Replace site.yaml, bmcs.yaml and profiles that exist (never the secrets; with
-        /// --from, the profiles and nodes.yaml are replaced anyway).
+        /// Replace site.yaml, bmcs.yaml and the profiles that exist. Never the secrets;
+        /// never .gitignore (the lines it lacks are added, with or without --force); the
+        /// schemas are always rewritten, and with --from the profiles and nodes.yaml too.
         #[arg(long)]
         force: bool,
     },

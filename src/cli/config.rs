@@ -158,7 +158,9 @@ impl SshConfig {
         let mut hosts = Vec::new();
         let hosts_from = if !args.hosts.is_empty() {
             for h in &args.hosts {
-                hosts.push(HostSpec::parse(h, &user).map_err(|msg| bad("--hosts", h, msg))?);
+                hosts.push(
+                    HostSpec::parse(h, &user).map_err(|msg| bad("--hosts", h, msg.to_string()))?,
+                );
             }
             HostsFrom::Flag
         } else if let Some((f, src)) = file.filter(|(f, _)| !f.hosts.is_empty()) {
@@ -166,7 +168,7 @@ impl SshConfig {
                 hosts.push(HostSpec::parse(h, &user).map_err(|msg| {
                     Box::new(src.error_at(
                         &path!["hosts", i],
-                        msg,
+                        msg.to_string(),
                         Some("write user@host[:port]".into()),
                     ))
                 })?);
@@ -357,7 +359,7 @@ pub enum StudyFlagError {
     #[error("--rebuild-data `{0}`: give a unit (TiB, TB, GiB, GB, PiB or PB), e.g. 15TiB")]
     SizeUnit(String),
     #[error("--rebuild-data: {0}")]
-    Size(String),
+    Size(crate::profile::SizeError),
     #[error("--rebuild-data `{0}`: give a size above zero")]
     SizeZero(String),
     #[error("--at {0}")]

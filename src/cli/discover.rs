@@ -6,7 +6,7 @@ use super::{Ctx, term};
 use crate::cli::args::RedfishArgs;
 use crate::discover::redfish;
 use crate::files::fsio;
-use crate::inventory::{Inventory, store, utc_now};
+use crate::inventory::{store, utc_now};
 use crate::redfish::{config, pins};
 use crate::report;
 
@@ -17,9 +17,7 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     let (file, _) = config::load(&bmcs_path)?;
     let nodes_path = dir.join("nodes.yaml");
     // Fail early on an unreadable inventory; the merge re-reads it under the lock.
-    if nodes_path.exists() {
-        store::load(&nodes_path)?;
-    }
+    store::load_or_empty(&nodes_path)?;
 
     let bar = term::progress(file.bmcs.len(), "BMCs", ctx.json);
     let now = utc_now();
@@ -40,11 +38,7 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     // The merge works on the files as they are now, under the site's lock: a hand edit or
     // another discovery that finished during the crawl is kept.
     let _lock = ctx.lock_site(dir)?;
-    let mut inv = if nodes_path.exists() {
-        store::load(&nodes_path)?.0
-    } else {
-        Inventory::default()
-    };
+    let mut inv = store::load_or_empty(&nodes_path)?;
     let merge = redfish::apply(&mut inv, &file.bmcs, &mut outcomes, &now);
     store::save(&nodes_path, &inv)?;
     let recorded: Vec<(usize, String)> = outcomes
@@ -67,12 +61,15 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     } else {
         term::out(&report::discover::discovery_table(&outcomes, &merge));
     }
-    // A BMC that named another origin gave a partial answer: what it pointed at was refused.
+    // A BMC that named another origin gave a partial answer: what it pointed at was refused;
+    // a system two entries reported is one record for two entries.
     Ok(
-        if outcomes
-            .iter()
-            .any(|o| !o.ok || !o.refused.is_empty() || !o.kept_from_earlier.is_empty())
-        {
+        if outcomes.iter().any(|o| {
+            !o.ok
+                || !o.refused.is_empty()
+                || !o.kept_from_earlier.is_empty()
+                || !o.seen_twice.is_empty()
+        }) {
             exit::PARTIAL
         } else {
             exit::OK

@@ -102,6 +102,17 @@ impl From<crate::bootstrap::serve::StateError> for Error {
     }
 }
 
+impl From<crate::scaffold::ScaffoldError> for Error {
+    fn from(e: crate::scaffold::ScaffoldError) -> Self {
+        use crate::scaffold::ScaffoldError as S;
+        match e {
+            S::Fs(f) => Error::Fs(f),
+            S::Input(i) => Error::Input(i),
+            S::NotAFolder(_) => Error::Usage(e.to_string()),
+        }
+    }
+}
+
 impl From<super::config::ConfigError> for Error {
     fn from(e: super::config::ConfigError) -> Self {
         Error::Usage(e.to_string())

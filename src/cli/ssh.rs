@@ -7,7 +7,7 @@ use super::error::{Error, exit};
 use super::{Ctx, term};
 use crate::cli::args::SshArgs;
 use crate::discover::ssh::{self, HostSpec, fold, site_file};
-use crate::inventory::{Inventory, store, utc_now};
+use crate::inventory::{store, utc_now};
 use crate::{plan, report};
 
 pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
@@ -44,7 +44,7 @@ pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
                     identity,
                     pass.as_ref().map(crate::files::secrets::Secret::expose),
                 )
-                .map_err(Error::Usage)?,
+                .map_err(|e| Error::Usage(e.to_string()))?,
             ))
         }
         None => None,
@@ -54,9 +54,7 @@ pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
         key,
     };
     let nodes_path = dir.join("nodes.yaml");
-    if nodes_path.exists() {
-        store::load(&nodes_path)?;
-    }
+    store::load_or_empty(&nodes_path)?;
     let bar = term::progress(cfg.hosts.len(), "hosts", ctx.json);
     let now = utc_now();
     let mut outcomes = term::runtime()?.block_on(ssh::discover(
@@ -69,11 +67,7 @@ pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
     bar.finish_and_clear();
     // Merge into nodes.yaml as it is now, under the site's lock.
     let _lock = ctx.lock_site(&dir)?;
-    let mut inv = if nodes_path.exists() {
-        store::load(&nodes_path)?.0
-    } else {
-        Inventory::default()
-    };
+    let mut inv = store::load_or_empty(&nodes_path)?;
     let folded = fold::fold(&mut inv, &mut outcomes, &now);
     store::save(&nodes_path, &inv)?;
     if ctx.json {

@@ -107,6 +107,39 @@ pub fn stage(path: &Path, bytes: &[u8], mode: Mode) -> Result<Option<Staged>, Fs
     }))
 }
 
+/// Who may enter a folder rackplan makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirMode {
+    /// 0755 at most (a stricter umask makes it stricter): plain folders.
+    Public,
+    /// 0700, set explicitly even on a folder that exists: folders of secrets.
+    Private,
+}
+
+/// Make `dir` and its missing parents with `mode`, whatever the umask (a umask of 000 would
+/// otherwise leave them 0777). A folder that exists keeps its mode, except that a private
+/// one is narrowed to 0700.
+pub fn create_dir(dir: &Path, mode: DirMode) -> Result<(), FsError> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(match mode {
+            DirMode::Public => 0o755,
+            DirMode::Private => 0o700,
+        });
+    }
+    b.create(dir).map_err(err("cannot create directory", dir))?;
+    #[cfg(unix)]
+    if mode == DirMode::Private {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+            .map_err(err("cannot set permissions of", dir))?;
+    }
+    Ok(())
+}
+
 const TMP_PREFIX: &str = ".rackplan-";
 const TMP_SUFFIX: &str = ".tmp";
 

@@ -11,6 +11,26 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha_crypt::Params;
 
+/// Why a secret could not be read. The texts say where rackplan looked, never what it found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SecretError {
+    #[error("give either `env` or `file`, not both")]
+    Both,
+    #[error("a secret reference needs `env` or `file`")]
+    Neither,
+    #[error("environment variable {0} is empty")]
+    EmptyEnv(String),
+    #[error("environment variable {0} is not set; export it or point this secret at a file")]
+    UnsetEnv(String),
+    #[error("secret file {} is empty", .0.display())]
+    EmptyFile(std::path::PathBuf),
+    #[error("cannot read secret file {}: {message}", path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        message: String,
+    },
+}
+
 /// Where a secret lives: `{env: VAR}` or `{file: path}` (relative to the site directory).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -23,25 +43,23 @@ pub struct SecretRef {
 
 impl SecretRef {
     /// Exactly one of `env` and `file`.
-    pub fn check_shape(&self) -> Result<(), String> {
+    pub fn check_shape(&self) -> Result<(), SecretError> {
         match (&self.env, &self.file) {
             (Some(_), None) | (None, Some(_)) => Ok(()),
-            (Some(_), Some(_)) => Err("give either `env` or `file`, not both".into()),
-            (None, None) => Err("a secret reference needs `env` or `file`".into()),
+            (Some(_), Some(_)) => Err(SecretError::Both),
+            (None, None) => Err(SecretError::Neither),
         }
     }
 
     /// Read the secret; the error says where it looked, never what it found.
-    pub fn resolve(&self, base: &Path) -> Result<Secret, String> {
+    pub fn resolve(&self, base: &Path) -> Result<Secret, SecretError> {
         if let Some(var) = &self.env {
             return match std::env::var(var) {
                 Ok(v) if !v.trim().is_empty() => {
                     Ok(Secret(v.trim_end_matches(['\n', '\r']).to_string()))
                 }
-                Ok(_) => Err(format!("environment variable {var} is empty")),
-                Err(_) => Err(format!(
-                    "environment variable {var} is not set; export it or point this secret at a file"
-                )),
+                Ok(_) => Err(SecretError::EmptyEnv(var.clone())),
+                Err(_) => Err(SecretError::UnsetEnv(var.clone())),
             };
         }
         if let Some(file) = &self.file {
@@ -50,11 +68,14 @@ impl SecretRef {
                 Ok(v) if !v.trim().is_empty() => {
                     Ok(Secret(v.trim_end_matches(['\n', '\r']).to_string()))
                 }
-                Ok(_) => Err(format!("secret file {} is empty", p.display())),
-                Err(e) => Err(format!("cannot read secret file {}: {e}", p.display())),
+                Ok(_) => Err(SecretError::EmptyFile(p)),
+                Err(e) => Err(SecretError::Unreadable {
+                    path: p,
+                    message: e.to_string(),
+                }),
             };
         }
-        Err("a secret reference needs `env` or `file`".into())
+        Err(SecretError::Neither)
     }
 }
 
@@ -170,12 +191,30 @@ mod tests {
     }
 
     #[test]
+    fn a_reference_names_one_place() {
+        let both = SecretRef {
+            env: Some("A".into()),
+            file: Some("b".into()),
+        };
+        assert_eq!(both.check_shape(), Err(SecretError::Both));
+        let none = SecretRef {
+            env: None,
+            file: None,
+        };
+        assert_eq!(none.check_shape(), Err(SecretError::Neither));
+        assert_eq!(
+            none.resolve(Path::new(".")).unwrap_err(),
+            SecretError::Neither
+        );
+    }
+
+    #[test]
     fn missing_env_names_the_variable_only() {
         let r = SecretRef {
             env: Some("RACKPLAN_TEST_SURELY_UNSET".into()),
             file: None,
         };
-        let e = r.resolve(Path::new(".")).unwrap_err();
+        let e = r.resolve(Path::new(".")).unwrap_err().to_string();
         assert!(e.contains("RACKPLAN_TEST_SURELY_UNSET is not set"), "{e}");
     }
 }

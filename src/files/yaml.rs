@@ -335,10 +335,9 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<(T, Source), InputError>
     parse(path, &text)
 }
 
-/// The text of an input file: a regular file (a FIFO or a device would hang or never end),
-/// at most [`MAX_FILE_BYTES`], UTF-8.
-pub fn read_input(path: &Path) -> Result<String, InputError> {
-    let fail = |message: String, hint: &str| InputError {
+/// An error about a whole file (no line to point at).
+fn file_error(path: &Path, message: String, hint: &str) -> InputError {
+    InputError {
         file: path.display().to_string(),
         line: 0,
         column: 0,
@@ -347,7 +346,74 @@ pub fn read_input(path: &Path) -> Result<String, InputError> {
         hint: Some(hint.to_string()),
         src: NamedSource::new(path.display().to_string(), String::new()),
         span: None,
+    }
+}
+
+/// Most links followed before a chain counts as a loop (Linux stops at 40 too).
+const MAX_LINK_HOPS: usize = 40;
+
+/// When `path` is a symbolic link that leads nowhere (its target is missing) or loops, the
+/// input error that says so; `None` for anything else (a file, a good link, nothing).
+pub fn broken_link(path: &Path) -> Option<InputError> {
+    let first = std::fs::symlink_metadata(path).ok()?;
+    if !first.file_type().is_symlink() || std::fs::metadata(path).is_ok() {
+        return None;
+    }
+    let mut chain = vec![path.to_path_buf()];
+    let mut at = path.to_path_buf();
+    let message = loop {
+        let Ok(to) = std::fs::read_link(&at) else {
+            break "a symbolic link that cannot be followed".to_string();
+        };
+        let next = match at.parent() {
+            Some(dir) => dir.join(&to),
+            None => to,
+        };
+        if chain.contains(&next) || chain.len() > MAX_LINK_HOPS {
+            chain.push(next);
+            let shown: Vec<String> = chain.iter().map(|p| p.display().to_string()).collect();
+            break format!("a symbolic link that loops ({})", shown.join(" -> "));
+        }
+        chain.push(next.clone());
+        match std::fs::symlink_metadata(&next) {
+            Ok(m) if m.file_type().is_symlink() => at = next,
+            Ok(_) => {
+                break format!(
+                    "a symbolic link to {}, which cannot be read",
+                    next.display()
+                );
+            }
+            Err(_) => {
+                break format!(
+                    "a symbolic link to {}, which does not exist",
+                    next.display()
+                );
+            }
+        }
     };
+    Some(file_error(
+        path,
+        message,
+        "a broken link is not a missing file: point the link at the real file (restore it from version control or a backup), or replace the link with the file itself",
+    ))
+}
+
+/// Whether an input file is there: `Ok(false)` only when nothing at all is at `path`. A
+/// symbolic link that is dangling or loops is an error, never "absent".
+pub fn input_exists(path: &Path) -> Result<bool, InputError> {
+    if let Some(e) = broken_link(path) {
+        return Err(e);
+    }
+    Ok(std::fs::symlink_metadata(path).is_ok())
+}
+
+/// The text of an input file: a regular file (a FIFO or a device would hang or never end),
+/// at most [`MAX_FILE_BYTES`], UTF-8.
+pub fn read_input(path: &Path) -> Result<String, InputError> {
+    let fail = |message: String, hint: &str| file_error(path, message, hint);
+    if let Some(e) = broken_link(path) {
+        return Err(e);
+    }
     let meta = std::fs::metadata(path).map_err(|e| {
         let site_yaml = path.file_name().is_some_and(|n| n == "site.yaml");
         fail(

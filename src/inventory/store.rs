@@ -24,6 +24,17 @@ pub fn load(path: &Path) -> Result<(Inventory, Source), InputError> {
     Ok((inv, src))
 }
 
+/// The inventory at `path`, or an empty one when no file is there yet (a first discovery).
+/// A symbolic link that is dangling or loops is an error: discovery would otherwise write a
+/// fresh inventory over it and lose every annotation.
+pub fn load_or_empty(path: &Path) -> Result<Inventory, InputError> {
+    if yaml::input_exists(path)? {
+        Ok(load(path)?.0)
+    } else {
+        Ok(Inventory::default())
+    }
+}
+
 fn validate(inv: &Inventory, src: &Source) -> Result<(), InputError> {
     let mut ids = BTreeSet::new();
     for (i, node) in inv.nodes.iter().enumerate() {

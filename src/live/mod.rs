@@ -37,5 +37,24 @@ pub enum LiveError {
 pub fn read(path: &Path) -> Result<LiveState, LiveError> {
     let mut b = objects::Builder::default();
     let notes = source::for_each_object(path, &mut b)?;
-    Ok(b.finish(notes))
+    let skipped = notes.clone();
+    let state = b.finish(notes);
+    // With no Node, nothing can be analysed; when inputs were skipped, they are the likely
+    // reason and are named here rather than lost behind a later "no Node".
+    if state.nodes.is_empty() && !skipped.is_empty() {
+        const SHOWN: usize = 5;
+        let mut message = format!(
+            "no Node object was read, and {} input(s) were skipped: {}",
+            skipped.len(),
+            skipped[..skipped.len().min(SHOWN)].join("; ")
+        );
+        if skipped.len() > SHOWN {
+            message.push_str(&format!("; and {} more", skipped.len() - SHOWN));
+        }
+        return Err(LiveError::Read {
+            path: path.display().to_string(),
+            message,
+        });
+    }
+    Ok(state)
 }

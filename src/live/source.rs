@@ -10,12 +10,73 @@ use serde_json::Value;
 use super::LiveError;
 use super::objects::{Builder, Object, Prepared, prepare};
 
-/// Largest single file read (a support bundle's biggest list is far below this).
+/// Largest single file read, or entry unpacked from an archive (a support bundle's biggest
+/// list is far below this).
 const MAX_FILE: u64 = 512 * 1024 * 1024;
 /// Most files read from one folder or archive.
 const MAX_FILES: usize = 100_000;
-/// Most bytes unpacked from one archive.
+/// Most bytes unpacked from one archive, counted while inflating.
 const MAX_UNPACKED: u64 = 4 * 1024 * 1024 * 1024;
+/// Most entries (files and folders) a folder walk visits, and how deep it goes: a bundle
+/// holds a few thousand files a few folders down.
+const MAX_ENTRIES: usize = 200_000;
+const MAX_DEPTH: usize = 10;
+
+/// The bounds of one read; the constants above, smaller in the unit tests.
+#[derive(Debug, Clone, Copy)]
+struct Caps {
+    file: u64,
+    unpacked: u64,
+    files: usize,
+    entries: usize,
+    depth: usize,
+}
+
+const CAPS: Caps = Caps {
+    file: MAX_FILE,
+    unpacked: MAX_UNPACKED,
+    files: MAX_FILES,
+    entries: MAX_ENTRIES,
+    depth: MAX_DEPTH,
+};
+
+/// A byte count as people read it: `512 MiB`, `4 GiB`, or bytes below 1 MiB.
+fn size(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if bytes >= 1024 * MIB && bytes.is_multiple_of(1024 * MIB) {
+        format!("{} GiB", bytes / (1024 * MIB))
+    } else if bytes >= MIB {
+        format!("{:.0} MiB", bytes as f64 / MIB as f64)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// Why one file's text gave no objects (the file is skipped and named in the notes).
+#[derive(Debug, thiserror::Error)]
+enum TextError {
+    #[error("not JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("not YAML: {0}")]
+    Yaml(#[from] serde_saphyr::Error),
+}
+
+/// Why a file or an archive entry could not be read as text.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    /// More than the cap: how many bytes were read before stopping.
+    #[error("more than {0} bytes")]
+    TooLarge(u64),
+}
+
+/// A folder too large to be a dump.
+#[derive(Debug, thiserror::Error)]
+#[error("more than {0} entries in the folder: not a kubectl dump or a support bundle")]
+struct TooManyEntries(usize);
 
 fn fail(path: &Path, message: impl Into<String>) -> LiveError {
     LiveError::Read {
@@ -40,21 +101,19 @@ const CHUNK: usize = 2048;
 /// The objects of one file's text, handed to `sink` one at a time. JSON is read as a
 /// stream: the items of a `kind: List` are cut out as raw text first, then parsed and
 /// typed a chunk at a time (in parallel), so a large dump never sits in memory as one tree.
-fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), String> {
+fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), TextError> {
     use rayon::prelude::*;
     let t = text.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
         let mut de = serde_json::Deserializer::from_str(t);
         let (items, rest) = serde::de::DeserializeSeed::deserialize(Top, &mut de)
-            .and_then(|got| de.end().map(|()| got))
-            .map_err(|e| format!("not JSON: {e}"))?;
+            .and_then(|got| de.end().map(|()| got))?;
         for chunk in items.chunks(CHUNK) {
             // Parsed and typed on every thread; added in order on this one.
-            let typed: Vec<Result<Vec<Prepared>, String>> = chunk
+            let typed: Vec<Result<Vec<Prepared>, TextError>> = chunk
                 .par_iter()
                 .map(|raw| {
-                    let v = serde_json::from_str::<Value>(raw.get())
-                        .map_err(|e| format!("not JSON: {e}"))?;
+                    let v = serde_json::from_str::<Value>(raw.get())?;
                     let mut objs = Vec::new();
                     push(file, v, &mut |o| objs.push(o), 1);
                     Ok(objs.into_iter().map(prepare).collect())
@@ -71,8 +130,7 @@ fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), String> 
         }
         Ok(())
     } else {
-        let docs: Vec<Value> =
-            serde_saphyr::from_multiple(text).map_err(|e| format!("not YAML: {e}"))?;
+        let docs: Vec<Value> = serde_saphyr::from_multiple(text)?;
         for d in docs {
             push(file, d, &mut |o| sink.insert(prepare(o)), 0);
         }
@@ -171,26 +229,95 @@ fn push(file: &str, mut d: Value, out: &mut dyn FnMut(Object), depth: u8) {
     });
 }
 
-fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
-    if depth > 10 || files.len() >= MAX_FILES {
-        return;
+/// The manifests under `dir`, in name order. Symbolic links are not followed (a dump is a
+/// tree of plain files) and, like anything else skipped, are named in `notes`. Visits at
+/// most `caps.entries` entries (an error past that: not a dump) and `caps.depth` levels.
+fn walk(
+    dir: &Path,
+    depth: usize,
+    caps: &Caps,
+    seen: &mut usize,
+    files: &mut Vec<PathBuf>,
+    notes: &mut Vec<String>,
+) -> Result<(), TooManyEntries> {
+    if files.len() >= caps.files {
+        return Ok(());
     }
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
+    if depth > caps.depth {
+        notes.push(format!(
+            "{}: deeper than {} folders; not read",
+            dir.display(),
+            caps.depth
+        ));
+        return Ok(());
+    }
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) => {
+            notes.push(format!("{}: {e}; not read", dir.display()));
+            return Ok(());
+        }
     };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    let mut entries = Vec::new();
+    for e in rd.flatten() {
+        *seen += 1;
+        if *seen > caps.entries {
+            return Err(TooManyEntries(caps.entries));
+        }
+        entries.push(e.path());
+    }
     entries.sort();
     for p in entries {
-        // Symlinks are not followed: a dump is a tree of plain files.
         let Ok(meta) = std::fs::symlink_metadata(&p) else {
             continue;
         };
         if meta.is_dir() {
-            walk(&p, depth + 1, files);
-        } else if meta.is_file() && is_manifest(&p.to_string_lossy()) {
+            walk(&p, depth + 1, caps, seen, files, notes)?;
+        } else if !is_manifest(&p.to_string_lossy()) {
+        } else if meta.file_type().is_symlink() {
+            notes.push(format!(
+                "{}: a symbolic link; not followed (a dump is a tree of plain files)",
+                p.display()
+            ));
+        } else if !meta.is_file() {
+            notes.push(format!(
+                "{}: not a regular file (a FIFO, socket or device); skipped",
+                p.display()
+            ));
+        } else if files.len() >= caps.files {
+            notes.push(format!(
+                "{}: more than {} files; the rest were not read",
+                dir.display(),
+                caps.files
+            ));
+            return Ok(());
+        } else {
             files.push(p);
         }
     }
+    Ok(())
+}
+
+/// Whether a folder that is not a bundle holds a manifest at its top (a folder of
+/// `kubectl get -o yaml` files); looks at most `caps.entries` names.
+fn holds_manifests(dir: &Path, caps: &Caps) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|rd| {
+        rd.flatten().take(caps.entries).any(|e| {
+            is_manifest(&e.file_name().to_string_lossy())
+                && std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_file())
+        })
+    })
+}
+
+/// The text of a file of at most `cap` bytes, counted while reading (a file that grows
+/// after its size was looked at is still cut off).
+fn read_capped(mut r: impl std::io::Read, cap: u64) -> Result<String, ReadError> {
+    let mut bytes = Vec::new();
+    (&mut r).take(cap + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::NotUtf8)
 }
 
 /// The folder of a bundle's `yamls/` (at the top, or one level down as the zip unpacks).
@@ -206,15 +333,24 @@ fn bundle_yamls(dir: &Path) -> Option<PathBuf> {
     (subs.next().is_none() && only.path().join("yamls").is_dir()).then(|| only.path().join("yamls"))
 }
 
-fn read_zip(path: &Path, out: &mut Builder, notes: &mut Vec<String>) -> Result<(), LiveError> {
+/// The manifests of a support bundle's `.zip`. Entries are looked at before anything is
+/// inflated: a symbolic link, or an entry declaring more than the per-file cap, is skipped
+/// and named in `notes`, and an archive declaring more than the total cap is refused at
+/// once. Inflating then counts real bytes against both caps (a declared size can lie).
+fn read_zip(
+    path: &Path,
+    out: &mut Builder,
+    notes: &mut Vec<String>,
+    caps: &Caps,
+) -> Result<(), LiveError> {
     let f = std::fs::File::open(path).map_err(|e| fail(path, format!("cannot open: {e}")))?;
     let mut z =
         zip::ZipArchive::new(f).map_err(|e| fail(path, format!("not a zip archive: {e}")))?;
-    let mut unpacked = 0u64;
-    let mut read = 0usize;
+    let mut chosen = Vec::new();
+    let mut declared = 0u64;
     for i in 0..z.len() {
-        let mut e = z
-            .by_index(i)
+        let e = z
+            .by_index_raw(i)
             .map_err(|e| fail(path, format!("entry {i}: {e}")))?;
         let Ok(name) = e.name().map(|n| n.to_string()) else {
             notes.push(format!(
@@ -224,35 +360,72 @@ fn read_zip(path: &Path, out: &mut Builder, notes: &mut Vec<String>) -> Result<(
             continue;
         };
         let in_yamls = name.starts_with("yamls/") || name.contains("/yamls/");
-        if !e.is_file() || !in_yamls || !is_manifest(&name) {
-            continue;
-        }
-        read += 1;
-        if read > MAX_FILES {
-            notes.push(format!(
-                "{}: more than {MAX_FILES} files; the rest were not read",
-                path.display()
-            ));
-            break;
-        }
-        let size = e.size();
-        if size > MAX_FILE || unpacked + size > MAX_UNPACKED {
-            notes.push(format!(
-                "{}!{name}: {size} bytes unpacked is past the limit; skipped",
-                path.display()
-            ));
-            continue;
-        }
-        unpacked += size;
-        let mut text = String::new();
-        if (&mut e).take(MAX_FILE).read_to_string(&mut text).is_err() {
-            notes.push(format!(
-                "{}!{name}: not UTF-8 text; skipped",
-                path.display()
-            ));
+        if e.is_dir() || !in_yamls || !is_manifest(&name) {
             continue;
         }
         let shown = format!("{}!{name}", path.display());
+        if e.is_symlink() {
+            notes.push(format!(
+                "{shown}: a symbolic link; not followed (a bundle holds plain files)"
+            ));
+            continue;
+        }
+        if e.size() > caps.file {
+            notes.push(format!(
+                "{shown}: unpacks to {} bytes, past the limit of {} per file; skipped",
+                e.size(),
+                size(caps.file)
+            ));
+            continue;
+        }
+        if chosen.len() >= caps.files {
+            notes.push(format!(
+                "{}: more than {} files; the rest were not read",
+                path.display(),
+                caps.files
+            ));
+            break;
+        }
+        declared = declared.saturating_add(e.size());
+        chosen.push((i, shown));
+    }
+    let too_much = |bytes: u64| {
+        fail(
+            path,
+            format!(
+                "its manifests unpack to {bytes} bytes or more, past the limit of {} for one archive; not read (a support bundle is far smaller: check that this is one)",
+                size(caps.unpacked)
+            ),
+        )
+    };
+    if declared > caps.unpacked {
+        return Err(too_much(declared));
+    }
+    let mut unpacked = 0u64;
+    for (i, shown) in chosen {
+        let e = z
+            .by_index(i)
+            .map_err(|e| fail(path, format!("entry {i}: {e}")))?;
+        let room = caps.unpacked - unpacked;
+        let text = match read_capped(e, caps.file.min(room)) {
+            Ok(text) => text,
+            Err(ReadError::TooLarge(got)) if room <= caps.file => {
+                return Err(too_much(unpacked + got));
+            }
+            Err(ReadError::TooLarge(_)) => {
+                notes.push(format!(
+                    "{shown}: unpacks to more than {} (more than it declares); skipped",
+                    size(caps.file)
+                ));
+                unpacked += caps.file;
+                continue;
+            }
+            Err(m) => {
+                notes.push(format!("{shown}: {m}; skipped"));
+                continue;
+            }
+        };
+        unpacked += text.len() as u64;
         if let Err(m) = objects_of(&shown, &text, out) {
             notes.push(format!("{shown}: {m}; skipped"));
         }
@@ -260,47 +433,188 @@ fn read_zip(path: &Path, out: &mut Builder, notes: &mut Vec<String>) -> Result<(
     Ok(())
 }
 
-/// Every object under `path`, and notes on what was skipped.
 /// Every object of a dump, each handed to `out` as it is read; returns the notes (files
-/// skipped and why).
+/// skipped and why). Only regular files and folders that are a support bundle or hold
+/// manifests are read: a FIFO, a device or a folder like `/` is refused before reading.
 pub fn for_each_object(path: &Path, out: &mut Builder) -> Result<Vec<String>, LiveError> {
+    read_with(path, out, &CAPS)
+}
+
+fn read_with(path: &Path, out: &mut Builder, caps: &Caps) -> Result<Vec<String>, LiveError> {
     let mut notes = Vec::new();
     let meta = std::fs::metadata(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
     if meta.is_dir() {
-        let root = bundle_yamls(path).unwrap_or_else(|| path.to_path_buf());
+        if path.canonicalize().is_ok_and(|p| p.parent().is_none()) {
+            return Err(fail(
+                path,
+                "the root of the filesystem is not a dump: give a kubectl dump file, a folder of them, or a support bundle (.zip or unpacked)",
+            ));
+        }
+        let root = match bundle_yamls(path) {
+            Some(yamls) => yamls,
+            None if holds_manifests(path, caps) => path.to_path_buf(),
+            None => {
+                return Err(fail(
+                    path,
+                    "no .yaml, .yml or .json file in the folder and no support bundle (`yamls/`): give a kubectl dump, a folder of them, or a support bundle (.zip or unpacked)",
+                ));
+            }
+        };
         let mut files = Vec::new();
-        walk(&root, 0, &mut files);
+        walk(&root, 0, caps, &mut 0, &mut files, &mut notes)
+            .map_err(|e| fail(path, e.to_string()))?;
         if files.is_empty() {
             return Err(fail(path, "no .yaml, .yml or .json file in the folder"));
         }
         for f in files {
             let shown = f.display().to_string();
-            if std::fs::metadata(&f).is_ok_and(|m| m.len() > MAX_FILE) {
-                notes.push(format!("{shown}: larger than the input limit; skipped"));
-                continue;
-            }
-            match std::fs::read_to_string(&f) {
+            let read = std::fs::File::open(&f).map_err(ReadError::from);
+            match read.and_then(|r| read_capped(r, caps.file)) {
                 Ok(text) => {
                     if let Err(m) = objects_of(&shown, &text, out) {
                         notes.push(format!("{shown}: {m}; skipped"));
                     }
                 }
-                Err(e) => notes.push(format!("{shown}: {e}; skipped")),
+                Err(ReadError::TooLarge(_)) => notes.push(format!(
+                    "{shown}: larger than the input limit ({}); skipped",
+                    size(caps.file)
+                )),
+                Err(m) => notes.push(format!("{shown}: {m}; skipped")),
             }
         }
+    } else if !meta.is_file() {
+        return Err(fail(
+            path,
+            "not a regular file or a folder (a FIFO, socket or device); give a kubectl dump file, a folder of them, or a support bundle (.zip or unpacked)",
+        ));
     } else if path
         .to_string_lossy()
         .to_ascii_lowercase()
         .ends_with(".zip")
     {
-        read_zip(path, out, &mut notes)?;
+        read_zip(path, out, &mut notes, caps)?;
     } else {
-        if meta.len() > MAX_FILE {
-            return Err(fail(path, "larger than the input limit (512 MiB)"));
+        let too_large = || {
+            fail(
+                path,
+                format!("larger than the input limit ({})", size(caps.file)),
+            )
+        };
+        if meta.len() > caps.file {
+            return Err(too_large());
         }
-        let text =
-            std::fs::read_to_string(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
-        objects_of(&path.display().to_string(), &text, out).map_err(|m| fail(path, m))?;
+        let f = std::fs::File::open(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
+        let text = read_capped(f, caps.file).map_err(|e| match e {
+            ReadError::TooLarge(_) => too_large(),
+            e => fail(path, format!("cannot read: {e}")),
+        })?;
+        objects_of(&path.display().to_string(), &text, out)
+            .map_err(|e| fail(path, e.to_string()))?;
     }
     Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    const SMALL: Caps = Caps {
+        file: 200,
+        unpacked: 300,
+        files: 10,
+        entries: 50,
+        depth: 2,
+    };
+
+    fn node(name: &str) -> String {
+        format!("apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n")
+    }
+
+    fn zip(path: &Path, entries: &[(&str, String)]) {
+        let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+        for (name, text) in entries {
+            z.start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            z.write_all(text.as_bytes()).unwrap();
+        }
+        z.finish().unwrap();
+    }
+
+    #[test]
+    fn the_caps_hold_while_reading() {
+        assert_eq!(read_capped(&b"12345"[..], 5).unwrap(), "12345");
+        assert!(matches!(
+            read_capped(&b"123456"[..], 5),
+            Err(ReadError::TooLarge(6))
+        ));
+        assert!(matches!(
+            read_capped(std::io::repeat(0), 1000),
+            Err(ReadError::TooLarge(1001))
+        ));
+        assert_eq!(size(512 * 1024 * 1024), "512 MiB");
+        assert_eq!(size(4 * 1024 * 1024 * 1024), "4 GiB");
+    }
+
+    #[test]
+    fn an_entry_past_the_file_cap_is_skipped_and_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let z = tmp.path().join("b.zip");
+        let big = format!("{}# {}\n", node("n2"), "x".repeat(300));
+        zip(
+            &z,
+            &[
+                ("b/yamls/nodes.yaml", node("n1")),
+                ("b/yamls/big.yaml", big),
+            ],
+        );
+        let mut out = Builder::default();
+        let notes = read_with(&z, &mut out, &SMALL).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("big.yaml") && notes[0].contains("past the limit of 200 bytes"),
+            "{notes:?}"
+        );
+        assert_eq!(out.finish(notes).nodes.len(), 1);
+    }
+
+    #[test]
+    fn an_archive_past_the_total_cap_is_refused_before_inflating() {
+        let tmp = tempfile::tempdir().unwrap();
+        let z = tmp.path().join("b.zip");
+        let names: Vec<String> = (0..8).map(|i| format!("b/yamls/n{i}.yaml")).collect();
+        let entries: Vec<(&str, String)> = names.iter().map(|n| (n.as_str(), node(n))).collect();
+        zip(&z, &entries);
+        let e = read_with(&z, &mut Builder::default(), &SMALL)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("past the limit of 300 bytes for one archive"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_folder_walk_is_bounded_in_entries_and_depth() {
+        let tmp = tempfile::tempdir().unwrap();
+        let deep = tmp.path().join("d1/d2/d3/d4");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(tmp.path().join("top.yaml"), node("top")).unwrap();
+        std::fs::write(deep.join("deep.yaml"), node("deep")).unwrap();
+        let mut out = Builder::default();
+        let notes = read_with(tmp.path(), &mut out, &SMALL).unwrap();
+        assert!(
+            notes.iter().any(|n| n.contains("deeper than 2 folders")),
+            "{notes:?}"
+        );
+        assert_eq!(out.finish(notes).nodes.len(), 1);
+        for i in 0..60 {
+            std::fs::write(tmp.path().join(format!("f{i}.txt")), "").unwrap();
+        }
+        let e = read_with(tmp.path(), &mut Builder::default(), &SMALL)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 50 entries"), "{e}");
+    }
 }

@@ -54,9 +54,14 @@ impl Lock {
         self.nodes.iter().find(|a| a.id == id)
     }
 
-    /// Load the lock; a missing file is an empty lock.
+    /// Load the lock; a missing file is an empty lock. A symbolic link that is dangling or
+    /// loops is an error: taking it as no lock would renumber every node.
     pub fn load(path: &Path) -> Result<(Lock, Option<Source>), InputError> {
-        if !path.exists() {
+        let there = yaml::input_exists(path).map_err(|mut e| {
+            e.hint = Some("the lock is behind a broken link, not absent: point the link at the real allocations.yaml (or restore it from version control or a backup); delete the link only if you mean to renumber every node".into());
+            e
+        })?;
+        if !there {
             return Ok((Lock::default(), None));
         }
         let (lock, src): (Lock, Source) = yaml::load(path)?;

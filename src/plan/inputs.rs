@@ -36,7 +36,7 @@ pub fn load_inputs(dir: &std::path::Path) -> Result<Inputs, LoadError> {
     let site = crate::site::load(dir)?;
     let profiles = Profiles::load_dir(&site.profiles_dir())?;
     let nodes_path = site.file("nodes.yaml");
-    if !nodes_path.exists() {
+    if !crate::files::yaml::input_exists(&nodes_path)? {
         return Err(LoadError::Missing(format!(
             "{} does not exist: run `rackplan discover redfish --site {}` (or write it by hand)",
             nodes_path.display(),

@@ -11,8 +11,17 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ByteSize(pub u64);
 
+/// A size that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    #[error("`{0}` is not a size (write e.g. `480GB` or `3.84TB`)")]
+    NotASize(String),
+    #[error("unknown size unit `{unit}` in `{text}` (use B, GB, TB, PB, GiB, TiB or PiB)")]
+    UnknownUnit { unit: String, text: String },
+}
+
 impl ByteSize {
-    pub fn parse(text: &str) -> Result<ByteSize, String> {
+    pub fn parse(text: &str) -> Result<ByteSize, SizeError> {
         let t = text.trim();
         let split = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -20,7 +29,7 @@ impl ByteSize {
         let (num, unit) = t.split_at(split);
         let n: f64 = num
             .parse()
-            .map_err(|_| format!("`{text}` is not a size (write e.g. `480GB` or `3.84TB`)"))?;
+            .map_err(|_| SizeError::NotASize(text.to_string()))?;
         let mult: f64 = match unit.trim() {
             "" | "B" => 1.0,
             "KB" | "kB" => 1e3,
@@ -34,9 +43,10 @@ impl ByteSize {
             "PB" => 1e15,
             "PiB" => 1024f64.powi(5),
             other => {
-                return Err(format!(
-                    "unknown size unit `{other}` in `{text}` (use B, GB, TB, PB, GiB, TiB or PiB)"
-                ));
+                return Err(SizeError::UnknownUnit {
+                    unit: other.to_string(),
+                    text: text.to_string(),
+                });
             }
         };
         Ok(ByteSize((n * mult).round() as u64))
@@ -111,8 +121,16 @@ mod tests {
         assert!(
             ByteSize::parse("3.84 TX")
                 .unwrap_err()
-                .contains("unknown size unit")
+                .to_string()
+                .contains("unknown size unit `TX`")
         );
-        assert!(ByteSize::parse("big").is_err());
+        assert_eq!(
+            ByteSize::parse("big"),
+            Err(SizeError::NotASize("big".into()))
+        );
+        assert!(matches!(
+            ByteSize::parse("2 XB"),
+            Err(SizeError::UnknownUnit { unit, .. }) if unit == "XB"
+        ));
     }
 }

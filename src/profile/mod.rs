@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub use bytesize::ByteSize;
+pub use bytesize::{ByteSize, SizeError};
 pub use select::{DiskChoice, PortChoice, select_disks, select_ports};
 
 use crate::files::yaml::{self, InputError, Source};

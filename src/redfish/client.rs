@@ -10,8 +10,25 @@ use serde_json::Value;
 
 use super::fetch::{Fetch, FetchError};
 use super::gate::{Gate, Priority};
-use super::origin::{OffOrigin, Origin, shown};
+use super::origin::{OffOrigin, Origin, OriginError, shown};
 use crate::files::secrets::Secret;
+
+/// The HTTP client could not be built (the TLS backend or the system trust store).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("cannot build the HTTP client: {0}")]
+pub struct ClientError(std::sync::Arc<reqwest::Error>);
+
+/// A login the BMC did not accept.
+#[derive(Debug, thiserror::Error)]
+pub enum LoginError {
+    /// The session service sits outside the BMC's origin.
+    #[error(transparent)]
+    OffOrigin(FetchError),
+    #[error("session login refused (HTTP {0}): check the credentials")]
+    Refused(u16),
+    #[error("the BMC did not hand out a session token")]
+    NoToken,
+}
 
 /// Limits for talking to one BMC.
 #[derive(Debug, Clone)]
@@ -94,7 +111,7 @@ impl BmcClient {
     pub fn http(
         tls: Option<rustls::ClientConfig>,
         limits: &Limits,
-    ) -> Result<reqwest::Client, String> {
+    ) -> Result<reqwest::Client, ClientError> {
         // Redirects are followed only within the origin of the first request: reqwest drops
         // `Authorization` on a cross-origin hop but not `X-Auth-Token`, and a downgrade to
         // http would send either in clear text. A refused hop comes back as the 3xx itself.
@@ -119,13 +136,16 @@ impl BmcClient {
         if let Some(cfg) = tls {
             b = b.tls_backend_preconfigured(cfg);
         }
-        b.build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))
+        b.build().map_err(|e| ClientError(std::sync::Arc::new(e)))
     }
 
     /// A client for the BMC at `base` (`scheme://host[:port]`): credentials it holds go to
     /// that origin only.
-    pub fn new(base: &str, http: reqwest::Client, limits: Limits) -> Result<BmcClient, String> {
+    pub fn new(
+        base: &str,
+        http: reqwest::Client,
+        limits: Limits,
+    ) -> Result<BmcClient, OriginError> {
         Ok(BmcClient {
             http,
             origin: Origin::parse(base)?,
@@ -182,12 +202,12 @@ impl BmcClient {
         password: Secret,
         session_only: bool,
         try_session: bool,
-    ) -> Result<&'static str, String> {
+    ) -> Result<&'static str, LoginError> {
         if try_session {
             let _permit = self.gate.acquire(Priority::Branch).await;
             self.requests.fetch_add(1, Ordering::Relaxed);
             let body = serde_json::json!({"UserName": user, "Password": password.expose()});
-            let url = self.url(sessions_path).map_err(|e| e.to_string())?;
+            let url = self.url(sessions_path).map_err(LoginError::OffOrigin)?;
             let resp = tokio::time::timeout(
                 self.limits.request_timeout,
                 self.http
@@ -230,13 +250,11 @@ impl BmcClient {
                     return Ok("session");
                 }
                 if (status == 401 || status == 403) && session_only {
-                    return Err(format!(
-                        "session login refused (HTTP {status}): check the credentials"
-                    ));
+                    return Err(LoginError::Refused(status));
                 }
             }
             if session_only {
-                return Err("the BMC did not hand out a session token".into());
+                return Err(LoginError::NoToken);
             }
         }
         *self.auth.lock().expect("not poisoned") = Auth::Basic {

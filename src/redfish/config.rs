@@ -90,8 +90,21 @@ pub struct TlsSpec {
     pub trust_on_first_use: bool,
 }
 
+/// Why a BMC entry's address is not a base URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AddressError {
+    #[error("unsupported scheme `{0}` (use http or https)")]
+    Scheme(String),
+    #[error("address says {said} but `scheme` says {want}")]
+    SchemeConflict { said: String, want: &'static str },
+    #[error("`{0}` is not host[:port]")]
+    NotHostPort(String),
+    #[error("the port is given twice (in address and in `port`)")]
+    PortTwice,
+}
+
 /// A BMC address resolved to a base URL (`scheme://host:port`, no trailing slash).
-pub fn base_url(entry: &BmcEntry) -> Result<String, String> {
+pub fn base_url(entry: &BmcEntry) -> Result<String, AddressError> {
     let raw = entry.address.trim().trim_end_matches('/');
     let (scheme, rest) = match raw.split_once("://") {
         Some((s, r)) => (s.to_ascii_lowercase(), r),
@@ -104,16 +117,16 @@ pub fn base_url(entry: &BmcEntry) -> Result<String, String> {
         ),
     };
     if scheme != "http" && scheme != "https" {
-        return Err(format!("unsupported scheme `{scheme}` (use http or https)"));
+        return Err(AddressError::Scheme(scheme));
     }
     if let Some(s) = entry.scheme {
         let want = if s == Scheme::Http { "http" } else { "https" };
         if raw.contains("://") && want != scheme {
-            return Err(format!("address says {scheme} but `scheme` says {want}"));
+            return Err(AddressError::SchemeConflict { said: scheme, want });
         }
     }
     if rest.is_empty() || rest.contains('/') || rest.contains('@') {
-        return Err(format!("`{}` is not host[:port]", entry.address));
+        return Err(AddressError::NotHostPort(entry.address.clone()));
     }
     let has_port = if rest.starts_with('[') {
         rest.contains("]:")
@@ -123,7 +136,7 @@ pub fn base_url(entry: &BmcEntry) -> Result<String, String> {
     };
     let host_port = match (entry.port, has_port) {
         (Some(p), false) => format!("{rest}:{p}"),
-        (Some(_), true) => return Err("the port is given twice (in address and in `port`)".into()),
+        (Some(_), true) => return Err(AddressError::PortTwice),
         (None, _) => rest.to_string(),
     };
     Ok(format!("{scheme}://{host_port}"))
@@ -150,7 +163,7 @@ pub fn validate(file: &BmcsFile, src: &Source) -> Result<(), InputError> {
         if let Err(msg) = base_url(e) {
             return Err(src.error_at(
                 &path!["bmcs", i, "address"],
-                msg,
+                msg.to_string(),
                 Some("write scheme://host[:port], e.g. https://10.20.0.11".into()),
             ));
         }
@@ -159,7 +172,7 @@ pub fn validate(file: &BmcsFile, src: &Source) -> Result<(), InputError> {
         {
             return Err(src.error_at(
                 &path!["bmcs", i, "credentials", "password"],
-                msg,
+                msg.to_string(),
                 Some("write `{env: VAR}` or `{file: path}`".into()),
             ));
         }
@@ -219,8 +232,19 @@ mod tests {
             base_url(&entry("10.0.0.5", None, Some(Scheme::Http))).unwrap(),
             "http://10.0.0.5"
         );
-        assert!(base_url(&entry("ftp://x", None, None)).is_err());
-        assert!(base_url(&entry("10.0.0.5:443", Some(443), None)).is_err());
-        assert!(base_url(&entry("http://10.0.0.5/redfish", None, None)).is_err());
+        assert_eq!(
+            base_url(&entry("ftp://x", None, None)),
+            Err(AddressError::Scheme("ftp".into()))
+        );
+        assert_eq!(
+            base_url(&entry("10.0.0.5:443", Some(443), None)),
+            Err(AddressError::PortTwice)
+        );
+        assert_eq!(
+            base_url(&entry("http://10.0.0.5/redfish", None, None))
+                .unwrap_err()
+                .to_string(),
+            "`http://10.0.0.5/redfish` is not host[:port]"
+        );
     }
 }

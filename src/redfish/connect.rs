@@ -4,10 +4,46 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::client::{BmcClient, Limits};
-use super::config::{self, AuthMode, BmcEntry};
+use super::client::{BmcClient, ClientError, Limits, LoginError};
+use super::config::{self, AddressError, AuthMode, BmcEntry};
 use super::fetch::{Fetch, FetchError};
-use super::tls;
+use super::origin::OriginError;
+use super::tls::{self, CaBundleError};
+use crate::files::secrets::SecretError;
+
+/// Why a BMC's certificate cannot be trusted as bmcs.yaml says.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    #[error("tls.pin_sha256 `{0}` is not a SHA-256 fingerprint (64 hex digits)")]
+    Pin(String),
+    #[error("cannot read CA bundle {}: {source}", path.display())]
+    CaRead {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    CaBundle(#[from] CaBundleError),
+}
+
+/// Why no client could be made for a BMC, or its login failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error(transparent)]
+    Address(#[from] AddressError),
+    #[error(transparent)]
+    Trust(#[from] TrustError),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error(transparent)]
+    Origin(#[from] OriginError),
+    #[error("credentials.password: {0}")]
+    Password(#[from] SecretError),
+    /// The ServiceRoot could not be read; the text is [`explain`]'s.
+    #[error("ServiceRoot: {0}")]
+    ServiceRoot(String),
+    #[error(transparent)]
+    Login(#[from] LoginError),
+}
 
 /// How the certificate of `entry` is trusted: `None` for plain http or the default trust
 /// store, and whether the config records a first-use pin into `seen`.
@@ -17,21 +53,21 @@ pub fn tls_for(
     site_dir: &Path,
     tofu: bool,
     seen: &Arc<Mutex<Option<String>>>,
-) -> Result<(Option<rustls::ClientConfig>, bool), String> {
+) -> Result<(Option<rustls::ClientConfig>, bool), TrustError> {
     if !url.starts_with("https://") {
         return Ok((None, false));
     }
     let spec = entry.tls.clone().unwrap_or_default();
     if let Some(pin) = &spec.pin_sha256 {
-        let p = tls::normalize_pin(pin).ok_or_else(|| {
-            format!("tls.pin_sha256 `{pin}` is not a SHA-256 fingerprint (64 hex digits)")
-        })?;
+        let p = tls::normalize_pin(pin).ok_or_else(|| TrustError::Pin(pin.clone()))?;
         return Ok((Some(tls::pinned(&p)), false));
     }
     if let Some(bundle) = &spec.ca_bundle {
         let path = site_dir.join(bundle);
-        let pem = std::fs::read(&path)
-            .map_err(|e| format!("cannot read CA bundle {}: {e}", path.display()))?;
+        let pem = std::fs::read(&path).map_err(|source| TrustError::CaRead {
+            path: path.clone(),
+            source,
+        })?;
         return Ok((Some(tls::ca_bundle(&pem)?), false));
     }
     if spec.trust_on_first_use || tofu {
@@ -55,14 +91,27 @@ pub fn explain(e: &FetchError) -> String {
     }
 }
 
-/// A logged-in client for one BMC of bmcs.yaml (or an address with no entry: no
-/// credentials, default trust). First-use trust is not offered here: boot acts on the
-/// machine, so the BMC must already be pinned or trusted.
+/// [`open`], its error as text (for boot's per-target report).
+// The one `Result<_, String>` left here: boot's runner (src/bootstrap) stores the text;
+// it can call `open` and keep the typed error when it next changes.
 pub async fn connect(
     entry: &BmcEntry,
     site_dir: &Path,
     limits: &Limits,
 ) -> Result<BmcClient, String> {
+    open(entry, site_dir, limits)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// A logged-in client for one BMC of bmcs.yaml (or an address with no entry: no
+/// credentials, default trust). First-use trust is not offered here: boot acts on the
+/// machine, so the BMC must already be pinned or trusted.
+pub async fn open(
+    entry: &BmcEntry,
+    site_dir: &Path,
+    limits: &Limits,
+) -> Result<BmcClient, ConnectError> {
     tls::install_provider();
     let url = config::base_url(entry)?;
     let seen = Arc::new(Mutex::new(None));
@@ -73,14 +122,11 @@ pub async fn connect(
     let (tls, _) = tls_for(&e, &url, site_dir, false, &seen)?;
     let client = BmcClient::new(&url, BmcClient::http(tls, limits)?, limits.clone())?;
     if let Some(c) = &entry.credentials {
-        let pw = c
-            .password
-            .resolve(site_dir)
-            .map_err(|m| format!("credentials.password: {m}"))?;
+        let pw = c.password.resolve(site_dir)?;
         let root = client
             .get("/redfish/v1")
             .await
-            .map_err(|e| format!("ServiceRoot: {}", explain(&e)))?;
+            .map_err(|e| ConnectError::ServiceRoot(explain(&e)))?;
         let sessions = root
             .pointer("/Links/Sessions")
             .and_then(crate::redfish::fetch::link)

@@ -20,15 +20,32 @@ pub struct OffOrigin {
     pub origin: String,
 }
 
+/// A base URL that cannot be an origin for credentials.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OriginError {
+    #[error("`{base}` is not a URL: {source}")]
+    NotAUrl {
+        base: String,
+        source: url::ParseError,
+    },
+    #[error("`{0}` is not an http(s) URL with a host")]
+    NotHttp(String),
+    #[error("write credentials in `credentials`, not in the address")]
+    Credentials,
+}
+
 impl Origin {
     /// The origin of a base URL such as `https://10.20.0.11:443`.
-    pub fn parse(base: &str) -> Result<Origin, String> {
-        let base = Url::parse(base).map_err(|e| format!("`{base}` is not a URL: {e}"))?;
+    pub fn parse(base: &str) -> Result<Origin, OriginError> {
+        let base = Url::parse(base).map_err(|source| OriginError::NotAUrl {
+            base: base.to_string(),
+            source,
+        })?;
         if !matches!(base.scheme(), "http" | "https") || base.host_str().is_none() {
-            return Err(format!("`{base}` is not an http(s) URL with a host"));
+            return Err(OriginError::NotHttp(base.to_string()));
         }
         if !base.username().is_empty() || base.password().is_some() {
-            return Err("write credentials in `credentials`, not in the address".into());
+            return Err(OriginError::Credentials);
         }
         Ok(Origin { base })
     }
@@ -118,7 +135,13 @@ mod tests {
 
     #[test]
     fn addresses_with_credentials_are_not_origins() {
-        assert!(Origin::parse("https://root:calvin@10.0.0.1").is_err());
-        assert!(Origin::parse("ftp://10.0.0.1").is_err());
+        assert_eq!(
+            Origin::parse("https://root:calvin@10.0.0.1"),
+            Err(OriginError::Credentials)
+        );
+        assert!(matches!(
+            Origin::parse("ftp://10.0.0.1"),
+            Err(OriginError::NotHttp(_))
+        ));
     }
 }

@@ -218,20 +218,29 @@ pub fn first_use(seen: Arc<Mutex<Option<String>>>) -> rustls::ClientConfig {
     }))
 }
 
+/// A CA bundle that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CaBundleError {
+    #[error("bad PEM in CA bundle: {0}")]
+    Pem(rustls::pki_types::pem::Error),
+    #[error("unusable CA certificate: {0}")]
+    Certificate(rustls::Error),
+    #[error("the CA bundle holds no certificate")]
+    Empty,
+}
+
 /// A TLS config that trusts the CA certificates of a PEM bundle (and checks names).
-pub fn ca_bundle(pem: &[u8]) -> Result<rustls::ClientConfig, String> {
+pub fn ca_bundle(pem: &[u8]) -> Result<rustls::ClientConfig, CaBundleError> {
     use rustls::pki_types::pem::PemObject;
     let mut roots = rustls::RootCertStore::empty();
     let mut n = 0;
     for cert in CertificateDer::pem_slice_iter(pem) {
-        let cert = cert.map_err(|e| format!("bad PEM in CA bundle: {e}"))?;
-        roots
-            .add(cert)
-            .map_err(|e| format!("unusable CA certificate: {e}"))?;
+        let cert = cert.map_err(CaBundleError::Pem)?;
+        roots.add(cert).map_err(CaBundleError::Certificate)?;
         n += 1;
     }
     if n == 0 {
-        return Err("the CA bundle holds no certificate".into());
+        return Err(CaBundleError::Empty);
     }
     Ok(rustls::ClientConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()

@@ -85,7 +85,7 @@ fn resolve(inputs: &Inputs) -> Result<ResolvedSecrets, Box<InputError>> {
         r.resolve(dir).map_err(|msg| {
             Box::new(src.error_at(
                 &path!["secrets", key],
-                msg,
+                msg.to_string(),
                 Some("secrets are read from the named environment variable or file (relative to the site directory)".into()),
             ))
         })

@@ -40,11 +40,22 @@ fn is_label_value(v: &str) -> bool {
             && v.ends_with(|c: char| c.is_ascii_alphanumeric()))
 }
 
+/// A `server_url` the installer would refuse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ServerUrlError {
+    #[error("server_url {0}: a path is not allowed")]
+    Path(String),
+    #[error("server_url {0}: only port 443 is allowed")]
+    Port(String),
+    #[error("server_url {0}: host must be an IPv4 address or a DNS name")]
+    Host(String),
+}
+
 /// `server_url` rules of `getFormattedServerURL`: https, host only, port 443.
-fn check_server_url(url: &str) -> Result<(), String> {
+fn check_server_url(url: &str) -> Result<(), ServerUrlError> {
     let rest = url.strip_prefix("https://").unwrap_or(url);
     if rest.contains('/') {
-        return Err(format!("server_url {url}: a path is not allowed"));
+        return Err(ServerUrlError::Path(url.to_string()));
     }
     let (host, port) = match rest.rsplit_once(':') {
         Some((h, p)) => (h, Some(p)),
@@ -53,12 +64,10 @@ fn check_server_url(url: &str) -> Result<(), String> {
     if let Some(p) = port
         && p != "443"
     {
-        return Err(format!("server_url {url}: only port 443 is allowed"));
+        return Err(ServerUrlError::Port(url.to_string()));
     }
     if !(is_ipv4(host) || is_dns_subdomain(host)) {
-        return Err(format!(
-            "server_url {url}: host must be an IPv4 address or a DNS name"
-        ));
+        return Err(ServerUrlError::Host(url.to_string()));
     }
     Ok(())
 }
@@ -80,7 +89,7 @@ pub fn installer_check(cfg: &HarvesterConfig, automatic: bool) -> Vec<String> {
         if server_url.is_empty() {
             errs.push("ServerURL can't empty in join mode".to_string());
         } else if let Err(e) = check_server_url(server_url) {
-            errs.push(e);
+            errs.push(e.to_string());
         }
     }
     if automatic && mode != "install" && install.iso_url.as_deref().unwrap_or("").is_empty() {

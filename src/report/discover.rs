@@ -103,6 +103,9 @@ pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
         for k in &o.kept_from_earlier {
             out.push_str(&format!("  {}: {k}\n", o.address));
         }
+        for w in &o.seen_twice {
+            out.push_str(&format!("  warning: {w}\n"));
+        }
     }
     for o in outcomes.iter().filter(|o| o.recorded_pin.is_some()) {
         out.push_str(&format!(

@@ -293,7 +293,7 @@ pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
         {
             return err(
                 path!["secrets", k],
-                msg,
+                msg.to_string(),
                 "write `{env: VAR}` or `{file: path}`",
             );
         }

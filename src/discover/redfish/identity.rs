@@ -4,6 +4,11 @@
 //! run or in the inventory, by a machine behind another BMC with none of its MACs is kept as
 //! a record of its own under its fallback id (UUID, else BMC address and system), with a
 //! note; `check` then reports the duplicate serial on both.
+//!
+//! The other way round, two BMC entries whose systems answer with the same serial and the
+//! same UUID are one machine seen twice (one BMC listed under two addresses, or a copied
+//! capture): they make one record, and each later entry gets a warning naming both
+//! addresses, so the run is partial rather than silently one node short.
 
 use crate::inventory::{Inventory, Node};
 
@@ -56,6 +61,36 @@ pub fn disambiguate(inv: &Inventory, found: &mut [(Node, String)]) -> Vec<(usize
         }
     }
     notes
+}
+
+/// Found systems that another BMC entry already reported with the same serial and the
+/// same fallback id (the UUID, else address and system). `bmc` gives, per found node, the
+/// index of its BMC entry and its address. Returns, per later node, its index in `found`
+/// and a warning naming both addresses.
+pub fn seen_twice(found: &[(Node, String)], bmc: &[(usize, &str)]) -> Vec<(usize, String)> {
+    let mut first: std::collections::HashMap<(Option<&str>, &str), (usize, &str)> =
+        std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for (i, ((node, alt), (entry, address))) in found.iter().zip(bmc).enumerate() {
+        let key = (node.serial.as_deref(), alt.as_str());
+        match first.get(&key) {
+            Some((other, other_address)) if other != entry => {
+                let what = if alt.contains('/') { "system" } else { "UUID" };
+                out.push((
+                    i,
+                    format!(
+                        "{address} answers with the same serial `{}` and {what} `{alt}` as {other_address}: one BMC listed twice in bmcs.yaml, or a copied answer; kept as one record (remove one of the two entries, or check the BMC behind {address})",
+                        node.serial.as_deref().unwrap_or("(none)"),
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                first.insert(key, (*entry, address));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -129,5 +164,36 @@ mod tests {
         )];
         assert_eq!(disambiguate(&inv, &mut found).len(), 1);
         assert_eq!(found[0].0.id, "u8");
+    }
+
+    #[test]
+    fn one_machine_behind_two_entries_is_reported_once_per_later_entry() {
+        let a = n("SN-A", "http://10.0.0.1", "02:00:00:00:00:01");
+        let found = vec![
+            (a.clone(), "uuid-a".to_string()),
+            (a.clone(), "uuid-a".to_string()),
+            (
+                n("SN-B", "http://10.0.0.3", "02:00:00:00:00:03"),
+                "uuid-b".into(),
+            ),
+            // Same serial, another UUID: two machines, handled by `disambiguate`.
+            (a, "uuid-c".to_string()),
+        ];
+        let bmc = [
+            (0, "http://10.0.0.1"),
+            (1, "http://10.0.0.2"),
+            (2, "http://10.0.0.3"),
+            (3, "http://10.0.0.4"),
+        ];
+        let w = seen_twice(&found, &bmc);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].0, 1);
+        assert!(
+            w[0].1.starts_with("http://10.0.0.2 answers with the same serial `SN-A` and UUID `uuid-a` as http://10.0.0.1"),
+            "{}",
+            w[0].1
+        );
+        // Two systems of one BMC are never "listed twice".
+        assert!(seen_twice(&found[..2], &[(0, "x"), (0, "x")]).is_empty());
     }
 }

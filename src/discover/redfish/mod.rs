@@ -21,10 +21,10 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 
 use crate::inventory::Node;
-use crate::redfish::client::{BmcClient, Limits};
+use crate::redfish::client::{BmcClient, ClientError, Limits};
 use crate::redfish::config;
 use crate::redfish::config::{AuthMode, BmcEntry};
-use crate::redfish::connect::{explain, tls_for};
+use crate::redfish::connect::{ConnectError, explain, tls_for};
 use crate::redfish::fetch::Fetch;
 
 /// How a discovery run behaves.
@@ -82,6 +82,54 @@ pub struct BmcOutcome {
     pub degraded: Vec<Vec<(String, String)>>,
     /// What was kept from an earlier run because a section failed (shown to the user).
     pub kept_from_earlier: Vec<String>,
+    /// Systems another BMC entry already reported (same serial and UUID): one BMC listed
+    /// twice, or a copied answer. Shown to the user; the run is partial.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seen_twice: Vec<String>,
+}
+
+/// Why a BMC gave no inventory: it could not be reached or logged into, or its systems
+/// could not be read. Shown as the BMC's `error`.
+#[derive(Debug, thiserror::Error)]
+pub enum BmcError {
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    /// The Systems collection or a system failed to read; the text is `explain`'s.
+    #[error("Systems: {0}")]
+    Systems(String),
+}
+
+/// The client of one BMC and its password, before any request.
+struct Prepared {
+    client: BmcClient,
+    /// Whether the certificate seen is to be recorded as the pin.
+    first_use: bool,
+    password: Option<(String, crate::files::secrets::Secret)>,
+}
+
+fn client_for(
+    entry: &BmcEntry,
+    url: &str,
+    site_dir: &Path,
+    opts: &Options,
+    shared: &Result<reqwest::Client, ClientError>,
+    seen: &Arc<Mutex<Option<String>>>,
+) -> Result<Prepared, ConnectError> {
+    let (tls, first_use) = tls_for(entry, url, site_dir, opts.trust_on_first_use, seen)?;
+    let http = match tls {
+        Some(cfg) => BmcClient::http(Some(cfg), &opts.limits)?,
+        None => shared.clone()?,
+    };
+    let client = BmcClient::new(url, http, opts.limits.clone())?;
+    let password = match &entry.credentials {
+        Some(c) => Some((c.username.clone(), c.password.resolve(site_dir)?)),
+        None => None,
+    };
+    Ok(Prepared {
+        client,
+        first_use,
+        password,
+    })
 }
 
 async fn one(
@@ -89,7 +137,7 @@ async fn one(
     site_dir: &Path,
     opts: &Options,
     now: &str,
-    shared: &Result<reqwest::Client, String>,
+    shared: &Result<reqwest::Client, ClientError>,
 ) -> BmcOutcome {
     let started = Instant::now();
     let mut out = BmcOutcome {
@@ -109,43 +157,27 @@ async fn one(
         fallback_ids: Vec::new(),
         degraded: Vec::new(),
         kept_from_earlier: Vec::new(),
+        seen_twice: Vec::new(),
     };
     let url = match config::base_url(entry) {
         Ok(u) => u,
         Err(e) => {
-            out.error = Some(e);
+            out.error = Some(e.to_string());
             return out;
         }
     };
     out.url = url.clone();
     let seen = Arc::new(Mutex::new(None));
-    let (tls, first_use) = match tls_for(entry, &url, site_dir, opts.trust_on_first_use, &seen) {
-        Ok(t) => t,
+    let Prepared {
+        client,
+        first_use,
+        password,
+    } = match client_for(entry, &url, site_dir, opts, shared, &seen) {
+        Ok(p) => p,
         Err(e) => {
-            out.error = Some(e);
+            out.error = Some(e.to_string());
             return out;
         }
-    };
-    let http = match tls {
-        Some(cfg) => BmcClient::http(Some(cfg), &opts.limits),
-        None => shared.clone(),
-    };
-    let client = match http.and_then(|h| BmcClient::new(&url, h, opts.limits.clone())) {
-        Ok(c) => c,
-        Err(e) => {
-            out.error = Some(e);
-            return out;
-        }
-    };
-    let password = match &entry.credentials {
-        Some(c) => match c.password.resolve(site_dir) {
-            Ok(p) => Some((c.username.clone(), p)),
-            Err(e) => {
-                out.error = Some(format!("credentials.password: {e}"));
-                return out;
-            }
-        },
-        None => None,
     };
     let work = async {
         // The Systems collection sits at a path the standard fixes; asking for it together
@@ -157,7 +189,7 @@ async fn one(
         } else {
             (client.get("/redfish/v1").await, None)
         };
-        let root = root.map_err(|e| format!("ServiceRoot: {}", explain(&e)))?;
+        let root = root.map_err(|e| ConnectError::ServiceRoot(explain(&e)))?;
         let expand = root.pointer("/ProtocolFeaturesSupported/ExpandQuery");
         let yes = |k: &str| {
             expand
@@ -180,12 +212,13 @@ async fn one(
                     entry.auth == AuthMode::Session,
                     entry.auth != AuthMode::Basic,
                 )
-                .await?;
+                .await
+                .map_err(ConnectError::from)?;
         }
         let raw = crawl::crawl(&client, root, systems)
             .await
-            .map_err(|e| format!("Systems: {}", explain(&e)));
-        Ok::<_, String>((auth, raw))
+            .map_err(|e| BmcError::Systems(explain(&e)));
+        Ok::<_, BmcError>((auth, raw))
     };
     let result = tokio::time::timeout(opts.bmc_timeout, work).await;
     out.session_deleted = client.logout().await;
@@ -196,10 +229,10 @@ async fn one(
                 opts.bmc_timeout
             ));
         }
-        Ok(Err(e)) => out.error = Some(e),
+        Ok(Err(e)) => out.error = Some(e.to_string()),
         Ok(Ok((auth, Err(e)))) => {
             out.auth = auth;
-            out.error = Some(e);
+            out.error = Some(e.to_string());
         }
         Ok(Ok((auth, Ok(raw)))) => {
             out.auth = auth;
@@ -283,6 +316,14 @@ pub fn apply(
             all.push((n.clone(), alt));
             at.push((oi, ni));
         }
+    }
+    let bmc: Vec<(usize, &str)> = at
+        .iter()
+        .map(|(oi, _)| (*oi, outcomes[*oi].address.as_str()))
+        .collect();
+    for (i, warning) in identity::seen_twice(&all, &bmc) {
+        let (oi, _) = at[i];
+        outcomes[oi].seen_twice.push(warning);
     }
     for (i, note) in identity::disambiguate(inv, &mut all) {
         let (oi, ni) = at[i];

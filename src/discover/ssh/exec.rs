@@ -89,6 +89,85 @@ impl client::Handler for Handler {
     }
 }
 
+/// Why a host could not be probed.
+#[derive(Debug, thiserror::Error)]
+pub enum SshError {
+    #[error(
+        "host key of {host}:{port} is not in {}; run with --accept-new to record it (after checking it out of band)",
+        known_hosts.display()
+    )]
+    UnknownHostKey {
+        host: String,
+        port: u16,
+        known_hosts: PathBuf,
+    },
+    #[error(
+        "HOST KEY CHANGED for {host}:{port} (known_hosts line {line}): refusing to connect; if the host was reinstalled, remove that line"
+    )]
+    HostKeyChanged {
+        host: String,
+        port: u16,
+        line: usize,
+    },
+    /// The host key could not be checked or recorded (the handler's words).
+    #[error("{0}")]
+    HostKeyCheck(String),
+    #[error("cannot connect: {0}")]
+    Connect(russh::Error),
+    #[error("authentication failed for user {user}: {source}")]
+    Auth { user: String, source: AuthError },
+    #[error("authentication refused for user {user}: {what} authorised on the host")]
+    Refused { user: String, what: &'static str },
+    #[error("cannot open a channel: {0}")]
+    Channel(russh::Error),
+    #[error("cannot run the probe: {0}")]
+    Exec(russh::Error),
+    #[error("the probe printed more than {0} bytes")]
+    TooMuchOutput(usize),
+}
+
+impl SshError {
+    /// Key and authentication problems do not get better by retrying.
+    pub fn is_final(&self) -> bool {
+        matches!(
+            self,
+            SshError::UnknownHostKey { .. }
+                | SshError::HostKeyChanged { .. }
+                | SshError::HostKeyCheck(_)
+                | SshError::Auth { .. }
+                | SshError::Refused { .. }
+        )
+    }
+}
+
+/// A login that went wrong (rather than being refused).
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("authentication failed: {0}")]
+    Key(russh::Error),
+    /// What went wrong with the agent, per attempt.
+    #[error("{}", .0.join("; "))]
+    Agent(Vec<String>),
+}
+
+/// A private key file that cannot be used. The texts say how to give a passphrase, never
+/// what it was.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyFileError {
+    #[error(
+        "the SSH key {} is protected by a passphrase: add it to ssh-agent (`ssh-add`), or give the passphrase in RACKPLAN_SSH_PASSPHRASE, with --passphrase-file FILE, or as `passphrase: {{env: VAR}}` in ssh.yaml",
+        .0.display()
+    )]
+    Protected(PathBuf),
+    #[error("the passphrase does not open the SSH key {}", .0.display())]
+    WrongPassphrase(PathBuf),
+    #[error("cannot load the SSH key {}: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: russh::keys::Error,
+    },
+}
+
 pub struct Target {
     pub user: String,
     pub host: String,
@@ -114,7 +193,7 @@ async fn login(
     session: &mut client::Handle<Handler>,
     user: &str,
     auth: &Auth,
-) -> Result<bool, String> {
+) -> Result<bool, AuthError> {
     let mut problems = Vec::new();
     if let Some(sock) = &auth.agent {
         match russh::keys::agent::client::AgentClient::connect_uds(sock).await {
@@ -152,7 +231,7 @@ async fn login(
         let r = session
             .authenticate_publickey(user, PrivateKeyWithHashAlg::new(key.clone(), hash))
             .await
-            .map_err(|e| format!("authentication failed: {e}"))?;
+            .map_err(AuthError::Key)?;
         if r.success() {
             return Ok(true);
         }
@@ -160,7 +239,7 @@ async fn login(
     if problems.is_empty() {
         Ok(false)
     } else {
-        Err(problems.join("; "))
+        Err(AuthError::Agent(problems))
     }
 }
 
@@ -173,7 +252,7 @@ pub async fn run(
     timeout: Duration,
     script: &str,
     max_output: usize,
-) -> Result<(String, KeyCheck), String> {
+) -> Result<(String, KeyCheck), SshError> {
     let result = Arc::new(Mutex::new(KeyCheck::NotReached));
     let handler = Handler {
         host: t.host.clone(),
@@ -192,49 +271,49 @@ pub async fn run(
         Ok(s) => s,
         Err(e) => {
             return Err(match check {
-                KeyCheck::Unknown => format!(
-                    "host key of {}:{} is not in {}; run with --accept-new to record it (after checking it out of band)",
-                    t.host,
-                    t.port,
-                    known_hosts.display()
-                ),
-                KeyCheck::Changed(line) => format!(
-                    "HOST KEY CHANGED for {}:{} (known_hosts line {line}): refusing to connect; if the host was reinstalled, remove that line",
-                    t.host, t.port
-                ),
-                KeyCheck::Failed(m) => m,
-                _ => format!("cannot connect: {e}"),
+                KeyCheck::Unknown => SshError::UnknownHostKey {
+                    host: t.host.clone(),
+                    port: t.port,
+                    known_hosts,
+                },
+                KeyCheck::Changed(line) => SshError::HostKeyChanged {
+                    host: t.host.clone(),
+                    port: t.port,
+                    line,
+                },
+                KeyCheck::Failed(m) => SshError::HostKeyCheck(m),
+                _ => SshError::Connect(e),
             });
         }
     };
     let accepted = login(&mut session, &t.user, &auth)
         .await
-        .map_err(|e| format!("authentication failed for user {}: {e}", t.user))?;
+        .map_err(|source| SshError::Auth {
+            user: t.user.clone(),
+            source,
+        })?;
     if !accepted {
         let what = match (&auth.agent, &auth.key) {
             (Some(_), Some(_)) => "neither the agent's keys nor the key file is",
             (Some(_), None) => "none of the agent's keys is",
             _ => "the key is",
         };
-        return Err(format!(
-            "authentication refused for user {}: {what} authorised on the host",
-            t.user
-        ));
+        return Err(SshError::Refused {
+            user: t.user.clone(),
+            what,
+        });
     }
     let mut channel = session
         .channel_open_session()
         .await
-        .map_err(|e| format!("cannot open a channel: {e}"))?;
-    channel
-        .exec(true, script)
-        .await
-        .map_err(|e| format!("cannot run the probe: {e}"))?;
+        .map_err(SshError::Channel)?;
+    channel.exec(true, script).await.map_err(SshError::Exec)?;
     let mut out = Vec::new();
     while let Some(msg) = channel.wait().await {
         match msg {
             russh::ChannelMsg::Data { data } => {
                 if out.len() + data.len() > max_output {
-                    return Err(format!("the probe printed more than {max_output} bytes"));
+                    return Err(SshError::TooMuchOutput(max_output));
                 }
                 out.extend_from_slice(&data);
             }
@@ -253,21 +332,55 @@ pub async fn run(
 pub fn load_key(
     path: &std::path::Path,
     passphrase: Option<&str>,
-) -> Result<russh::keys::PrivateKey, String> {
+) -> Result<russh::keys::PrivateKey, KeyFileError> {
     match russh::keys::load_secret_key(path, None) {
         Ok(k) => Ok(k),
         Err(russh::keys::Error::KeyIsEncrypted) => match passphrase {
-            None => Err(format!(
-                "the SSH key {} is protected by a passphrase: add it to ssh-agent (`ssh-add`), or give the passphrase in RACKPLAN_SSH_PASSPHRASE, with --passphrase-file FILE, or as `passphrase: {{env: VAR}}` in ssh.yaml",
-                path.display()
-            )),
-            Some(p) => russh::keys::load_secret_key(path, Some(p)).map_err(|_| {
-                format!(
-                    "the passphrase does not open the SSH key {}",
-                    path.display()
-                )
-            }),
+            None => Err(KeyFileError::Protected(path.to_path_buf())),
+            Some(p) => russh::keys::load_secret_key(path, Some(p))
+                .map_err(|_| KeyFileError::WrongPassphrase(path.to_path_buf())),
         },
-        Err(e) => Err(format!("cannot load the SSH key {}: {e}", path.display())),
+        Err(source) => Err(KeyFileError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_and_login_problems_are_final_transport_ones_are_retried() {
+        let unknown = SshError::UnknownHostKey {
+            host: "h".into(),
+            port: 22,
+            known_hosts: PathBuf::from("known_hosts"),
+        };
+        assert!(unknown.is_final());
+        assert!(
+            unknown
+                .to_string()
+                .starts_with("host key of h:22 is not in known_hosts")
+        );
+        assert!(
+            SshError::Refused {
+                user: "root".into(),
+                what: "the key is",
+            }
+            .is_final()
+        );
+        assert!(SshError::HostKeyCheck("cannot read known_hosts".into()).is_final());
+        assert!(!SshError::TooMuchOutput(8).is_final());
+        assert!(!SshError::Connect(russh::Error::Disconnect).is_final());
+        assert_eq!(
+            SshError::Auth {
+                user: "root".into(),
+                source: AuthError::Agent(vec!["a".into(), "b".into()]),
+            }
+            .to_string(),
+            "authentication failed for user root: a; b"
+        );
     }
 }

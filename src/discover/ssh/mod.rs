@@ -30,6 +30,17 @@ pub struct Options {
     pub retries: u32,
 }
 
+/// A host argument that is not `user@host[:port]`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostSpecError {
+    #[error("`{0}`: missing ]")]
+    MissingBracket(String),
+    #[error("`{0}`: bad port")]
+    BadPort(String),
+    #[error("`{0}` is not user@host[:port]")]
+    NotUserHost(String),
+}
+
 /// One host to probe; `node` is the inventory id when the host came from the lock.
 #[derive(Debug, Clone)]
 pub struct HostSpec {
@@ -41,31 +52,36 @@ pub struct HostSpec {
 
 impl HostSpec {
     /// `user@host:port`, `host:port`, `host`; IPv6 as `[::1]:22`.
-    pub fn parse(s: &str, default_user: &str) -> Result<HostSpec, String> {
+    pub fn parse(s: &str, default_user: &str) -> Result<HostSpec, HostSpecError> {
         let (user, rest) = match s.split_once('@') {
             Some((u, r)) => (u.to_string(), r),
             None => (default_user.to_string(), s),
         };
         let (host, port) = if let Some(r) = rest.strip_prefix('[') {
-            let (h, p) = r.split_once(']').ok_or(format!("`{s}`: missing ]"))?;
+            let (h, p) = r
+                .split_once(']')
+                .ok_or_else(|| HostSpecError::MissingBracket(s.to_string()))?;
             (
                 h.to_string(),
                 p.strip_prefix(':')
                     .map(str::parse)
                     .transpose()
-                    .map_err(|_| format!("`{s}`: bad port"))?,
+                    .map_err(|_| HostSpecError::BadPort(s.to_string()))?,
             )
         } else {
             match rest.rsplit_once(':') {
                 Some((h, p)) => (
                     h.to_string(),
-                    Some(p.parse().map_err(|_| format!("`{s}`: bad port"))?),
+                    Some(
+                        p.parse()
+                            .map_err(|_| HostSpecError::BadPort(s.to_string()))?,
+                    ),
                 ),
                 None => (rest.to_string(), None),
             }
         };
         if host.is_empty() || user.is_empty() {
-            return Err(format!("`{s}` is not user@host[:port]"));
+            return Err(HostSpecError::NotUserHost(s.to_string()));
         }
         Ok(HostSpec {
             user,
@@ -214,12 +230,8 @@ async fn one(h: &HostSpec, key: Arc<exec::Auth>, opts: &Options, now: &str) -> H
                 break;
             }
             Ok(Err(e)) => {
-                // Key and auth problems do not get better by retrying.
-                let hard = e.contains("host key")
-                    || e.contains("HOST KEY")
-                    || e.contains("authentication");
-                last = e;
-                if hard {
+                last = e.to_string();
+                if e.is_final() {
                     break;
                 }
             }
@@ -298,6 +310,17 @@ mod tests {
         assert_eq!((h.user.as_str(), h.port), ("rancher", 22));
         let h = HostSpec::parse("a@[::1]:22", "x").unwrap();
         assert_eq!(h.host, "::1");
-        assert!(HostSpec::parse("a@h:notaport", "x").is_err());
+        assert_eq!(
+            HostSpec::parse("a@h:notaport", "x").unwrap_err(),
+            HostSpecError::BadPort("a@h:notaport".into())
+        );
+        assert_eq!(
+            HostSpec::parse("a@[::1", "x").unwrap_err().to_string(),
+            "`a@[::1`: missing ]"
+        );
+        assert!(matches!(
+            HostSpec::parse("@h", "x"),
+            Err(HostSpecError::NotUserHost(_))
+        ));
     }
 }
