@@ -10,6 +10,7 @@ mod cli;
 mod crds;
 mod deploy;
 mod hostile_bmc;
+mod hostile_values;
 mod installer_examples;
 mod layout;
 mod live_bounds;

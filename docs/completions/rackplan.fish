@@ -155,7 +155,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s v -l verbos
 complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s V -l version -d 'Print version'
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l from-cluster -d 'Start from the fleet as it runs: kubectl -o yaml/json output (a file or a folder) or a Harvester support bundle (.zip or unpacked). Its settings win over the scenario\'s' -r -F
-complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l drain -d 'With --from-cluster: can these nodes go into maintenance now (NODE[,NODE])' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l drain -d 'With --from-cluster: can these nodes go into maintenance now (NODE[,NODE]). It answers that question alone: no review report, charts or rebuild what-if' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l report -d 'Write the review report: review.html (one self-contained file) or review.md (with its SVG charts beside it)' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l site -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l plot -d 'Write SVG charts into this directory' -r -F

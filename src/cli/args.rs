@@ -128,12 +128,14 @@ pub enum Command {
         /// scenario's.
         #[arg(long, value_name = "PATH")]
         from_cluster: Option<PathBuf>,
-        /// With --from-cluster: can these nodes go into maintenance now (NODE[,NODE]).
+        /// With --from-cluster: can these nodes go into maintenance now (NODE[,NODE]). It
+        /// answers that question alone: no review report, charts or rebuild what-if.
         #[arg(
             long,
             value_name = "NODES",
             value_delimiter = ',',
-            requires = "from_cluster"
+            requires = "from_cluster",
+            conflicts_with_all = ["report", "plot", "rebuild_data"]
         )]
         drain: Vec<String>,
         /// Write the review report: review.html (one self-contained file) or review.md

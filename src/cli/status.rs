@@ -63,7 +63,7 @@ pub fn run(
         } else {
             if redraw && polls > 1 {
                 // Home and clear: the table updates in place.
-                term::out("\x1b[H\x1b[2J");
+                term::out_raw("\x1b[H\x1b[2J");
             }
             term::out(&report::status::text(&s));
         }

@@ -23,8 +23,12 @@ pub fn wrap_prose(on: bool) {
     WRAP_PROSE.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Whether stderr is coloured: then colour sequences in a line pass, all others are shown.
+static COLOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Write `text` to stdout (prose wrapped when [`wrap_prose`] is on); a closed pipe ends the
-/// process with exit 0.
+/// process with exit 0. Control characters and escape sequences in it (names from a BMC, a
+/// dump or a status server) are shown as visible marks, never sent to the terminal.
 pub fn out(text: &str) {
     let wrapped;
     let text = if WRAP_PROSE.load(std::sync::atomic::Ordering::Relaxed) {
@@ -33,6 +37,12 @@ pub fn out(text: &str) {
     } else {
         text
     };
+    out_raw(&crate::report::escape::terminal(text));
+}
+
+/// Write `text` to stdout as it is: only for sequences rackplan itself sends (the status
+/// screen's clear).
+pub fn out_raw(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let result = stdout
         .write_all(text.as_bytes())
@@ -55,8 +65,14 @@ pub fn outln(text: &str) {
     out(&s);
 }
 
-/// A line to stderr; a closed stderr is ignored (there is nobody to tell).
+/// A line to stderr; a closed stderr is ignored (there is nobody to tell). Escape sequences
+/// are shown visibly, except the colours rackplan adds itself when stderr is coloured.
 pub fn errln(text: &str) {
+    let text = if COLOR.load(std::sync::atomic::Ordering::Relaxed) {
+        crate::report::escape::terminal_styled(text)
+    } else {
+        crate::report::escape::terminal(text)
+    };
     let _ = writeln!(std::io::stderr(), "{text}");
 }
 
@@ -155,6 +171,7 @@ pub fn use_color(choice: super::args::ColorChoice) -> bool {
 
 /// Diagnostics through miette, coloured or plain.
 pub fn install_error_hook(color: bool) {
+    COLOR.store(color, std::sync::atomic::Ordering::Relaxed);
     let _ = miette::set_hook(Box::new(move |_| {
         let theme = if color {
             miette::GraphicalTheme::unicode()

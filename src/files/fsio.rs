@@ -60,18 +60,41 @@ impl Staged {
     /// Rename over the target (renames need no space, so a set of staged files either all
     /// land or the failure is reported before any of them moved).
     pub fn commit(self) -> Result<(), FsError> {
+        let dir = self.rename()?;
+        sync_dir(&dir);
+        Ok(())
+    }
+
+    /// Rename over the target without syncing its directory; the directory to sync.
+    fn rename(self) -> Result<PathBuf, FsError> {
         let Staged { tmp, target, dir } = self;
         tmp.persist(&target).map_err(|e| FsError {
             action: "cannot rename into",
             path: target.clone(),
             source: e.error,
         })?;
-        // The rename is durable only once the directory entry is on disk.
-        if let Ok(d) = fs::File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
+        Ok(dir)
     }
+}
+
+/// The rename is durable only once the directory entry is on disk.
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Rename a set of staged files into place, then sync each directory once (one fsync per
+/// directory after its files, not one per file).
+pub fn commit_all(staged: Vec<Staged>) -> Result<(), FsError> {
+    let mut dirs = std::collections::BTreeSet::new();
+    for s in staged {
+        dirs.insert(s.rename()?);
+    }
+    for d in &dirs {
+        sync_dir(d);
+    }
+    Ok(())
 }
 
 /// Write `bytes` into a synced temporary file beside `path` (`None` when `path` already

@@ -21,8 +21,23 @@ fn split(s: &str) -> Option<(f64, &str)> {
     n.is_finite().then_some((n, unit))
 }
 
+/// The largest byte quantity read (8 EiB, past any disk or memory): beyond it a value is
+/// unreadable, never an infinity or a NaN in a percentage.
+pub const MAX_BYTES: f64 = 9.223_372_036_854_776e18;
+/// The largest CPU quantity read, in millicores (a million cores).
+pub const MAX_MILLICORES: f64 = 1e9;
+
 /// A byte quantity (`4Gi`, `32849604Ki`, `21474836480`, `3.94085056512e+11`, `500M`).
 pub fn bytes(v: &Value) -> Option<f64> {
+    raw_bytes(v).filter(|b| b.is_finite() && (0.0..=MAX_BYTES).contains(b))
+}
+
+/// A CPU quantity in millicores (`125m`, `8`, `1.5`, `2436302373n`).
+pub fn millicores(v: &Value) -> Option<f64> {
+    raw_millicores(v).filter(|m| m.is_finite() && (0.0..=MAX_MILLICORES).contains(m))
+}
+
+fn raw_bytes(v: &Value) -> Option<f64> {
     if let Some(n) = v.as_f64() {
         return (n >= 0.0).then_some(n);
     }
@@ -45,8 +60,7 @@ pub fn bytes(v: &Value) -> Option<f64> {
     (b >= 0.0).then_some(b)
 }
 
-/// A CPU quantity in millicores (`125m`, `8`, `1.5`, `2436302373n`).
-pub fn millicores(v: &Value) -> Option<f64> {
+fn raw_millicores(v: &Value) -> Option<f64> {
     if let Some(n) = v.as_f64() {
         return (n >= 0.0).then_some(n * 1000.0);
     }
@@ -78,6 +92,12 @@ mod tests {
         assert_eq!(bytes(&json!("500M")), Some(5e8));
         assert_eq!(bytes(&json!("null")), None);
         assert_eq!(bytes(&json!("12Zi")), None);
+        // Past any real machine: unreadable, never an infinity.
+        assert_eq!(millicores(&json!(1e308)), None);
+        assert_eq!(millicores(&json!("1e308")), None);
+        assert_eq!(bytes(&json!("1e308Pi")), None);
+        assert_eq!(bytes(&json!(1e300)), None);
+        assert_eq!(millicores(&json!("128")), Some(128_000.0));
         assert_eq!(bytes(&json!(-1)), None);
         assert_eq!(millicores(&json!("125m")), Some(125.0));
         assert_eq!(millicores(&json!("8")), Some(8000.0));

@@ -193,44 +193,14 @@ pub fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
         .collect();
     planned.sort_by(|x, y| (x.2.role, &x.2.hostname).cmp(&(y.2.role, &y.2.hostname)));
 
-    let mut files = Vec::new();
-    for (node, profile, alloc) in &planned {
-        let create = lock.cluster_init.as_deref() == Some(alloc.id.as_str());
-        let cfg = node::build(&NodeContext {
-            site,
-            node,
-            alloc,
-            profile,
-            create,
-            secrets: &secrets,
-        });
-        let problems = validate::installer_check(&cfg, true);
-        if !problems.is_empty() {
-            return Err(RenderError::Invalid {
-                node: alloc.hostname.clone(),
-                problems,
-            });
-        }
-        let header = format!(
-            "# Harvester install config for {} (node {}), written by rackplan.\n\
-             # Holds the cluster token and a password hash: keep it private (mode 0600).\n",
-            alloc.hostname, alloc.id
-        );
-        files.push(OutputFile {
-            path: format!("nodes/{}/config.yaml", alloc.hostname),
-            kind: "install-config",
-            node: Some(alloc.id.clone()),
-            secret: true,
-            bytes: format!("{header}{}", crate::files::yaml::to_string(&cfg)).into_bytes(),
-        });
-        files.push(OutputFile {
-            path: format!("nodes/{}/boot.ipxe", alloc.hostname),
-            kind: "ipxe",
-            node: Some(alloc.id.clone()),
-            secret: false,
-            bytes: ipxe::script(site, alloc, create).into_bytes(),
-        });
-    }
+    // Each node's config (a SHA-512-crypt hash, the installer's rules) is independent of
+    // the others: built across cores, kept in the planned order.
+    use rayon::prelude::*;
+    let per_node: Vec<[OutputFile; 2]> = planned
+        .par_iter()
+        .map(|(node, profile, alloc)| node_files(inputs, &secrets, node, profile, alloc))
+        .collect::<Result<_, _>>()?;
+    let mut files: Vec<OutputFile> = per_node.into_iter().flatten().collect();
     let for_manifests: Vec<_> = planned
         .iter()
         .filter(|(_, _, a)| a.role != Role::Witness)
@@ -284,6 +254,54 @@ pub fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
         bytes: summary.into_bytes(),
     });
     Ok(files)
+}
+
+/// A node's install config (checked against the installer's rules) and its iPXE script.
+fn node_files(
+    inputs: &Inputs,
+    secrets: &ResolvedSecrets,
+    node: &crate::inventory::Node,
+    profile: &crate::profile::Profile,
+    alloc: &crate::plan::Allocation,
+) -> Result<[OutputFile; 2], RenderError> {
+    let site = &inputs.site.site;
+    let create = inputs.lock.cluster_init.as_deref() == Some(alloc.id.as_str());
+    let cfg = node::build(&NodeContext {
+        site,
+        node,
+        alloc,
+        profile,
+        create,
+        secrets,
+    });
+    let problems = validate::installer_check(&cfg, true);
+    if !problems.is_empty() {
+        return Err(RenderError::Invalid {
+            node: alloc.hostname.clone(),
+            problems,
+        });
+    }
+    let header = format!(
+        "# Harvester install config for {} (node {}), written by rackplan.\n\
+         # Holds the cluster token and a password hash: keep it private (mode 0600).\n",
+        alloc.hostname, alloc.id
+    );
+    Ok([
+        OutputFile {
+            path: format!("nodes/{}/config.yaml", alloc.hostname),
+            kind: "install-config",
+            node: Some(alloc.id.clone()),
+            secret: true,
+            bytes: format!("{header}{}", crate::files::yaml::to_string(&cfg)).into_bytes(),
+        },
+        OutputFile {
+            path: format!("nodes/{}/boot.ipxe", alloc.hostname),
+            kind: "ipxe",
+            node: Some(alloc.id.clone()),
+            secret: false,
+            bytes: ipxe::script(site, alloc, create).into_bytes(),
+        },
+    ])
 }
 
 /// `catalogue/<shape>.yaml` for each offered shape of the scenario `catalogue:` names.
@@ -369,16 +387,17 @@ pub fn write(out: &Path, files: Vec<OutputFile>) -> Result<RenderOutcome, Render
     // Every file is written in full first; only then are they renamed into place. A full
     // disk fails the run while the old output is still whole (the staged files are
     // dropped, which removes them), never leaving some configs new and some old.
-    let mut staged = Vec::new();
-    for f in &files {
-        let mode = if f.secret { Mode::Secret } else { Mode::Public };
-        if let Some(s) = fsio::stage(&out.join(&f.path), &f.bytes, mode)? {
-            staged.push(s);
-        }
-    }
-    for s in staged {
-        s.commit()?;
-    }
+    // Staging (write and fsync each temporary file) runs across cores; the renames and the
+    // one fsync per directory follow on one thread.
+    use rayon::prelude::*;
+    let staged: Vec<Option<fsio::Staged>> = files
+        .par_iter()
+        .map(|f| {
+            let mode = if f.secret { Mode::Secret } else { Mode::Public };
+            fsio::stage(&out.join(&f.path), &f.bytes, mode)
+        })
+        .collect::<Result<_, _>>()?;
+    fsio::commit_all(staged.into_iter().flatten().collect())?;
     let mut removed = Vec::new();
     for stale in old.difference(&new) {
         // Only plain relative paths we wrote ourselves.

@@ -12,6 +12,7 @@ pub mod check;
 pub mod discover;
 pub mod docs;
 pub mod error;
+pub mod escape;
 pub mod init;
 pub mod plan;
 pub mod render;

@@ -4,6 +4,8 @@
 //! capacity and the timeline, rebuild, risk, warnings, and every assumption with its source
 //! so that a reviewer can challenge it.
 
+use super::escape::html as html_escape;
+use super::escape::markdown as md_cell;
 use std::fmt::Write as _;
 
 use super::simulate::{group, per_year, plots, share};
@@ -438,13 +440,6 @@ fn sections(r: &Report) -> Vec<Section> {
     out
 }
 
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 const CSS: &str = "body{font-family:system-ui,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#111;line-height:1.45}\
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}\
 #verdict p:first-of-type{font-size:1.25em;font-weight:600;padding:.6em .8em;border-radius:6px}\
@@ -505,10 +500,6 @@ pub fn html(r: &Report) -> String {
     s
 }
 
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
 /// The report as Markdown, and the charts it links to as (file name, SVG), each named
 /// `<stem>-<chart>.svg` to sit beside it.
 pub fn markdown(r: &Report, stem: &str) -> (String, Vec<(String, String)>) {
@@ -516,7 +507,7 @@ pub fn markdown(r: &Report, stem: &str) -> (String, Vec<(String, String)>) {
     let mut files = Vec::new();
     let mut s = format!("# Capacity review: {}\n\n", md_cell(&r.scenario));
     for sec in sections(r) {
-        let _ = writeln!(s, "## {}\n", sec.title);
+        let _ = writeln!(s, "## {}\n", md_cell(&sec.title));
         for t in &sec.text {
             let _ = writeln!(s, "{}\n", md_cell(t));
         }

@@ -3,6 +3,7 @@
 //! marked with a labelled vertical line, reference lines drawn only when the data reaches
 //! them, and a log axis for probabilities with each point's interval.
 
+use super::escape::svg as esc;
 use std::fmt::Write as _;
 
 /// How a series is drawn.
@@ -86,13 +87,6 @@ const LEFT: f64 = 80.0;
 const RIGHT: f64 = 150.0;
 const TOP: f64 = 70.0;
 const BOTTOM: f64 = 60.0;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// Titles are plain text: Markdown code marks are dropped.
 fn plain(s: &str) -> String {

@@ -112,7 +112,9 @@ impl std::fmt::Debug for LiveFleet {
 pub enum AdoptError {
     #[error("the dump has no Node that can host VMs (witness nodes hold none)")]
     NoNodes,
-    #[error("node {0}: allocatable CPU or memory missing")]
+    #[error(
+        "node {0}: allocatable CPU or memory missing or unreadable (a quantity past any real machine is unreadable)"
+    )]
     NoAllocatable(String),
 }
 

@@ -155,6 +155,11 @@ pub fn quota_admissions(l: &Study, last: i32) -> (Vec<(usize, usize)>, Vec<Refus
     (admitted, refused)
 }
 
+/// The admitted requests (team, request) running in a month.
+type ActiveSet = Vec<(usize, usize)>;
+/// A month's clusters, verdict and least slack.
+type MonthAnswer = (usize, HeadroomVerdict, Slack);
+
 /// Month by month: clusters arriving and expiring, quotas applied, verdict per month.
 pub fn timeline(l: &Study) -> (Vec<Month>, Vec<Refusal>) {
     let s = &l.scenario;
@@ -175,25 +180,133 @@ pub fn timeline(l: &Study) -> (Vec<Month>, Vec<Refusal>) {
     let base = l.current();
     let spec = l.headroom_spec(&l.topology());
     let (admitted, refused) = quota_admissions(l, last);
-    let mut out = Vec::new();
-    for m in first..=last {
-        let mut all = base.clone();
-        for &(ti, ri) in &admitted {
-            let r = &s.teams[ti].requests[ri];
-            if request_active(r, m) {
+    // A month's answer depends only on which admitted requests run in it, and that set
+    // changes only where a request starts or ends: each distinct set is placed and checked
+    // once (in parallel), and the months between reuse its answer.
+    let active: Vec<ActiveSet> = (first..=last)
+        .map(|m| {
+            admitted
+                .iter()
+                .copied()
+                .filter(|&(ti, ri)| request_active(&s.teams[ti].requests[ri], m))
+                .collect()
+        })
+        .collect();
+    let mut distinct: Vec<&ActiveSet> = active.iter().collect();
+    distinct.sort();
+    distinct.dedup();
+    let answers: std::collections::HashMap<&ActiveSet, MonthAnswer> = distinct
+        .into_par_iter()
+        .map(|set| {
+            let mut all = base.clone();
+            for &(ti, ri) in set {
+                let r = &s.teams[ti].requests[ri];
                 all.extend(std::iter::repeat_n(
                     l.shapes[&r.shape].as_slice(),
                     r.count as usize,
                 ));
             }
-        }
-        let h = headroom::analyse_with(&l.place(&all), &spec);
-        out.push(Month {
-            month: scenario::month_name(m),
-            clusters: all.len() + l.live.as_ref().map_or(0, |f| f.tenant_clusters),
-            verdict: h.verdict,
-            min_slack: headroom::min_slack(&h),
-        });
-    }
+            let h = headroom::analyse_with(&l.place(&all), &spec);
+            (set, (all.len(), h.verdict, headroom::min_slack(&h)))
+        })
+        .collect();
+    let live = l.live.as_ref().map_or(0, |f| f.tenant_clusters);
+    let out = (first..=last)
+        .zip(&active)
+        .map(|(m, set)| {
+            let (clusters, verdict, min_slack) = answers[set].clone();
+            Month {
+                month: scenario::month_name(m),
+                clusters: clusters + live,
+                verdict,
+                min_slack,
+            }
+        })
+        .collect();
     (out, refused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain computation: every month placed and checked on its own.
+    fn timeline_month_by_month(l: &Study) -> Vec<(String, usize, HeadroomVerdict, String)> {
+        let s = &l.scenario;
+        let months: Vec<i32> = s
+            .teams
+            .iter()
+            .flat_map(|t| &t.requests)
+            .flat_map(|r| {
+                [
+                    scenario::month_index(&r.from),
+                    r.until.as_deref().and_then(scenario::month_index),
+                ]
+            })
+            .flatten()
+            .collect();
+        let (first, last) = (*months.iter().min().unwrap(), *months.iter().max().unwrap());
+        let spec = l.headroom_spec(&l.topology());
+        let (admitted, _) = quota_admissions(l, last);
+        (first..=last)
+            .map(|m| {
+                let mut all = l.current();
+                for &(ti, ri) in &admitted {
+                    let r = &s.teams[ti].requests[ri];
+                    if request_active(r, m) {
+                        all.extend(std::iter::repeat_n(
+                            l.shapes[&r.shape].as_slice(),
+                            r.count as usize,
+                        ));
+                    }
+                }
+                let h = headroom::analyse_with(&l.place(&all), &spec);
+                (
+                    scenario::month_name(m),
+                    all.len(),
+                    h.verdict,
+                    format!("{:?}", headroom::min_slack(&h)),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_timeline_reusing_unchanged_months_is_the_plain_month_by_month_answer() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("simulations/reference-factory.yaml"),
+        )
+        .unwrap();
+        // The shipped teams, and a long quiet stretch that the reuse skips.
+        let text = text.replace(
+            "{shape: large, count: 1, from: 2027-04}",
+            "{shape: large, count: 1, from: 2027-04, until: 2031-12}",
+        );
+        let l = Study::open(&crate::simulate::StudyInput {
+            scenario: crate::simulate::ScenarioInput::Text {
+                name: std::path::Path::new("t.yaml"),
+                text: &text,
+            },
+            site: None,
+            dump: None,
+            rebuild_what_if: None,
+        })
+        .unwrap();
+        let (fast, _) = timeline(&l);
+        let plain = timeline_month_by_month(&l);
+        assert!(fast.len() > 50, "a long timeline: {}", fast.len());
+        let fast: Vec<_> = fast
+            .iter()
+            .map(|m| {
+                (
+                    m.month.clone(),
+                    m.clusters,
+                    m.verdict,
+                    format!("{:?}", m.min_slack),
+                )
+            })
+            .collect();
+        assert_eq!(fast, plain);
+    }
 }

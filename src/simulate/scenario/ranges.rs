@@ -232,19 +232,138 @@ pub(super) fn check_ranges(
         100_000.0,
     )?;
     for (name, pools) in shapes {
-        for (i, pool) in pools.iter().enumerate() {
-            let at = |k: &str| path!["shapes", name.as_str(), "pools", i, k];
-            num(at("count"), f64::from(pool.count), 0.0, 10_000.0)?;
-            num(at("vcpu"), pool.vcpu, 0.0, 4096.0)?;
-            num(at("memory_gib"), pool.memory_gib, 0.0, 65_536.0)?;
-            for (j, d) in pool.disks_gib.iter().enumerate() {
-                num(
-                    path!["shapes", name.as_str(), "pools", i, "disks_gib", j],
-                    *d,
-                    0.0,
-                    1e7,
-                )?;
+        check_pools(pools, &path!["shapes", name.as_str(), "pools"], src)?;
+    }
+    // Counts of clusters: bounded one by one, and the VMs they make bounded in all, so
+    // no scenario asks for more work (or memory) than a fleet of the largest size holds.
+    let vms_of = |shape: &str| -> u64 {
+        shapes
+            .get(shape)
+            .map_or(0, |p| p.iter().map(|p| u64::from(p.count)).sum())
+    };
+    let mut total_vms = 0u64;
+    for (i, c) in s.clusters.iter().enumerate() {
+        num(
+            path!["clusters", i, "count"],
+            f64::from(c.count),
+            0.0,
+            f64::from(MAX_CLUSTERS),
+        )?;
+        total_vms += u64::from(c.count) * vms_of(&c.shape);
+    }
+    let mut months: Vec<(i32, Vec<crate::files::yaml::Seg>)> = Vec::new();
+    for (t, team) in s.teams.iter().enumerate() {
+        if let Some(q) = team.vcpu_quota {
+            num(path!["teams", t, "vcpu_quota"], q, 0.0, 1e9)?;
+        }
+        for (i, r) in team.requests.iter().enumerate() {
+            num(
+                path!["teams", t, "requests", i, "count"],
+                f64::from(r.count),
+                1.0,
+                f64::from(MAX_CLUSTERS),
+            )?;
+            total_vms += u64::from(r.count) * vms_of(&r.shape);
+            for (k, m) in [("from", Some(&r.from)), ("until", r.until.as_ref())] {
+                if let Some(i_m) = m.and_then(|m| super::model::month_index(m)) {
+                    months.push((i_m, path!["teams", t, "requests", i, k]));
+                }
             }
+        }
+    }
+    // Every VM is a pod (its virt-launcher): past the fleet's pods nothing can fit, and
+    // placing it all would only cost time.
+    let pods = total_nodes * u64::from(s.platform.max_pods);
+    if total_nodes > 0 && total_vms > pods {
+        return Err(src.error_at(
+            &path!["clusters"],
+            format!(
+                "{total_vms} VMs in the clusters and team requests together, but the fleet's {total_nodes} nodes run at most {pods} pods ({} each), one per VM",
+                s.platform.max_pods
+            ),
+            Some("lower the cluster counts, or add node classes".into()),
+        ));
+    }
+    if total_vms > MAX_VMS {
+        return Err(src.error_at(
+            &path!["clusters"],
+            format!(
+                "{total_vms} VMs in the clusters and team requests together; rackplan models at most {MAX_VMS}"
+            ),
+            Some("lower the cluster counts".into()),
+        ));
+    }
+    if let (Some(first), Some(last)) = (
+        months.iter().min_by_key(|m| m.0),
+        months.iter().max_by_key(|m| m.0),
+    ) && last.0 - first.0 > MAX_TIMELINE_MONTHS
+    {
+        return Err(src.error_at(
+            &last.1,
+            format!(
+                "the timeline would run from {} to {}: {} months, more than the {MAX_TIMELINE_MONTHS} rackplan plans",
+                super::model::month_name(first.0),
+                super::model::month_name(last.0),
+                last.0 - first.0 + 1
+            ),
+            Some("plan at most 50 years ahead".into()),
+        ));
+    }
+    Ok(())
+}
+
+/// Clusters in one count (a `clusters` entry, a team request, an admit request).
+pub const MAX_CLUSTERS: u32 = 100_000;
+/// VMs a scenario may ask for in all (clusters and team requests at once).
+pub const MAX_VMS: u64 = 200_000;
+/// VMs in one pool.
+pub const MAX_POOL_VMS: u32 = 10_000;
+/// Months from the first to the last month a timeline names.
+pub const MAX_TIMELINE_MONTHS: i32 = 600;
+
+/// The pools of a shape or a request: counts, sizes and disks within ranges that mean
+/// something, each error at its key under `at`.
+pub fn check_pools(
+    pools: &[Pool],
+    at: &[crate::files::yaml::Seg],
+    src: &Source,
+) -> Result<(), InputError> {
+    let num = |k: crate::files::yaml::Seg,
+               i: usize,
+               sub: Option<usize>,
+               v: f64,
+               lo: f64,
+               hi: f64|
+     -> Result<(), InputError> {
+        if v.is_finite() && v >= lo && v <= hi {
+            return Ok(());
+        }
+        let mut path = at.to_vec();
+        path.extend(path![i, k]);
+        if let Some(j) = sub {
+            path.extend(path![j]);
+        }
+        Err(src.error_at(
+            &path,
+            format!("{v} is out of range"),
+            Some(format!("give a number from {lo} to {hi}")),
+        ))
+    };
+    use crate::files::yaml::Seg;
+    for (i, pool) in pools.iter().enumerate() {
+        let k = |s: &'static str| Seg::Key(s.into());
+        num(
+            k("count"),
+            i,
+            None,
+            f64::from(pool.count),
+            0.0,
+            f64::from(MAX_POOL_VMS),
+        )?;
+        num(k("vcpu"), i, None, pool.vcpu, 0.0, 4096.0)?;
+        num(k("memory_gib"), i, None, pool.memory_gib, 0.0, 65_536.0)?;
+        for (j, d) in pool.disks_gib.iter().enumerate() {
+            num(k("disks_gib"), i, Some(j), *d, 0.0, 1e7)?;
         }
     }
     Ok(())

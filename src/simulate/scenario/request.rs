@@ -22,7 +22,12 @@ pub enum DurationError {
     Unit { unit: String, text: String },
     #[error("`{0}`: a duration above zero")]
     NotPositive(String),
+    #[error("`{0}`: at most 10 years (87660h)")]
+    TooLong(String),
 }
+
+/// The longest duration a request may carry: ten years.
+pub const MAX_DURATION_H: f64 = 87_660.0;
 
 /// The request file: a team, a shape of the scenario (or pools), how many, for how long.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
@@ -83,7 +88,11 @@ pub fn parse_duration_h(s: &str) -> Result<f64, DurationError> {
     if !(n > 0.0 && n.is_finite()) {
         return Err(DurationError::NotPositive(s.to_string()));
     }
-    Ok(n * per)
+    let h = n * per;
+    if h > MAX_DURATION_H {
+        return Err(DurationError::TooLong(s.to_string()));
+    }
+    Ok(h)
 }
 
 /// Read a request: the small request file, or a Rancher `Cluster` export whose label
@@ -140,6 +149,31 @@ pub fn request_from_text(
     };
     if r.count == 0 {
         return Err(src.error_at(&path!["count"], "a request for 0 clusters", None));
+    }
+    if r.count > super::ranges::MAX_CLUSTERS {
+        return Err(src.error_at(
+            &path!["count"],
+            format!(
+                "a request for {} clusters; rackplan admits at most {} at once",
+                r.count,
+                super::ranges::MAX_CLUSTERS
+            ),
+            None,
+        ));
+    }
+    if r.pools.is_some() {
+        super::ranges::check_pools(&pools, &path!["pools"], &src)?;
+    }
+    let vms = u64::from(r.count) * pools.iter().map(|p| u64::from(p.count)).sum::<u64>();
+    if vms > super::ranges::MAX_VMS {
+        return Err(src.error_at(
+            &path!["count"],
+            format!(
+                "{vms} VMs requested; rackplan models at most {}",
+                super::ranges::MAX_VMS
+            ),
+            None,
+        ));
     }
     let duration_h = r
         .duration
@@ -204,6 +238,20 @@ fn rancher_request(path: &Path, text: &str) -> Result<Request, InputError> {
         count: 1,
         duration_h,
     })
+    .and_then(|r| {
+        let vms: u64 = r.pools.iter().map(|p| u64::from(p.count)).sum();
+        if vms > super::ranges::MAX_VMS {
+            Err(fail(
+                format!(
+                    "{vms} VMs in the Cluster's pools; rackplan models at most {}",
+                    super::ranges::MAX_VMS
+                ),
+                "lower the pools' quantity",
+            ))
+        } else {
+            Ok(r)
+        }
+    })
 }
 
 #[cfg(test)]
@@ -218,5 +266,10 @@ mod tests {
         assert!(parse_duration_h("72").is_err());
         assert!(parse_duration_h("0h").is_err());
         assert!(parse_duration_h("3y").is_err());
+        assert_eq!(
+            parse_duration_h("100000000000w"),
+            Err(DurationError::TooLong("100000000000w".into()))
+        );
+        assert!(parse_duration_h("520w").is_ok());
     }
 }
