@@ -48,37 +48,6 @@ pub fn share(p: f64) -> String {
     format!("{v:.decimals$} %")
 }
 
-/// A yearly probability from `k` events in `n` trial-years, with its 95 % interval, read
-/// aloud: "< 1 in 26,000 per year (95 % upper bound), no loss in 10,000 trials x 10 years".
-pub fn per_year(k: u64, ci: [f64; 2], trials: u32, years: u32, what: &str) -> String {
-    let n = u64::from(trials) * u64::from(years);
-    let run = format!("{} trials x {years} years", group(u64::from(trials)));
-    if k == 0 {
-        return format!(
-            "< 1 in {} per year (95 % upper bound), no {what} in {run}",
-            round_count(1.0 / ci[1].max(1e-300))
-        );
-    }
-    let p = k as f64 / n as f64;
-    if p >= 0.01 {
-        format!(
-            "{} per year (95 % CI {} to {}), {what} in {} of {run}",
-            share(p),
-            share(ci[0]),
-            share(ci[1]),
-            group(k)
-        )
-    } else {
-        format!(
-            "1 in {} per year (95 % CI 1 in {} to 1 in {}), {what} in {} of {run}",
-            round_count(1.0 / p),
-            round_count(1.0 / ci[1]),
-            round_count(1.0 / ci[0].max(1e-300)),
-            group(k)
-        )
-    }
-}
-
 fn hours(h: Option<f64>) -> String {
     h.map_or_else(|| "never".into(), |h| format!("{h:.2}"))
 }
@@ -460,8 +429,8 @@ fn risk_chart(k: &simulate::report::RiskFigures) -> String {
     svg::render(&c)
 }
 
-/// A rate of events per year with its 95 % interval, read aloud: "one every 4,100,000
-/// years (95 % CI one every 3,600,000 to 4,800,000 years; 2.4e-7 per year)".
+/// A rate of events per year with its 95 % interval, read aloud: "2.43e-7 per year (95 %
+/// CI 2.11e-7 to 2.80e-7), about one every 4,100,000 years".
 pub fn rate_text(d: &simulate::failure::risk::Rate) -> String {
     if d.is_zero() {
         return "none (no copyset, or no failure of that kind, in the model)".into();
@@ -473,27 +442,13 @@ pub fn rate_text(d: &simulate::failure::risk::Rate) -> String {
             round_count(1.0 / d.ci95[1].max(1e-300))
         );
     }
-    let every = |x: f64| {
-        if x > 0.0 {
-            format!("one every {}", round_count(1.0 / x))
-        } else {
-            "never".into()
-        }
-    };
-    if d.per_year >= 0.01 {
-        format!(
-            "{:.3} per year (95 % CI {:.3} to {:.3})",
-            d.per_year, d.ci95[0], d.ci95[1]
-        )
-    } else {
-        format!(
-            "{} years (95 % CI {} to {} years; {:.2e} per year)",
-            every(d.per_year),
-            every(d.ci95[1]),
-            every(d.ci95[0]).trim_start_matches("one every "),
-            d.per_year
-        )
-    }
+    format!(
+        "{:.2e} per year (95 % CI {:.2e} to {:.2e}), about one every {} years",
+        d.per_year,
+        d.ci95[0],
+        d.ci95[1],
+        round_count(1.0 / d.per_year)
+    )
 }
 
 const MOVES_SHOWN: usize = 20;

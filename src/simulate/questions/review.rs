@@ -263,7 +263,7 @@ fn markov_note(s: &Scenario, window_h: f64) -> MarkovNote {
         markov_one_repair_per_year: one,
         markov_parallel_repair_per_year: parallel,
         explanation: format!(
-            "the figures use fixed repair windows (the rebuild model's time, during which Longhorn rebuilds every failed node's replicas at once); for one group of 3 nodes at this {window_h:.2} h window the Markov chain with one repair at a time (the textbook MTTDL formula) gives {:.2} times the fixed-window rate, as a second failed node waits for the first one's repair ((R-1)! = 2 to first order), while the chain with every failed node repaired at once agrees ({:.2} times); the risk figures do not enter the verdict",
+            "the model keeps fixed repair windows (the rebuild model gives a time, and Longhorn rebuilds every failed node's replicas at once); at this {window_h:.2} h window the textbook Markov MTTDL of one 3-node group (one repair at a time) gives {:.2}x the fixed-window rate, (R-1)! to first order, as a second failed node waits for the first one's repair; a chain repairing every failed node at once gives {:.2}x; risk does not enter the verdict",
             ratio(one),
             ratio(parallel)
         ),

@@ -349,6 +349,38 @@ mod exact_tests {
     }
 
     #[test]
+    fn exact_counts_at_any_node_count() {
+        // 300 nodes, 200 copysets, 3 failing: exactly 200 / C(300, 3), not the
+        // independence approximation (4.489137e-5).
+        let sets = Copysets::random(300, 3, 200, 8);
+        assert_eq!(sets.len(), 200);
+        let exact = sets.exact_p_loss(300, 3, EXACT_BUDGET).unwrap();
+        assert!((exact - 200.0 / 4_455_100.0).abs() < 1e-15, "{exact:e}");
+        assert!((exact - 4.489237e-5).abs() < 1e-11, "{exact:e}");
+        let approx = p_loss_independent(300, 3, 3, 200.0);
+        assert!((approx - 4.489137e-5).abs() < 1e-10, "{approx:e}");
+        // Past 64 nodes the enumeration itself: 80 nodes, 4 failing (1.6 million sets),
+        // against the distinct 4-sets that hold a copyset, listed one by one.
+        let sets = Copysets::random(80, 3, 150, 9);
+        let mut holding = HashSet::new();
+        for m in sets.members() {
+            for x in (0..80).filter(|x| !m.contains(x)) {
+                let mut four = m.clone();
+                four.push(x);
+                four.sort_unstable();
+                holding.insert(four);
+            }
+        }
+        let exact = sets.exact_p_loss(80, 4, EXACT_BUDGET).unwrap();
+        let want = holding.len() as f64 / choose(80, 4);
+        assert!((exact - want).abs() < 1e-15, "{exact} vs {want}");
+        // Over the budget: no figure rather than a slow one.
+        assert_eq!(sets.exact_p_loss(80, 4, 1e6), None);
+        // Fewer failing nodes than replicas: nothing can be lost.
+        assert_eq!(sets.exact_p_loss(80, 2, EXACT_BUDGET), Some(0.0));
+    }
+
+    #[test]
     fn the_independence_approximation_is_far_off_on_small_fleets() {
         // Six nodes, every triple a copyset: any five failing nodes hold one.
         let sets = Copysets::random(6, 3, 400, 5);
