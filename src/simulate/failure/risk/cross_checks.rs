@@ -1,6 +1,7 @@
 //! The conditional Monte Carlo checked against what it estimates: the fixed-window closed
 //! form and the Markov chains of one replica group, and the plain Monte Carlo of the same
 //! model where events are frequent enough to be seen (inflated failure rates).
+#![cfg(test)]
 
 use super::closed_form::{fixed_window_rate, key, mttdl, mttdl_chain};
 use super::conditional::{Counted, conditional};

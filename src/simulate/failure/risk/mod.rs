@@ -5,7 +5,6 @@
 mod closed_form;
 mod conditional;
 mod copysets;
-#[cfg(test)]
 mod cross_checks;
 mod estimate;
 mod fleet;
