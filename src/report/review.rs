@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use super::simulate::{group, plots, rate_text, share};
+use crate::simulate::failure::risk::EXACT_EXPECTATION;
 use crate::simulate::{self, Report, failure::headroom::Kind};
 
 /// One part of the report.
@@ -413,18 +414,17 @@ fn risk_section(k: &simulate::report::RiskFigures) -> Section {
         "A volume unavailable: {}.",
         rate_text(&e.unavailable)
     ));
-    rk.text
-        .push(if e.ci95_vm_downtime[0] == e.ci95_vm_downtime[1] {
-            format!(
-                "VM downtime: {:.1} VM-hours per year ({}).",
-                e.expected_vm_downtime_hours_per_year, e.vm_downtime_method
-            )
-        } else {
-            format!(
-                "VM downtime: {:.1} VM-hours per year (95 % CI {:.1} to {:.1}).",
-                e.expected_vm_downtime_hours_per_year, e.ci95_vm_downtime[0], e.ci95_vm_downtime[1]
-            )
-        });
+    rk.text.push(if e.vm_downtime_method == EXACT_EXPECTATION {
+        format!(
+            "VM downtime: {:.1} VM-hours per year ({}).",
+            e.expected_vm_downtime_hours_per_year, e.vm_downtime_method
+        )
+    } else {
+        format!(
+            "VM downtime: {:.1} VM-hours per year (95 % CI {:.1} to {:.1}).",
+            e.expected_vm_downtime_hours_per_year, e.ci95_vm_downtime[0], e.ci95_vm_downtime[1]
+        )
+    });
     rk.tables.push((
         strings(&[
             "replicas",

@@ -3,6 +3,7 @@
 
 use super::svg::{self, Series};
 use super::table;
+use crate::simulate::failure::risk::EXACT_EXPECTATION;
 use crate::simulate::scenario::RiskMethod;
 use crate::simulate::{self, Report};
 
@@ -683,7 +684,7 @@ fn storage_text(out: &mut String, r: &Report) {
         "  a volume unavailable: {}\n",
         rate_text(&e.unavailable)
     ));
-    if e.ci95_vm_downtime[0] == e.ci95_vm_downtime[1] {
+    if e.vm_downtime_method == EXACT_EXPECTATION {
         out.push_str(&format!(
             "  VM downtime: {:.1} VM-hours per year ({})\n",
             e.expected_vm_downtime_hours_per_year, e.vm_downtime_method

@@ -79,7 +79,7 @@ pub fn mttdl_chain(r: u32, lambda: f64, mu: f64, parallel: bool) -> f64 {
 /// a node fails at `lambda` while the `r - 1` others are inside their windows of length
 /// `w`, each with probability `1 - exp(-lambda w)`, independently.
 pub fn fixed_window_rate(r: u32, lambda: f64, w: f64) -> f64 {
-    f64::from(r) * lambda * (1.0 - (-lambda * w).exp()).powi(r as i32 - 1)
+    f64::from(r) * lambda * (1.0 - (-lambda * w).exp()).powf(f64::from(r) - 1.0)
 }
 
 pub(super) fn exp(rng: &mut ChaCha8Rng, rate: f64) -> f64 {

@@ -130,12 +130,12 @@ fn at_least_one(n: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<bool> {
     if n == 0 {
         return flags;
     }
-    let none = (1.0 - p).powi(n as i32);
+    let none = (1.0 - p).powf(n as f64);
     let u = rng.random::<f64>() * (1.0 - none);
     // P(first true at index <= i) = 1 - (1-p)^(i+1).
     let mut first = n - 1;
     for i in 0..n {
-        if 1.0 - (1.0 - p).powi(i as i32 + 1) > u {
+        if 1.0 - (1.0 - p).powf((i + 1) as f64) > u {
             first = i;
             break;
         }
@@ -214,7 +214,7 @@ impl<'a> Model<'a> {
                 }
                 match self.counted {
                     Counted::All => self.lambda_r,
-                    Counted::Permanent => self.lambda_r * (1.0 - (1.0 - self.q).powi(size as i32)),
+                    Counted::Permanent => self.lambda_r * (1.0 - (1.0 - self.q).powf(size as f64)),
                 }
             }
         }
@@ -229,13 +229,13 @@ impl<'a> Model<'a> {
             Kind::NodePermanent(x) => w + self.mate_p(x) * shift,
             Kind::NodeTransient(x) => self.mean_transient_h + self.mate_p(x) * shift,
             Kind::Rack(r) => {
-                let size = self.by_rack[r].len() as i32;
+                let size = self.by_rack[r].len() as f64;
                 match self.counted {
                     Counted::Permanent => w,
                     Counted::All => {
                         let h = self.fr.failures.rack_outage_hours.max(0.0);
-                        let all = self.q.powi(size);
-                        let none = (1.0 - self.q).powi(size);
+                        let all = self.q.powf(size);
+                        let none = (1.0 - self.q).powf(size);
                         all * w + none * h + (1.0 - all - none).max(0.0) * w.max(h)
                     }
                 }
@@ -469,10 +469,10 @@ impl<'a> Model<'a> {
     fn draw(&self, j: u32, rng: &mut ChaCha8Rng, marks: &mut [u32], stamp: &mut u32) -> f64 {
         let k = self.arrivals[pick(
             &self.arrival_cum,
-            rng.random::<f64>() * self.total(&self.arrival_cum),
+            rng.random::<f64>() * Self::total(&self.arrival_cum),
         )];
         let cluster = self.arrival(k, rng);
-        let total_present = self.total(&self.present_cum);
+        let total_present = Self::total(&self.present_cum);
         let mut x = 0.0;
         let mut down = Vec::new();
         for (i, e) in cluster.iter().enumerate() {
@@ -522,7 +522,7 @@ impl<'a> Model<'a> {
         x
     }
 
-    fn total(&self, cum: &[f64]) -> f64 {
+    fn total(cum: &[f64]) -> f64 {
         cum.last().copied().unwrap_or(0.0)
     }
 }
@@ -567,8 +567,8 @@ fn run(model: &Model, j: u32, from: u32, to: u32, seed: u64) -> (f64, f64, u64) 
 /// with (more, up to 16 times, while fewer than 200 hit).
 pub fn conditional(fr: &FleetRisk, counted: Counted, samples: u32, seed: u64) -> RareEstimate {
     let model = Model::new(fr, counted);
-    let rho = model.total(&model.arrival_cum);
-    let mass = model.total(&model.present_cum);
+    let rho = Model::total(&model.arrival_cum);
+    let mass = Model::total(&model.present_cum);
     let zero = RareEstimate {
         per_year: 0.0,
         ci95: [0.0, 0.0],
@@ -620,7 +620,7 @@ pub fn conditional(fr: &FleetRisk, counted: Counted, samples: u32, seed: u64) ->
         var += scale * scale * sd2 / n;
         if h == 0 {
             // Nothing seen: the rule of three on draws bounded by members x 2^j.
-            upper_extra += scale * 3.0 / n * members_max * 2f64.powi(j as i32);
+            upper_extra += scale * 3.0 / n * members_max * 2f64.powf(f64::from(j));
         }
         draws += u64::from(done);
         hits += h;

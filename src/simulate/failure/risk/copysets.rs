@@ -223,14 +223,13 @@ fn enumerate_hits(sets: &[Vec<usize>], n: usize, f: usize) -> u64 {
         .map(|first| {
             let mut chosen = vec![false; n];
             chosen[first] = true;
-            let hits = if by_max[first].iter().any(|c| c.iter().all(|&x| chosen[x])) {
+            if by_max[first].iter().any(|c| c.iter().all(|&x| chosen[x])) {
                 choose((n - first - 1) as u64, (f - 1) as u64) as u64
             } else if f > 1 {
                 walk(&by_max, &mut chosen, n, f, first + 1, 1)
             } else {
                 0
-            };
-            hits
+            }
         })
         .sum()
 }

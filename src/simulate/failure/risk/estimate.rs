@@ -10,6 +10,8 @@ use crate::simulate::scenario::RiskMethod;
 /// The name of the rare-event method, as printed.
 pub const CONDITIONAL: &str = "conditional Monte Carlo (each failure drawn at its rate, the failures in progress drawn from their exact stationary law, stratified by their number and importance-sampled towards nodes sharing a copyset)";
 pub const PLAIN: &str = "plain Monte Carlo (trials of simulated years)";
+/// `RiskResult::vm_downtime_method` when the downtime is computed, not sampled.
+pub const EXACT_EXPECTATION: &str = "exact expectation";
 
 /// Expected starts per year of a loss (or an unavailability), with its 95 % interval.
 #[derive(Debug, Clone, Serialize)]
@@ -171,7 +173,7 @@ pub fn estimate(
                 unavailable: rare_rate(fr, Counted::All, trials, seed),
                 expected_vm_downtime_hours_per_year: v,
                 ci95_vm_downtime: [v, v],
-                vm_downtime_method: "exact expectation",
+                vm_downtime_method: EXACT_EXPECTATION,
             }
         }
         RiskMethod::MonteCarlo => {

@@ -17,7 +17,8 @@ pub use closed_form::{
 pub use conditional::{Counted, RareEstimate, Stratum, conditional};
 pub use copysets::{Copysets, EXACT_BUDGET, copysets_of, what_if_monte_carlo};
 pub use estimate::{
-    CONDITIONAL, PLAIN, Rate, RiskResult, data_loss, estimate, expected_vm_downtime,
+    CONDITIONAL, EXACT_EXPECTATION, PLAIN, Rate, RiskResult, data_loss, estimate,
+    expected_vm_downtime,
 };
 pub use fleet::fleet_risk;
 pub use monte_carlo::{FleetRisk, HOURS_PER_YEAR, Plain, monte_carlo};
