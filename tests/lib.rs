@@ -26,6 +26,7 @@ mod redfish_tls;
 mod reference_docs;
 mod render;
 mod report_browser;
+mod risk_rare;
 mod serve_hostile;
 mod serve_state;
 mod sim;

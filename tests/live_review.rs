@@ -111,15 +111,14 @@ fn the_real_bundle_unpacked_and_zipped_gives_the_same_review_and_says_what_it_la
         );
         // The bundle has no Harvester settings: overcommit-config is the default, named so.
         assert_eq!(from("overcommit-config cpu")["source"], "default");
-        // One node and two replicas (the sample's default-replica-count): no copyset
-        // comparison is made rather than a meaningless 100 %.
+        // One node, two replicas (the sample's default-replica-count) and no volume: no
+        // risk figure and no copyset comparison, rather than a meaningless 100 %.
         assert_eq!(from("default-replica-count")["value"], "2");
-        assert!(
-            v["risk"]["correlated"]["not_compared"]
-                .as_str()
-                .unwrap()
-                .starts_with("the fleet has fewer nodes (1) than replicas (2)")
+        assert_eq!(
+            v["risk"]["not_applicable"],
+            "no volumes: rebuild and data-loss risk do not apply"
         );
+        assert!(v["risk"].get("correlated").is_none());
     }
     let strip = |v: &Value| {
         let mut v = v.clone();

@@ -116,8 +116,43 @@ fn reference_factory_gives_a_verdict_max_clusters_rebuild_and_risk_with_plots() 
     assert!(rb["bottleneck"].is_string());
     assert_eq!(rb["sweep"].as_array().unwrap().len(), 8);
     let risk = &v["risk"];
-    assert!(risk["p_data_loss_per_year"].is_number());
-    assert_eq!(risk["ci95"].as_array().unwrap().len(), 2);
+    assert_eq!(risk["method"], "conditional");
+    assert!(
+        risk["method_name"]
+            .as_str()
+            .unwrap()
+            .starts_with("conditional Monte Carlo")
+    );
+    // Every figure an estimate with its interval: 2 and 3 replicas both estimated, the
+    // 3-replica interval within a factor of 2, and 3 replicas far safer than 2.
+    let by: Vec<&Value> = risk["by_replicas"].as_array().unwrap().iter().collect();
+    let rate = |b: &Value| {
+        let d = &b["data_loss"];
+        assert_eq!(d["upper_bound_only"], false, "{d}");
+        let ci: Vec<f64> = d["ci95"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let p = d["per_year"].as_f64().unwrap();
+        assert!(ci[0] > 0.0 && ci[0] <= p && p <= ci[1], "{d}");
+        (p, ci)
+    };
+    let (two, _) = rate(by[0]);
+    let (three, ci3) = rate(by[1]);
+    assert_eq!(by[1]["replicas"], 3);
+    assert!(ci3[1] / ci3[0] < 2.0, "3 replicas: {ci3:?}");
+    assert!(three < two / 100.0, "{three} vs {two}");
+    // The scenario runs 3 replicas: its headline figure is the 3-replica one.
+    assert_eq!(
+        risk["data_loss"]["per_year"],
+        by[1]["data_loss"]["per_year"]
+    );
+    let markov = &risk["markov"];
+    let ratio = markov["markov_one_repair_per_year"].as_f64().unwrap()
+        / markov["fixed_window_per_year"].as_f64().unwrap();
+    assert!((ratio - 2.0).abs() < 0.05, "{markov}");
     for f in [
         "headroom-slack.svg",
         "rebuild-limit.svg",
@@ -137,6 +172,10 @@ fn reference_factory_gives_a_verdict_max_clusters_rebuild_and_risk_with_plots() 
         );
         assert!(!svg.contains('`'), "{f}: titles are plain text");
     }
+    // The risk chart draws estimates only: no open marker (an upper bound) at all.
+    let chart = std::fs::read_to_string(plots.join("risk-replicas.svg")).unwrap();
+    assert!(!chart.contains(r#"fill="white" stroke"#), "{chart}");
+    assert!(chart.contains("conditional Monte Carlo"));
     // Quotas: logistique asks for 2 large clusters (240 vCPU) with a 200 vCPU quota.
     assert!(
         v["refused"]

@@ -423,16 +423,19 @@ fn stranded_vms_are_down_for_the_whole_outage() {
         window_h: 1.0,
         vm_restart_s: Some(150.0),
     };
-    let s = rackplan::simulate::failure::risk::monte_carlo(&fr(0.0, 10.0), 10, 4000, 3);
-    let ci = s.ci95_vm_downtime;
-    assert!(ci[0] <= 5.0 && 5.0 <= ci[1], "{ci:?}");
+    use rackplan::simulate::failure::risk::{expected_vm_downtime, monte_carlo};
+    let s = monte_carlo(&fr(0.0, 10.0), 10, 4000, 3);
+    let (mean, half) = s.vm_downtime;
+    assert!((mean - 5.0).abs() <= half, "{mean} ± {half}");
+    assert!((expected_vm_downtime(&fr(0.0, 10.0)) - 5.0).abs() < 1e-9);
     // Restartable VMs are down at most the restart time: 10 x 3 x E[min(D, 150 s)].
     let mean_h: f64 = 10.0 / 60.0;
     let cap = 150.0 / 3600.0;
     let want = 10.0 * 3.0 * mean_h * (1.0 - (-cap / mean_h).exp());
-    let r = rackplan::simulate::failure::risk::monte_carlo(&fr(10.0, 0.0), 10, 4000, 3);
-    let ci = r.ci95_vm_downtime;
-    assert!(ci[0] <= want && want <= ci[1], "{want} vs {ci:?}");
+    let r = monte_carlo(&fr(10.0, 0.0), 10, 4000, 3);
+    let (mean, half) = r.vm_downtime;
+    assert!((mean - want).abs() <= half, "{want} vs {mean} ± {half}");
+    assert!((expected_vm_downtime(&fr(10.0, 0.0)) - want).abs() < 1e-9);
 }
 
 #[test]

@@ -8,8 +8,9 @@ use super::escape::html as html_escape;
 use super::escape::markdown as md_cell;
 use std::fmt::Write as _;
 
-use super::simulate::{group, per_year, plots, share};
-use crate::simulate::{Report, failure::headroom::Kind};
+use super::simulate::{group, plots, rate_text, share};
+use crate::simulate::failure::risk::EXACT_EXPECTATION;
+use crate::simulate::{self, Report, failure::headroom::Kind};
 
 /// One part of the report.
 struct Section {
@@ -296,6 +297,9 @@ fn sections(r: &Report) -> Vec<Section> {
     if let Some(why) = r.live.as_ref().and_then(|l| l.storage_skipped.as_deref()) {
         b.text.push(format!("Skipped: {why}."));
         out.push(b);
+    } else if let Some(why) = &r.no_volumes {
+        b.text.push(format!("{why}."));
+        out.push(b);
     } else {
         b.text.push(match rb.hours_to_full_redundancy {
             Some(hrs) => format!(
@@ -347,56 +351,9 @@ fn sections(r: &Report) -> Vec<Section> {
         b.charts.push("rebuild-limit.svg");
         out.push(b);
 
-        let k = &r.risk;
-        let mc = &k.monte_carlo;
-        let mut rk = Section::new("risk", "Risk of data loss");
-        rk.text.push(format!("Model: {}.", mc.model));
-        rk.text.push(format!(
-            "P(data loss): {}.",
-            per_year(mc.loss_years, mc.ci95, mc.trials, mc.years, "loss")
-        ));
-        rk.text.push(format!(
-            "P(a volume unavailable): {}.",
-            per_year(
-                mc.unavailable_years,
-                mc.ci95_unavailable,
-                mc.trials,
-                mc.years,
-                "unavailability"
-            )
-        ));
-        rk.text.push(format!(
-            "VM downtime: {:.1} VM-hours per year (95 % CI {:.1} to {:.1}).",
-            mc.expected_vm_downtime_hours_per_year, mc.ci95_vm_downtime[0], mc.ci95_vm_downtime[1]
-        ));
-        rk.tables.push((
-            strings(&["replicas", "P(data loss) per year", "losses", "trial-years"]),
-            k.by_replicas
-                .iter()
-                .map(|x| {
-                    let trials = (x.trial_years / u64::from(mc.years.max(1))) as u32;
-                    vec![
-                        x.replicas.to_string(),
-                        per_year(x.loss_years, x.ci95, trials, mc.years, "loss"),
-                        group(x.loss_years),
-                        group(x.trial_years),
-                    ]
-                })
-                .collect(),
-        ));
-        let c = &k.correlated;
-        rk.text.push(format!(
-            "{} nodes failing at once: Longhorn's placement loses a volume with probability {} ({}; Monte Carlo {}, 95 % CI {} to {}, {} trials).",
-            c.failed_nodes,
-            share(c.longhorn.value),
-            c.longhorn.method,
-            share(c.longhorn_monte_carlo),
-            share(c.longhorn_ci95[0]),
-            share(c.longhorn_ci95[1]),
-            group(u64::from(c.trials))
-        ));
-        rk.charts.push("risk-replicas.svg");
-        out.push(rk);
+        if let Some(k) = &r.risk.figures {
+            out.push(risk_section(k));
+        }
     }
 
     let mut w = Section::new("warnings", "Warnings");
@@ -438,6 +395,74 @@ fn sections(r: &Report) -> Vec<Section> {
     }
     out.push(a);
     out
+}
+
+/// The risk section: every figure a rate with its interval, the method named.
+fn risk_section(k: &simulate::report::RiskFigures) -> Section {
+    let e = &k.estimate;
+    let mut rk = Section::new("risk", "Risk of data loss");
+    rk.text.push(format!("Model: {}.", e.model));
+    rk.text.push(format!(
+        "Estimated by {}{}.",
+        e.method_name,
+        match (e.trials, e.years) {
+            (Some(t), Some(y)) => format!(", {} trials x {y} years", group(u64::from(t))),
+            _ => String::new(),
+        }
+    ));
+    rk.text
+        .push(format!("Data loss: {}.", rate_text(&e.data_loss)));
+    rk.text.push(format!(
+        "A volume unavailable: {}.",
+        rate_text(&e.unavailable)
+    ));
+    rk.text.push(if e.vm_downtime_method == EXACT_EXPECTATION {
+        format!(
+            "VM downtime: {:.1} VM-hours per year ({}).",
+            e.expected_vm_downtime_hours_per_year, e.vm_downtime_method
+        )
+    } else {
+        format!(
+            "VM downtime: {:.1} VM-hours per year (95 % CI {:.1} to {:.1}).",
+            e.expected_vm_downtime_hours_per_year, e.ci95_vm_downtime[0], e.ci95_vm_downtime[1]
+        )
+    });
+    rk.tables.push((
+        strings(&[
+            "replicas",
+            "data-loss events per year (95 % CI)",
+            "draws",
+            "found",
+        ]),
+        k.by_replicas
+            .iter()
+            .map(|x| {
+                vec![
+                    x.replicas.to_string(),
+                    rate_text(&x.data_loss),
+                    group(x.data_loss.draws),
+                    group(x.data_loss.hits),
+                ]
+            })
+            .collect(),
+    ));
+    rk.text.push(format!(
+        "One replica group against the Markov chain: {}.",
+        k.markov.explanation
+    ));
+    let c = &k.correlated;
+    rk.text.push(format!(
+        "{} nodes failing at once: Longhorn's placement loses a volume with probability {} ({}; Monte Carlo {}, 95 % CI {} to {}, {} trials).",
+        c.failed_nodes,
+        share(c.longhorn.value),
+        c.longhorn.method,
+        share(c.longhorn_monte_carlo),
+        share(c.longhorn_ci95[0]),
+        share(c.longhorn_ci95[1]),
+        group(u64::from(c.trials))
+    ));
+    rk.charts.push("risk-replicas.svg");
+    rk
 }
 
 const CSS: &str = "body{font-family:system-ui,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#111;line-height:1.45}\

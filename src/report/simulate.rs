@@ -3,6 +3,8 @@
 
 use super::svg::{self, Series};
 use super::table;
+use crate::simulate::failure::risk::EXACT_EXPECTATION;
+use crate::simulate::scenario::RiskMethod;
 use crate::simulate::{self, Report};
 
 fn pct(x: f64) -> String {
@@ -45,37 +47,6 @@ pub fn share(p: f64) -> String {
     let v = p * 100.0;
     let decimals = (1 - v.log10().floor() as i32).clamp(0, 8) as usize;
     format!("{v:.decimals$} %")
-}
-
-/// A yearly probability from `k` events in `n` trial-years, with its 95 % interval, read
-/// aloud: "< 1 in 26,000 per year (95 % upper bound), no loss in 10,000 trials x 10 years".
-pub fn per_year(k: u64, ci: [f64; 2], trials: u32, years: u32, what: &str) -> String {
-    let n = u64::from(trials) * u64::from(years);
-    let run = format!("{} trials x {years} years", group(u64::from(trials)));
-    if k == 0 {
-        return format!(
-            "< 1 in {} per year (95 % upper bound), no {what} in {run}",
-            round_count(1.0 / ci[1].max(1e-300))
-        );
-    }
-    let p = k as f64 / n as f64;
-    if p >= 0.01 {
-        format!(
-            "{} per year (95 % CI {} to {}), {what} in {} of {run}",
-            share(p),
-            share(ci[0]),
-            share(ci[1]),
-            group(k)
-        )
-    } else {
-        format!(
-            "1 in {} per year (95 % CI 1 in {} to 1 in {}), {what} in {} of {run}",
-            round_count(1.0 / p),
-            round_count(1.0 / ci[1]),
-            round_count(1.0 / ci[0].max(1e-300)),
-            group(k)
-        )
-    }
 }
 
 fn hours(h: Option<f64>) -> String {
@@ -247,7 +218,10 @@ pub fn simulate_text(r: &Report) -> String {
         out.push_str(&format!("\nRebuild and risk: skipped, {why}\n"));
     }
     if r.live.as_ref().is_none_or(|l| l.storage_skipped.is_none()) {
-        storage_text(&mut out, r);
+        match &r.no_volumes {
+            Some(why) => out.push_str(&format!("\nRebuild and risk: {why}\n")),
+            None => storage_text(&mut out, r),
+        }
     }
     if r.warnings.is_empty() {
         out.push_str("\nWarnings: none\n");
@@ -358,6 +332,9 @@ pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
         }
         files.push(("timeline.svg", svg::render(&c)));
     }
+    if r.no_volumes.is_some() {
+        return files;
+    }
     let title = format!(
         "Rebuild after losing {}: hours to full redundancy",
         r.rebuild.failed_node
@@ -391,45 +368,88 @@ pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
         ));
     }
     files.push(("rebuild-limit.svg", svg::render(&c)));
+    if let Some(k) = &r.risk.figures {
+        files.push(("risk-replicas.svg", risk_chart(k)));
+    }
+    files
+}
+
+/// Data-loss rate by replica count: every estimate with its 95 % interval; a bound (the
+/// plain Monte Carlo seeing none) only as an open marker, and named.
+fn risk_chart(k: &simulate::report::RiskFigures) -> String {
     let mut c = svg::Chart::new(
-        "P(data loss) per year by Longhorn replica count",
+        "Data-loss events per year by Longhorn replica count",
         "replicas",
-        "P(data loss) per year",
+        "data-loss events per year",
     );
-    let years = u64::from(r.risk.monte_carlo.years.max(1));
     let mut se = Series::line("95 % interval", Vec::new());
     se.style = svg::Style::Points;
-    let mut zero = Vec::new();
-    for b in &r.risk.by_replicas {
+    let (mut bounds, mut zero) = (Vec::new(), Vec::new());
+    for b in &k.by_replicas {
         let x = f64::from(b.replicas);
-        let hi = b.ci95[1].max(1e-12);
-        if b.loss_years == 0 {
-            // No loss seen: only the upper bound is known.
+        let d = &b.data_loss;
+        if d.is_zero() {
+            zero.push(b.replicas.to_string());
+        } else if d.upper_bound_only {
+            let hi = d.ci95[1].max(1e-300);
             se.points.push((x, hi));
             se.intervals.push((hi, hi));
             se.upper_bound.push(true);
-            zero.push(format!(
-                "{}: no loss in {} trial-years",
+            bounds.push(format!(
+                "{}: none in {} trial-years",
                 b.replicas,
-                group(b.trial_years / years * years)
+                group(d.draws)
             ));
         } else {
-            se.points.push((x, b.p_data_loss_per_year.max(1e-12)));
-            se.intervals.push((b.ci95[0].max(1e-12), hi));
+            se.points.push((x, d.per_year.max(1e-300)));
+            se.intervals
+                .push((d.ci95[0].max(d.per_year * 1e-3).max(1e-300), d.ci95[1]));
             se.upper_bound.push(false);
         }
     }
     c.series = vec![se];
     c.log_y = true;
     c.x_integer = true;
-    if !zero.is_empty() {
-        c.note = Some(format!(
-            "open circles are 95 % upper bounds ({})",
-            zero.join("; ")
+    let mut note = vec![match k.estimate.method {
+        RiskMethod::Conditional => "conditional Monte Carlo; bars are 95 % intervals".to_string(),
+        RiskMethod::MonteCarlo => "plain Monte Carlo; bars are 95 % intervals".to_string(),
+    }];
+    if !bounds.is_empty() {
+        note.push(format!(
+            "open circles are 95 % upper bounds, not estimates ({})",
+            bounds.join("; ")
         ));
     }
-    files.push(("risk-replicas.svg", svg::render(&c)));
-    files
+    if !zero.is_empty() {
+        note.push(format!(
+            "{} replica(s): no copyset can be lost (not plotted)",
+            zero.join(", ")
+        ));
+    }
+    c.note = Some(note.join("; "));
+    svg::render(&c)
+}
+
+/// A rate of events per year with its 95 % interval, read aloud: "2.43e-7 per year (95 %
+/// CI 2.11e-7 to 2.80e-7), about one every 4,100,000 years".
+pub fn rate_text(d: &simulate::failure::risk::Rate) -> String {
+    if d.is_zero() {
+        return "none (no copyset, or no failure of that kind, in the model)".into();
+    }
+    if d.upper_bound_only {
+        return format!(
+            "none in {} trial-years: fewer than one every {} years (95 % upper bound, not an estimate)",
+            group(d.draws),
+            round_count(1.0 / d.ci95[1].max(1e-300))
+        );
+    }
+    format!(
+        "{:.2e} per year (95 % CI {:.2e} to {:.2e}), about one every {} years",
+        d.per_year,
+        d.ci95[0],
+        d.ci95[1],
+        round_count(1.0 / d.per_year)
+    )
 }
 
 const MOVES_SHOWN: usize = 20;
@@ -642,39 +662,50 @@ fn storage_text(out: &mut String, r: &Report) {
             "  no concurrent-replica-rebuild-per-node-limit from 1 to 8 restores full redundancy\n\n",
         ),
     }
-    let k = &r.risk;
-    let mc = &k.monte_carlo;
-    out.push_str(&format!("Risk: {}\n", mc.model));
+    let Some(k) = &r.risk.figures else {
+        return;
+    };
+    let e = &k.estimate;
+    out.push_str(&format!("Risk: {}\n", e.model));
+    out.push_str(&format!(
+        "  estimated by {}{}\n",
+        e.method_name,
+        match (e.trials, e.years) {
+            (Some(t), Some(y)) => format!(", {} trials x {y} years", group(u64::from(t))),
+            _ => String::new(),
+        }
+    ));
     out.push_str(&format!(
         "  exposure window of a permanently failed node: {:.2} h ({})\n",
         k.exposure_window_h, k.exposure_window_from
     ));
+    out.push_str(&format!("  data loss: {}\n", rate_text(&e.data_loss)));
     out.push_str(&format!(
-        "  P(data loss): {}\n",
-        per_year(mc.loss_years, mc.ci95, mc.trials, mc.years, "loss")
+        "  a volume unavailable: {}\n",
+        rate_text(&e.unavailable)
     ));
-    out.push_str(&format!(
-        "  P(a volume unavailable): {}\n",
-        per_year(
-            mc.unavailable_years,
-            mc.ci95_unavailable,
-            mc.trials,
-            mc.years,
-            "unavailability"
-        )
-    ));
-    out.push_str(&format!(
-        "  VM downtime: {:.1} VM-hours per year (95 % CI {:.1} to {:.1})\n",
-        mc.expected_vm_downtime_hours_per_year, mc.ci95_vm_downtime[0], mc.ci95_vm_downtime[1]
-    ));
-    for b in &k.by_replicas {
-        let trials = (b.trial_years / u64::from(mc.years.max(1))) as u32;
+    if e.vm_downtime_method == EXACT_EXPECTATION {
         out.push_str(&format!(
-            "  with {} replicas: P(data loss) {}\n",
-            b.replicas,
-            per_year(b.loss_years, b.ci95, trials, mc.years, "loss")
+            "  VM downtime: {:.1} VM-hours per year ({})\n",
+            e.expected_vm_downtime_hours_per_year, e.vm_downtime_method
+        ));
+    } else {
+        out.push_str(&format!(
+            "  VM downtime: {:.1} VM-hours per year (95 % CI {:.1} to {:.1})\n",
+            e.expected_vm_downtime_hours_per_year, e.ci95_vm_downtime[0], e.ci95_vm_downtime[1]
         ));
     }
+    for b in &k.by_replicas {
+        out.push_str(&format!(
+            "  with {} replicas: data loss {}\n",
+            b.replicas,
+            rate_text(&b.data_loss)
+        ));
+    }
+    out.push_str(&format!(
+        "  one replica group against the Markov chain: {}\n",
+        k.markov.explanation
+    ));
     let c = &k.correlated;
     out.push_str(&format!(
         "  {} nodes failing at once, P(some volume loses all replicas):\n",

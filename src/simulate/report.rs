@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::simulate::failure::headroom::{Headroom, HeadroomVerdict, Slack};
 use crate::simulate::failure::rebuild::{SweepPoint, Window};
 use crate::simulate::failure::restart::Restart;
-use crate::simulate::failure::risk::RiskResult;
+use crate::simulate::failure::risk::{Rate, RiskResult};
 use crate::simulate::fleet::{Assumption, LiveSummary};
 
 #[derive(Debug, Clone, Serialize)]
@@ -29,6 +29,10 @@ pub struct Report {
     pub refused: Vec<Refusal>,
     pub rebuild: RebuildReport,
     pub risk: RiskReport,
+    /// Set when the fleet has no volume: "no volumes: rebuild and data-loss risk do not
+    /// apply"; the rebuild and risk sections are then not given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_volumes: Option<String>,
     pub warnings: Vec<Warning>,
     /// When the verdict fails: the smallest change found that passes.
     pub fix: Option<Fix>,
@@ -114,25 +118,50 @@ pub struct RebuildReport {
     pub windows: Vec<Window>,
 }
 
+/// The sentence given instead of rebuild and risk figures when there is no volume.
+pub const NO_VOLUMES: &str = "no volumes: rebuild and data-loss risk do not apply";
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RiskReport {
+    /// Set (to `NO_VOLUMES`) when the fleet has no volume; the figures are then absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_applicable: Option<String>,
     #[serde(flatten)]
-    pub monte_carlo: RiskResult,
+    pub figures: Option<RiskFigures>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RiskFigures {
+    #[serde(flatten)]
+    pub estimate: RiskResult,
     /// Hours a permanently failed node's replicas stay missing in the model, and where the
     /// figure comes from.
     pub exposure_window_h: f64,
     pub exposure_window_from: String,
+    /// Why the model keeps fixed windows rather than the Markov chain of one replica group,
+    /// and how far the two differ for this window.
+    pub markov: MarkovNote,
     pub by_replicas: Vec<ByReplicas>,
     pub correlated: Correlated,
+}
+
+/// The Markov chain of one replica group (capacity model, section 4.1) next to the fixed
+/// window the model uses, for one group of 3 nodes at this window.
+#[derive(Debug, Clone, Serialize)]
+pub struct MarkovNote {
+    /// Losses per year of one 3-node group: fixed windows, as the model uses; the Markov
+    /// chain with one repair at a time (the documented formula); and the Markov chain with
+    /// every failed node repaired at once.
+    pub fixed_window_per_year: f64,
+    pub markov_one_repair_per_year: f64,
+    pub markov_parallel_repair_per_year: f64,
+    pub explanation: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ByReplicas {
     pub replicas: u32,
-    pub p_data_loss_per_year: f64,
-    pub ci95: [f64; 2],
-    pub loss_years: u64,
-    pub trial_years: u64,
+    pub data_loss: Rate,
 }
 
 /// One figure with how it was obtained.

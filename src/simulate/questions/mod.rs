@@ -12,4 +12,4 @@ pub use admit::{AdmitError, Decision, Quota, Stranding, decide};
 pub use drain::{DrainError, DrainReport, FurtherFailure, Move, drain, drain_named};
 pub use fix::{fix, passes};
 pub use growth::{max_clusters, quota_admissions, request_active, shape_vcpu, timeline};
-pub use review::review;
+pub use review::{review, risk_section};

@@ -14,8 +14,10 @@ use crate::simulate::failure::restart;
 use crate::simulate::failure::risk::{self, Copysets, fleet_risk};
 use crate::simulate::place::Placement;
 use crate::simulate::report::{
-    ByReplicas, Correlated, Estimate, RebuildReport, Report, RiskReport, Warning,
+    ByReplicas, Correlated, Estimate, MarkovNote, NO_VOLUMES, RebuildReport, Report, RiskFigures,
+    RiskReport, Warning,
 };
+use crate::simulate::scenario::{Pool, RiskMethod, Scenario};
 use crate::simulate::study::Study;
 
 /// The rebuild after losing `failed`, at the scenario's limit, with the limit sweep.
@@ -122,94 +124,27 @@ pub fn review(l: &Study) -> Report {
         ),
     };
     let stranded_on = stranded_by_node(&headroom, topo.hosts.len());
-    let fr = fleet_risk(&l.scenario, &pl, window_h, &stranded_on);
-    let mc = risk::monte_carlo(
-        &fr,
-        s.analysis.risk_years,
-        s.analysis.risk_trials,
-        s.analysis.seed,
-    );
-    let mut by_replicas = Vec::new();
-    for rep in 2..=3u32 {
-        let mut l2 = l.clone();
-        l2.scenario.platform.replicas = rep;
-        let pl2 = if l.live.is_some() {
-            // Every running volume at `rep` replicas.
-            pl.with_replicas(rep as usize)
-        } else {
-            l2.place(&clusters)
-        };
-        let fr2 = fleet_risk(&l2.scenario, &pl2, window_h, &stranded_on);
-        let res = risk::monte_carlo(
-            &fr2,
-            s.analysis.risk_years,
-            (s.analysis.risk_trials / 4).max(100),
-            s.analysis.seed,
-        );
-        by_replicas.push(ByReplicas {
-            replicas: rep,
-            p_data_loss_per_year: res.p_data_loss_per_year,
-            ci95: res.ci95,
-            loss_years: res.loss_years,
-            trial_years: res.trial_years,
-        });
-    }
     let n = topo.hosts.len();
-    let f = s.analysis.correlated_failed_nodes.min(n as u32);
-    let rr = s.platform.replicas as usize;
     let mut warnings = Vec::new();
-    // Scatter width: a multiple of R-1 (one permutation adds R-1 peers), at most N-1.
-    let step = (rr.max(2) - 1) as u32;
-    let requested = s.analysis.copyset_scatter_width;
-    let most = ((n.saturating_sub(1)) as u32 / step * step).max(step);
-    let scatter = (requested.div_ceil(step) * step).clamp(step, most);
-    if scatter != requested {
-        warnings.push(Warning {
-            kind: "scatter-width",
-            message: format!(
-                "copyset scatter width {requested} is not a multiple of replicas - 1 = {step} between {step} and {most} (N - 1 = {}); {scatter} is used",
-                n.saturating_sub(1)
-            ),
-        });
-    }
-    let cs = Copysets::copyset_replication(n, rr, scatter as usize, s.analysis.seed);
-    let what_if_trials = 20_000;
-    let (lh_mc, lh_ci) =
-        risk::what_if_monte_carlo(&fr.copysets, n, f as usize, what_if_trials, s.analysis.seed);
-    let (cs_mc, cs_ci) =
-        risk::what_if_monte_carlo(&cs, n, f as usize, what_if_trials, s.analysis.seed);
-    let estimate = |sets: &Copysets| match sets.exact_p_loss(n, f as usize, 2e7) {
-        Some(v) => Estimate {
-            value: v,
-            method: "exact",
-        },
-        None => Estimate {
-            value: risk::p_loss_independent(n as u64, rr as u64, u64::from(f), sets.len() as f64),
-            method: "independence approximation",
-        },
-    };
-    let hits = |p: f64| (p * f64::from(what_if_trials)).round() as u64;
-    let correlated = Correlated {
-        failed_nodes: f,
-        trials: what_if_trials,
-        longhorn_copysets: fr.copysets.len(),
-        longhorn: estimate(&fr.copysets),
-        longhorn_monte_carlo: lh_mc,
-        longhorn_ci95: lh_ci,
-        longhorn_hits: hits(lh_mc),
-        scatter_width_requested: requested,
-        scatter_width: scatter,
-        scatter_width_measured: cs.mean_scatter_width(n),
-        copyset_copysets: cs.len(),
-        copyset: estimate(&cs),
-        copyset_monte_carlo: cs_mc,
-        copyset_ci95: cs_ci,
-        copyset_hits: hits(cs_mc),
-        not_compared: (n < rr).then(|| {
-            format!(
-                "the fleet has fewer nodes ({n}) than replicas ({rr}): no placement can keep a volume's replicas apart, so the copyset comparison is not made"
-            )
-        }),
+    let no_volumes = pl.volumes.is_empty().then(|| NO_VOLUMES.to_string());
+    let risk = if no_volumes.is_some() {
+        RiskReport {
+            not_applicable: no_volumes.clone(),
+            figures: None,
+        }
+    } else {
+        RiskReport {
+            not_applicable: None,
+            figures: Some(risk_section(
+                l,
+                &pl,
+                &clusters,
+                window_h,
+                window_from,
+                &stranded_on,
+                &mut warnings,
+            )),
+        }
     };
     let vm_restart = restart::derive(&s.platform);
     warnings.extend(warnings::warnings(l, &pl, &headroom, &rebuild_report));
@@ -242,13 +177,8 @@ pub fn review(l: &Study) -> Report {
         timeline,
         refused,
         rebuild: rebuild_report,
-        risk: RiskReport {
-            monte_carlo: mc,
-            exposure_window_h: window_h,
-            exposure_window_from: window_from,
-            by_replicas,
-            correlated,
-        },
+        risk,
+        no_volumes,
         warnings,
         fix,
         live: l.live_summary.as_ref().map(|(s, _)| s.clone()),
@@ -256,6 +186,153 @@ pub fn review(l: &Study) -> Report {
             .live_summary
             .as_ref()
             .map_or_else(Vec::new, |(_, a)| a.clone()),
+    }
+}
+
+/// The risk section: the model by the scenario's method, 2 and 3 replicas compared, the
+/// Markov chain of one group beside the fixed window, and the correlated-outage what-if.
+/// `pl` is the fleet as placed; `window_h` how long a permanently failed node's replicas
+/// stay missing; `stranded_on` per node the VMs headroom says cannot restart elsewhere.
+pub fn risk_section(
+    l: &Study,
+    pl: &Placement,
+    clusters: &[&[Pool]],
+    window_h: f64,
+    window_from: String,
+    stranded_on: &[usize],
+    warnings: &mut Vec<Warning>,
+) -> RiskFigures {
+    let s = &l.scenario;
+    let a = &s.analysis;
+    let fr = fleet_risk(s, pl, window_h, stranded_on);
+    let estimate = risk::estimate(&fr, a.risk_method, a.risk_years, a.risk_trials, a.seed);
+    let mut by_replicas = Vec::new();
+    for rep in 2..=3u32 {
+        let mut l2 = l.clone();
+        l2.scenario.platform.replicas = rep;
+        let fr2 = if rep == s.platform.replicas && l.live.is_none() {
+            // The scenario's fleet as placed: placing it again would give the same.
+            fr.clone()
+        } else {
+            let pl2 = if l.live.is_some() {
+                // Every running volume at `rep` replicas.
+                pl.with_replicas(rep as usize)
+            } else {
+                l2.place(clusters)
+            };
+            fleet_risk(&l2.scenario, &pl2, window_h, stranded_on)
+        };
+        // The plain Monte Carlo compares at a quarter of its trials, as it always has.
+        let trials = match a.risk_method {
+            RiskMethod::Conditional => a.risk_trials,
+            RiskMethod::MonteCarlo => (a.risk_trials / 4).max(100),
+        };
+        by_replicas.push(ByReplicas {
+            replicas: rep,
+            data_loss: risk::data_loss(&fr2, a.risk_method, a.risk_years, trials, a.seed),
+        });
+    }
+    RiskFigures {
+        estimate,
+        exposure_window_h: window_h,
+        exposure_window_from: window_from,
+        markov: markov_note(s, window_h),
+        by_replicas,
+        correlated: correlated(s, pl, &fr.copysets, warnings),
+    }
+}
+
+/// One group of 3 nodes at this window: fixed windows (the model) against the Markov
+/// chains, and why the model keeps fixed windows.
+fn markov_note(s: &Scenario, window_h: f64) -> MarkovNote {
+    let lambda = s.failures.node_permanent_per_year;
+    let w = window_h / risk::HOURS_PER_YEAR;
+    let fixed = risk::fixed_window_rate(3, lambda, w);
+    let inv = |t: f64| {
+        if t.is_finite() && t > 0.0 {
+            1.0 / t
+        } else {
+            0.0
+        }
+    };
+    let one = inv(risk::mttdl(3, lambda, 1.0 / w));
+    let parallel = inv(risk::mttdl_chain(3, lambda, 1.0 / w, true));
+    let ratio = |x: f64| if fixed > 0.0 { x / fixed } else { f64::NAN };
+    MarkovNote {
+        fixed_window_per_year: fixed,
+        markov_one_repair_per_year: one,
+        markov_parallel_repair_per_year: parallel,
+        explanation: format!(
+            "the model keeps fixed repair windows (the rebuild model gives a time, and Longhorn rebuilds every failed node's replicas at once); at this {window_h:.2} h window the textbook Markov MTTDL of one 3-node group (one repair at a time) gives {:.2}x the fixed-window rate, (R-1)! to first order, as a second failed node waits for the first one's repair; a chain repairing every failed node at once gives {:.2}x; risk does not enter the verdict",
+            ratio(one),
+            ratio(parallel)
+        ),
+    }
+}
+
+/// The correlated-outage what-if: F nodes failing at once, Longhorn's placement against
+/// copyset placement, exact where the failure sets can be counted.
+fn correlated(
+    s: &Scenario,
+    pl: &Placement,
+    longhorn: &Copysets,
+    warnings: &mut Vec<Warning>,
+) -> Correlated {
+    let n = pl.topo.hosts.len();
+    let f = s.analysis.correlated_failed_nodes.min(n as u32);
+    let rr = s.platform.replicas as usize;
+    // Scatter width: a multiple of R-1 (one permutation adds R-1 peers), at most N-1.
+    let step = (rr.max(2) - 1) as u32;
+    let requested = s.analysis.copyset_scatter_width;
+    let most = ((n.saturating_sub(1)) as u32 / step * step).max(step);
+    let scatter = (requested.div_ceil(step) * step).clamp(step, most);
+    if scatter != requested {
+        warnings.push(Warning {
+            kind: "scatter-width",
+            message: format!(
+                "copyset scatter width {requested} is not a multiple of replicas - 1 = {step} between {step} and {most} (N - 1 = {}); {scatter} is used",
+                n.saturating_sub(1)
+            ),
+        });
+    }
+    let cs = Copysets::copyset_replication(n, rr, scatter as usize, s.analysis.seed);
+    let what_if_trials = 20_000;
+    let (lh_mc, lh_ci) =
+        risk::what_if_monte_carlo(longhorn, n, f as usize, what_if_trials, s.analysis.seed);
+    let (cs_mc, cs_ci) =
+        risk::what_if_monte_carlo(&cs, n, f as usize, what_if_trials, s.analysis.seed);
+    let estimate = |sets: &Copysets| match sets.exact_p_loss(n, f as usize, risk::EXACT_BUDGET) {
+        Some(v) => Estimate {
+            value: v,
+            method: "exact",
+        },
+        None => Estimate {
+            value: risk::p_loss_independent(n as u64, rr as u64, u64::from(f), sets.len() as f64),
+            method: "independence approximation",
+        },
+    };
+    let hits = |p: f64| (p * f64::from(what_if_trials)).round() as u64;
+    Correlated {
+        failed_nodes: f,
+        trials: what_if_trials,
+        longhorn_copysets: longhorn.len(),
+        longhorn: estimate(longhorn),
+        longhorn_monte_carlo: lh_mc,
+        longhorn_ci95: lh_ci,
+        longhorn_hits: hits(lh_mc),
+        scatter_width_requested: requested,
+        scatter_width: scatter,
+        scatter_width_measured: cs.mean_scatter_width(n),
+        copyset_copysets: cs.len(),
+        copyset: estimate(&cs),
+        copyset_monte_carlo: cs_mc,
+        copyset_ci95: cs_ci,
+        copyset_hits: hits(cs_mc),
+        not_compared: (n < rr).then(|| {
+            format!(
+                "the fleet has fewer nodes ({n}) than replicas ({rr}): no placement can keep a volume's replicas apart, so the copyset comparison is not made"
+            )
+        }),
     }
 }
 

@@ -344,7 +344,13 @@ pub struct TeamRequest {
 pub struct Analysis {
     /// Shape for "how many more clusters fit".
     pub max_clusters_shape: Option<String>,
+    /// How the risk model is estimated: `conditional` (conditional Monte Carlo, readable at
+    /// 3 replicas, the default) or `monte-carlo` (a plain simulation of `risk_trials` x
+    /// `risk_years` years, a cross-check that only sees events of about 1 in 1,000 a year).
+    pub risk_method: RiskMethod,
+    /// Years per trial of the plain Monte Carlo (`risk_method: monte-carlo`).
     pub risk_years: u32,
+    /// Draws per stratum of the conditional Monte Carlo, or trials of the plain one.
     pub risk_trials: u32,
     pub seed: u64,
     /// Correlated outage what-if: this many nodes fail at once.
@@ -375,10 +381,24 @@ impl Default for WarnLimits {
     }
 }
 
+/// How the risk model is estimated.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum RiskMethod {
+    /// Conditional Monte Carlo on the failure that completes a loss (rare-event method).
+    #[default]
+    Conditional,
+    /// A plain simulation of trials x years.
+    MonteCarlo,
+}
+
 impl Default for Analysis {
     fn default() -> Self {
         Analysis {
             max_clusters_shape: None,
+            risk_method: RiskMethod::Conditional,
             risk_years: 10,
             risk_trials: 10_000,
             seed: 1,

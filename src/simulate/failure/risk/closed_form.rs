@@ -51,6 +51,37 @@ pub fn mttdl(r: u32, lambda: f64, mu: f64) -> f64 {
     }
 }
 
+/// MTTDL of one replica group of `r` nodes as a birth-death Markov chain: `k` failed nodes
+/// fail further at `(r - k) lambda` and are repaired at `mu` (one repair at a time, the
+/// chain of `mttdl`) or at `k mu` (`parallel`: every failed node repaired at once, as
+/// Longhorn rebuilds every lost replica concurrently). Expected time from all up to all
+/// down, by the birth-death passage-time sum.
+pub fn mttdl_chain(r: u32, lambda: f64, mu: f64, parallel: bool) -> f64 {
+    let birth = |k: u32| f64::from(r - k) * lambda;
+    let death = |k: u32| if parallel { f64::from(k) * mu } else { mu };
+    let mut total = 0.0;
+    for k in 0..r {
+        // Expected time to go from k to k + 1 failed.
+        let mut step = 0.0;
+        for i in 0..=k {
+            let mut prod = 1.0 / birth(i);
+            for j in i + 1..=k {
+                prod *= death(j) / birth(j);
+            }
+            step += prod;
+        }
+        total += step;
+    }
+    total
+}
+
+/// Loss starts per unit time of one replica group of `r` nodes in the fixed-window model:
+/// a node fails at `lambda` while the `r - 1` others are inside their windows of length
+/// `w`, each with probability `1 - exp(-lambda w)`, independently.
+pub fn fixed_window_rate(r: u32, lambda: f64, w: f64) -> f64 {
+    f64::from(r) * lambda * (1.0 - (-lambda * w).exp()).powf(f64::from(r) - 1.0)
+}
+
 pub(super) fn exp(rng: &mut ChaCha8Rng, rate: f64) -> f64 {
     -(1.0 - rng.random::<f64>()).ln() / rate
 }

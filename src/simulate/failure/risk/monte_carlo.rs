@@ -1,27 +1,28 @@
-//! Risk by Monte Carlo, and the closed forms it is checked against.
+//! The risk model simulated plainly, year by year: the cross-check of the conditional
+//! estimate (`conditional`), feasible where events are not rare (2 replicas, or inflated
+//! failure rates).
 //!
-//! The model is a Monte Carlo of failure events with fixed repair windows (not the Markov
-//! chain of `mttdl`, which is kept as a cross-check of one replica group). One trial
-//! simulates `years` of a fleet: per node, transient failures (reboots, exponential
-//! durations) and permanent ones (the node's replicas are missing for a fixed window: the
-//! rebuild model's time to full redundancy, or the node's replacement time when the
-//! rebuild never restores it); per rack, outages that take all its nodes down, a share of which do not
-//! come back; and bursts (a failure that takes a second node of the same rack with it).
-//! A volume is lost when every node of its copyset loses its replica inside overlapping
-//! windows; it is unavailable when every node of its copyset is down at once. Trials are
-//! seeded by (seed, trial index) and reduced in index order, so the result is the same for
-//! any number of threads.
+//! The model: failure events with fixed repair windows (not the Markov chain of `mttdl`,
+//! kept as a cross-check of one replica group). One trial simulates `years` of a fleet: per
+//! node, transient failures (reboots, exponential durations) and permanent ones (the node's
+//! replicas are missing for a fixed window: the rebuild model's time to full redundancy, or
+//! the node's replacement time when the rebuild never restores it); per rack, outages that
+//! take all its nodes down, a share of which do not come back; and bursts (a failure that
+//! takes a second node of the same rack with it). A loss starts when a permanent failure
+//! arrives on a node while every other node of one of its copysets has its replicas
+//! missing; an unavailability when a failure of any kind arrives while every other node of
+//! one of its copysets is down. Trials are seeded by (seed, trial index) and reduced in
+//! index order, so the result is the same for any number of threads.
 
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
-use serde::Serialize;
 
-use super::closed_form::{exp, key, mean_ci, wilson};
+use super::closed_form::{exp, key, mean_ci};
 use super::copysets::{Copysets, combos};
 use crate::simulate::scenario::Failures;
 
-const HOURS_PER_YEAR: f64 = 8766.0;
+pub const HOURS_PER_YEAR: f64 = 8766.0;
 
 #[derive(Debug, Clone)]
 pub struct FleetRisk {
@@ -40,22 +41,22 @@ pub struct FleetRisk {
     pub vm_restart_s: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct RiskResult {
-    /// Which model produced these figures.
-    pub model: String,
+/// What the plain simulation saw.
+#[derive(Debug, Clone)]
+pub struct Plain {
     pub trials: u32,
     pub years: u32,
-    /// Trial-years with a loss, and with a volume unavailable, out of `trial_years`.
+    /// Loss and unavailability starts seen, and the trial-years with at least one.
+    pub loss_events: u64,
     pub loss_years: u64,
+    pub unavailable_events: u64,
     pub unavailable_years: u64,
     pub trial_years: u64,
-    pub p_data_loss_per_year: f64,
-    pub ci95: [f64; 2],
-    pub p_unavailable_per_year: f64,
-    pub ci95_unavailable: [f64; 2],
-    pub expected_vm_downtime_hours_per_year: f64,
-    pub ci95_vm_downtime: [f64; 2],
+    /// Starts per year: mean and 95 % interval over trials.
+    pub loss_per_year: (f64, f64),
+    pub unavailable_per_year: (f64, f64),
+    /// VM-hours down per year: mean and 95 % half-width.
+    pub vm_downtime: (f64, f64),
 }
 
 struct Event {
@@ -69,19 +70,28 @@ struct Event {
 
 #[derive(Default)]
 struct TrialOut {
-    loss_years: u32,
-    unavailable_years: u32,
+    loss: (u32, u32),
+    unavailable: (u32, u32),
     downtime_h: f64,
 }
 
-fn sweep(events: &[&Event], sets: &Copysets, years: u32) -> u32 {
-    let mut active: Vec<&Event> = Vec::new();
+/// Loss (or unavailability) starts in a sorted event list: (starts, years with one).
+fn sweep(events: &[&Event], sets: &Copysets, years: u32) -> (u32, u32) {
+    // (node, end) of the windows open; one per node, the later end kept.
+    let mut active: Vec<(usize, f64)> = Vec::new();
     let mut hit = vec![false; years as usize];
+    let mut starts = 0u32;
     let r = sets.r;
     for e in events {
-        active.retain(|a| a.end > e.start && a.node != e.node);
+        let mut end = e.end;
+        active.retain(|&(node, until)| {
+            if node == e.node {
+                end = end.max(until);
+            }
+            until > e.start && node != e.node
+        });
         if active.len() + 1 >= r {
-            let others: Vec<usize> = active.iter().map(|a| a.node).collect();
+            let others: Vec<usize> = active.iter().map(|a| a.0).collect();
             let found = if r == 1 {
                 sets.contains(key(&[e.node]))
             } else {
@@ -93,13 +103,14 @@ fn sweep(events: &[&Event], sets: &Copysets, years: u32) -> u32 {
                 })
             };
             if found {
+                starts += 1;
                 let y = ((e.start / HOURS_PER_YEAR) as usize).min(years as usize - 1);
                 hit[y] = true;
             }
         }
-        active.push(e);
+        active.push((e.node, end));
     }
-    hit.iter().filter(|h| **h).count() as u32
+    (starts, hit.iter().filter(|h| **h).count() as u32)
 }
 
 fn trial(fr: &FleetRisk, years: u32, rng: &mut ChaCha8Rng) -> TrialOut {
@@ -205,13 +216,16 @@ fn trial(fr: &FleetRisk, years: u32, rng: &mut ChaCha8Rng) -> TrialOut {
         })
         .sum();
     TrialOut {
-        loss_years: sweep(&perm, &fr.copysets, years),
-        unavailable_years: sweep(&all, &fr.copysets, years),
+        loss: sweep(&perm, &fr.copysets, years),
+        unavailable: sweep(&all, &fr.copysets, years),
         downtime_h,
     }
 }
 
-pub fn monte_carlo(fr: &FleetRisk, years: u32, trials: u32, seed: u64) -> RiskResult {
+/// `trials` independent trials of `years` years each.
+pub fn monte_carlo(fr: &FleetRisk, years: u32, trials: u32, seed: u64) -> Plain {
+    let years = years.max(1);
+    let trials = trials.max(1);
     let outs: Vec<TrialOut> = (0..trials)
         .into_par_iter()
         .map(|t| {
@@ -220,33 +234,23 @@ pub fn monte_carlo(fr: &FleetRisk, years: u32, trials: u32, seed: u64) -> RiskRe
             trial(fr, years, &mut rng)
         })
         .collect();
-    let total_years = u64::from(trials) * u64::from(years);
-    let loss: u64 = outs.iter().map(|o| u64::from(o.loss_years)).sum();
-    let unav: u64 = outs.iter().map(|o| u64::from(o.unavailable_years)).sum();
-    let per_year: Vec<f64> = outs
-        .iter()
-        .map(|o| o.downtime_h / f64::from(years))
-        .collect();
-    let (mean, half) = mean_ci(&per_year);
-    RiskResult {
-        model: format!(
-            "Monte Carlo of failure events with fixed repair windows: permanent node failures keep their replicas missing {:.2} h, transient ones for exponential times of mean {} min, rack events {} h; bursts take a second node of the rack with probability {}",
-            fr.window_h,
-            fr.failures.transient_minutes,
-            fr.failures.rack_outage_hours,
-            fr.failures.burst_fraction
-        ),
+    let y = f64::from(years);
+    let per_year = |f: &dyn Fn(&TrialOut) -> f64| -> (f64, f64) {
+        let v: Vec<f64> = outs.iter().map(|o| f(o) / y).collect();
+        mean_ci(&v)
+    };
+    let sum = |f: &dyn Fn(&TrialOut) -> u32| -> u64 { outs.iter().map(|o| u64::from(f(o))).sum() };
+    Plain {
         trials,
         years,
-        loss_years: loss,
-        unavailable_years: unav,
-        trial_years: total_years,
-        p_data_loss_per_year: loss as f64 / total_years as f64,
-        ci95: wilson(loss, total_years),
-        p_unavailable_per_year: unav as f64 / total_years as f64,
-        ci95_unavailable: wilson(unav, total_years),
-        expected_vm_downtime_hours_per_year: mean,
-        ci95_vm_downtime: [(mean - half).max(0.0), mean + half],
+        loss_events: sum(&|o| o.loss.0),
+        loss_years: sum(&|o| o.loss.1),
+        unavailable_events: sum(&|o| o.unavailable.0),
+        unavailable_years: sum(&|o| o.unavailable.1),
+        trial_years: u64::from(trials) * u64::from(years),
+        loss_per_year: per_year(&|o| f64::from(o.loss.0)),
+        unavailable_per_year: per_year(&|o| f64::from(o.unavailable.0)),
+        vm_downtime: per_year(&|o| o.downtime_h),
     }
 }
 
@@ -314,14 +318,12 @@ mod tests {
             .build()
             .unwrap()
             .install(|| monte_carlo(&fr, 5, 300, 9));
+        assert_eq!(one.loss_events, three.loss_events);
         assert_eq!(
-            one.p_data_loss_per_year.to_bits(),
-            three.p_data_loss_per_year.to_bits()
+            one.loss_per_year.0.to_bits(),
+            three.loss_per_year.0.to_bits()
         );
-        assert_eq!(
-            one.expected_vm_downtime_hours_per_year.to_bits(),
-            three.expected_vm_downtime_hours_per_year.to_bits()
-        );
-        assert!(one.p_unavailable_per_year > 0.0);
+        assert_eq!(one.vm_downtime.0.to_bits(), three.vm_downtime.0.to_bits());
+        assert!(one.unavailable_events > 0);
     }
 }
