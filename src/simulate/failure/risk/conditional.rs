@@ -332,14 +332,11 @@ impl<'a> Model<'a> {
             .unwrap_or(0)
     }
 
+    /// A rack-mate of `x`, uniform over the others (the rack holds at least two nodes).
     fn mate(&self, x: usize, rng: &mut ChaCha8Rng) -> usize {
         let mates = &self.by_rack[self.fr.rack_of[x]];
-        loop {
-            let m = mates[rng.random_range(0..mates.len())];
-            if m != x {
-                return m;
-            }
-        }
+        let m = mates[rng.random_range(0..mates.len() - 1)];
+        if m == x { mates[mates.len() - 1] } else { m }
     }
 
     /// A cluster as it arrives (its mark drawn from its own law), counted events only.
