@@ -108,6 +108,70 @@ pub struct Disk {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serial: Option<String>,
+    /// The `/dev/disk/by-id` name udev gives this disk, derived from what the BMC said, or
+    /// why none could be derived. Used only while `path` (the OS's own view) is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived: Option<DerivedPath>,
+}
+
+/// A by-id name built from a drive's Redfish identity by udev's rules, with the fields it
+/// came from; or, when the BMC's data cannot name the disk without guessing, the doubt.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DerivedPath {
+    /// The path written into install configs while the OS view is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Other links udev makes for the same disk (the NVMe `_<nsid>` form of systemd 254
+    /// and later, `wwn-0x…`): accepted in annotations, never written by rackplan.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
+    /// The Redfish fields the name was built from, e.g. `Drive.Model`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from: Vec<String>,
+    /// Why no path was derived, and how to settle it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doubt: Option<String>,
+    /// A likely name Redfish cannot prove: shown to people, never written into a config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<String>,
+}
+
+/// Where a disk's device path comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathOrigin {
+    /// Seen by the OS (`discover ssh`).
+    Os,
+    /// Derived from the BMC's drive identity.
+    Derived,
+}
+
+impl Disk {
+    /// The path an install config uses for this disk: the OS's own view first, else the
+    /// one derived from Redfish.
+    pub fn device_path(&self) -> Option<(&str, PathOrigin)> {
+        if let Some(p) = &self.path {
+            return Some((p.as_str(), PathOrigin::Os));
+        }
+        self.derived
+            .as_ref()
+            .and_then(|d| d.path.as_deref())
+            .map(|p| (p, PathOrigin::Derived))
+    }
+
+    /// Every device path known to name this disk (OS view, derived, udev's other links).
+    pub fn known_paths(&self) -> impl Iterator<Item = &str> {
+        let derived = self.derived.as_ref();
+        self.path
+            .as_deref()
+            .into_iter()
+            .chain(derived.and_then(|d| d.path.as_deref()))
+            .chain(
+                derived
+                    .into_iter()
+                    .flat_map(|d| d.also.iter().map(String::as_str)),
+            )
+    }
 }
 
 #[derive(

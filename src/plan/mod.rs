@@ -10,6 +10,7 @@ pub mod allocate;
 pub mod allocations;
 pub mod check;
 pub mod derive;
+pub mod disk_paths;
 pub mod findings;
 pub mod fit;
 pub mod inputs;

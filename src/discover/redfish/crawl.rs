@@ -25,6 +25,10 @@ pub struct RawSystem {
     /// DIMMs; fetched when `$expand` makes it one request, or when MemorySummary is missing.
     pub memory: Option<Vec<Value>>,
     pub drives: Vec<Value>,
+    /// The Storage documents the drives were listed in (controllers, RAID abilities).
+    pub storages: Vec<Value>,
+    /// The volumes the drives link to (RAID logical drives, pass-through devices).
+    pub volumes: Vec<Value>,
     pub simple_storage: Vec<Value>,
     pub ethernet: Vec<Value>,
     /// (adapter, port, is the deprecated NetworkPort schema)
@@ -321,13 +325,21 @@ impl<F: Fetch> Walk<'_, F> {
                     .collect()
             }
         };
-        let (processors, memory, (drives, simple_storage), ethernet, (chassis, ports), managers) =
-            tokio::join!(processors, memory, storage, ethernet, chassis, managers);
+        let (
+            processors,
+            memory,
+            (drives, storages, volumes, simple_storage),
+            ethernet,
+            (chassis, ports),
+            managers,
+        ) = tokio::join!(processors, memory, storage, ethernet, chassis, managers);
         RawSystem {
             system,
             processors,
             memory,
             drives,
+            storages,
+            volumes,
             simple_storage,
             ethernet,
             ports,
@@ -336,9 +348,11 @@ impl<F: Fetch> Walk<'_, F> {
         }
     }
 
-    /// Drives from Storage; SimpleStorage only when Storage gave none.
-    async fn storage(&self, system: &Value) -> (Vec<Value>, Vec<Value>) {
+    /// Drives from Storage, with their Storage documents and the volumes they link to;
+    /// SimpleStorage only when Storage gave none.
+    async fn storage(&self, system: &Value) -> (Vec<Value>, Vec<Value>, Vec<Value>, Vec<Value>) {
         let mut drives = Vec::new();
+        let mut kept = Vec::new();
         if let Some(storages) = self.linked(system, "Storage").await {
             let per = join_all(storages.iter().map(|s| async move {
                 // Each drive once, however often the captures list it.
@@ -364,7 +378,9 @@ impl<F: Fetch> Walk<'_, F> {
             }))
             .await;
             drives = per.into_iter().flatten().collect();
+            kept = storages;
         }
+        let volumes = self.volumes_of(&drives).await;
         let usable = drives.iter().any(|d| {
             d.get("CapacityBytes")
                 .and_then(Value::as_u64)
@@ -377,7 +393,36 @@ impl<F: Fetch> Walk<'_, F> {
                 .await
                 .unwrap_or_default()
         };
-        (drives, simple)
+        (drives, kept, volumes, simple)
+    }
+
+    /// The volumes drives link to, each once: whether a drive is a RAID member or passed
+    /// through decides the name the OS gives it.
+    async fn volumes_of(&self, drives: &[Value]) -> Vec<Value> {
+        let mut links: Vec<String> = Vec::new();
+        for d in drives {
+            for l in d
+                .pointer("/Links/Volumes")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .take(MAX_MEMBERS)
+                .filter_map(link)
+            {
+                let key = l.trim_end_matches('/').to_ascii_lowercase();
+                if !links
+                    .iter()
+                    .any(|x| x.trim_end_matches('/').to_ascii_lowercase() == key)
+                {
+                    links.push(l);
+                }
+            }
+        }
+        join_all(links.iter().take(MAX_MEMBERS).map(|l| self.get_leaf(l)))
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     /// The system's chassis and their adapter ports (Ports first; NetworkPorts when Ports
