@@ -4,6 +4,7 @@ mod support;
 
 mod admit;
 mod bad_input;
+mod bare_metal;
 mod bootstrap;
 mod check;
 mod cli;
