@@ -374,8 +374,7 @@ fn derived_paths_render_but_never_with_skipchecks_on_the_data_disk() {
             .disks
             .iter()
             .filter(|d| d.protocol == Some(rackplan::inventory::Protocol::Nvme))
-            .filter_map(|d| d.derived.as_ref()?.path.clone())
-            .next();
+            .find_map(|d| d.derived.as_ref()?.path.clone());
         n.annotations.data_disk = data;
     });
     assert_eq!(codes(&findings(&site), &id), Vec::<String>::new());
