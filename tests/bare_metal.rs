@@ -98,6 +98,136 @@ const TABLE: &[Row] = &[
     ),
 ];
 
+/// BIOS settings per capture: (capture, setting, state, attribute it is read from).
+const BIOS: &[(&str, &str, &str, Option<&str>)] = &[
+    (
+        "dell-poweredge-r750-idrac9-6.00",
+        "virtualization",
+        "on",
+        Some("ProcVirtualization"),
+    ),
+    (
+        "dell-poweredge-r750-idrac9-6.00",
+        "sriov",
+        "on",
+        Some("SriovGlobalEnable"),
+    ),
+    (
+        "dell-poweredge-r750-idrac9-6.00",
+        "boot_mode",
+        "uefi",
+        Some("BootMode"),
+    ),
+    (
+        "dell-poweredge-r750-idrac9-6.00",
+        "secure_boot",
+        "off",
+        Some("SecureBoot"),
+    ),
+    (
+        "dell-poweredge-r750-idrac9-6.00",
+        "smt",
+        "on",
+        Some("LogicalProc"),
+    ),
+    (
+        "dell-poweredge-r750-idrac9-7.10-bluefield3",
+        "iommu",
+        "on",
+        Some("ProcVirtualization"),
+    ),
+    // HPE Gen10 Plus (AMD): no attribute for AMD-V in the registry; SR-IOV off on the XL675d.
+    (
+        "hpe-proliant-dl325-gen10plus-ilo5-2.46",
+        "virtualization",
+        "unknown",
+        None,
+    ),
+    (
+        "hpe-proliant-dl325-gen10plus-ilo5-2.46",
+        "iommu",
+        "on",
+        Some("ProcAmdIoVt"),
+    ),
+    (
+        "hpe-proliant-xl675d-gen10plus-ilo5-2.70",
+        "sriov",
+        "off",
+        Some("Sriov"),
+    ),
+    (
+        "hpe-proliant-xl675d-gen10plus-ilo5-2.70",
+        "smt",
+        "on",
+        Some("ProcSMT"),
+    ),
+    (
+        "lenovo-thinksystem-sr670v2-xcc",
+        "virtualization",
+        "on",
+        Some("Processors_IntelVirtualizationTechnology"),
+    ),
+    (
+        "lenovo-thinksystem-sr670v2-xcc",
+        "iommu",
+        "on",
+        Some("DevicesandIOPorts_IntelVTforDirectedIOVTd"),
+    ),
+    (
+        "lenovo-thinksystem-sr670v2-xcc",
+        "boot_mode",
+        "uefi",
+        Some("BootModes_SystemBootMode"),
+    ),
+    // Gigabyte/AMI: opaque codes, found through the registry's display names.
+    (
+        "gigabyte-h262-z63-ami",
+        "virtualization",
+        "on",
+        Some("Rome0565"),
+    ),
+    ("gigabyte-h262-z63-ami", "iommu", "on", Some("Rome0162")),
+    ("gigabyte-h262-z63-ami", "sriov", "on", Some("PCIS007")),
+    ("gigabyte-h262-z63-ami", "boot_mode", "uefi", Some("FBO001")),
+    ("gigabyte-h262-z63-ami", "smt", "on", Some("Rome0059")),
+    (
+        "nvidia-dgx-h100-ami",
+        "virtualization",
+        "on",
+        Some("ProcessorVmxEnable"),
+    ),
+    ("nvidia-dgx-h100-ami", "iommu", "on", Some("VTdSupport")),
+    ("nvidia-dgx-h100-ami", "boot_mode", "unknown", None),
+    (
+        "nvidia-dgx-h100-ami",
+        "smt",
+        "on",
+        Some("ProcessorHyperThreadingDisable"),
+    ),
+    // Intel: integers and no registry: unknown, with the attribute and its raw value kept.
+    (
+        "intel-s2600bpb",
+        "virtualization",
+        "unknown",
+        Some("ProcessorVmxEnable"),
+    ),
+    ("intel-s2600bpb", "iommu", "unknown", Some("VTdSupport")),
+    ("intel-s2600bpb", "boot_mode", "unknown", Some("BootMode")),
+    (
+        "dmtf-public-rackmount1",
+        "boot_mode",
+        "uefi",
+        Some("BootMode"),
+    ),
+    (
+        "dmtf-public-rackmount1",
+        "smt",
+        "on",
+        Some("ProcHyperthreading"),
+    ),
+    ("dmtf-public-tower", "boot_mode", "uefi", Some("BootMode")),
+];
+
 fn node_of<'a>(v: &'a Value, url: &str) -> Option<&'a Value> {
     let b = v["bmcs"].as_array()?.iter().find(|b| b["url"] == url)?;
     let id = b["nodes"].get(0)?;
@@ -162,6 +292,19 @@ fn every_capture_yields_the_by_id_names_udev_gives_or_says_why_not() {
         }
     }
     assert_eq!(seen, TABLE.len(), "every row of the table was checked");
+    // BIOS settings, normalised as the facts sheet lists them per vendor.
+    for (name, b) in names.iter().zip(&fleet.bmcs) {
+        let node = node_of(&v, &b.url()).unwrap();
+        let want = BIOS.iter().filter(|(m, ..)| m == name).collect::<Vec<_>>();
+        if want.is_empty() {
+            assert!(node["bios"].is_null(), "{name}: {}", node["bios"]);
+        }
+        for (_, setting, state, attribute) in want {
+            let got = &node["bios"][setting];
+            assert_eq!(got["state"], *state, "{name} {setting}: {got}");
+            assert_eq!(got["attribute"].as_str(), *attribute, "{name} {setting}");
+        }
+    }
     // HPE: the candidate from the volume's NAA-6-shaped identifier is shown, never used.
     let hpe = fleet.bmcs[names
         .iter()
@@ -414,5 +557,137 @@ fn a_network_without_ports_is_refused_with_the_fix() {
             .out()
             .join("manifests/networks/20-vlanconfigs.yaml")
             .exists()
+    );
+}
+
+/// The Intel S2600BPB has VT-x and VT-d switched off as integers with no registry: check
+/// says which attributes to look at (warning for VT-x, which Harvester needs; VT-d told),
+/// and a profile that asks for passthrough makes VT-d a warning too.
+#[test]
+fn the_intel_board_yields_the_vtx_and_vtd_findings() {
+    let fleet = Fleet::start(vec![BmcSpec::new(&mockup("intel-s2600bpb"))]);
+    let work = tempfile::tempdir().unwrap();
+    let site = work.path().join("lab");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"))
+            .current_dir(work.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["init", "lab"]).status.success());
+    std::fs::write(
+        site.join("bmcs.yaml"),
+        format!("bmcs:\n  - address: \"{}\"\n", fleet.bmcs[0].url()),
+    )
+    .unwrap();
+    assert!(
+        run(&["discover", "redfish", "--site", "lab"])
+            .status
+            .success()
+    );
+    assert!(
+        run(&["init", "lab", "--from", "lab/nodes.yaml"])
+            .status
+            .success()
+    );
+    let bios = |out: std::process::Output| -> Vec<Value> {
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"].as_str().unwrap().starts_with("bios-"))
+            .cloned()
+            .collect()
+    };
+    let f = bios(run(&["--output", "json", "check", "--site", "lab"]));
+    let vtx = f
+        .iter()
+        .find(|x| {
+            x["what"]
+                .as_str()
+                .unwrap()
+                .contains("ProcessorVmxEnable = 0")
+        })
+        .unwrap_or_else(|| panic!("{f:#?}"));
+    assert_eq!(vtx["severity"], "warning");
+    assert!(
+        vtx["what"]
+            .as_str()
+            .unwrap()
+            .starts_with("virtualization (VT-x/AMD-V) unknown")
+    );
+    assert!(vtx["fix"].as_str().unwrap().contains("BIOS setup"));
+    let vtd = f
+        .iter()
+        .find(|x| x["what"].as_str().unwrap().contains("VTdSupport = 0"))
+        .unwrap_or_else(|| panic!("{f:#?}"));
+    assert_eq!(vtd["severity"], "info");
+    // Passthrough asked for: VT-d is a requirement now.
+    for role in ["management", "compute"] {
+        let p = site.join(format!("profiles/{role}.yaml"));
+        if p.exists() {
+            let text = std::fs::read_to_string(&p).unwrap();
+            std::fs::write(&p, format!("{text}bios:\n  iommu: true\n")).unwrap();
+        }
+    }
+    let f = bios(run(&["--output", "json", "check", "--site", "lab"]));
+    assert!(
+        f.iter()
+            .any(|x| x["what"].as_str().unwrap().contains("VTdSupport = 0")
+                && x["severity"] == "warning"),
+        "{f:#?}"
+    );
+}
+
+/// A BIOS with virtualization off and legacy boot: errors that say which attribute to set
+/// to what (the replay server serves the Dell capture with those two values changed).
+#[test]
+fn bios_settings_that_are_off_say_what_to_set() {
+    let mut spec = BmcSpec::new(&mockup("dell-poweredge-r750-idrac9-6.00"));
+    let bios = "/redfish/v1/Systems/System.Embedded.1/Bios";
+    spec.patches.push((
+        bios.into(),
+        "/Attributes/ProcVirtualization".into(),
+        json!("Disabled"),
+    ));
+    spec.patches
+        .push((bios.into(), "/Attributes/BootMode".into(), json!("Bios")));
+    let fleet = Fleet::start(vec![spec]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bmcs.yaml"),
+        format!("bmcs:\n  - address: \"{}\"\n", fleet.bmcs[0].url()),
+    )
+    .unwrap();
+    let (code, v, _) = run_discovery(dir.path(), &[]);
+    assert_eq!(code, 0);
+    let b = &v["nodes"][0]["bios"];
+    assert_eq!(b["virtualization"]["state"], "off");
+    assert_eq!(b["virtualization"]["set_to"], "Enabled");
+    assert_eq!(b["boot_mode"]["state"], "legacy");
+    assert_eq!(b["boot_mode"]["set_to"], "Uefi");
+    let node: rackplan::inventory::Node = serde_json::from_value(v["nodes"][0].clone()).unwrap();
+    let profile: rackplan::profile::Profile = serde_saphyr::from_str(
+        &std::fs::read_to_string(crate::support::repo().join("profiles/compute.yaml")).unwrap(),
+    )
+    .unwrap();
+    let f = rackplan::plan::bios::bios_findings(&node, &profile);
+    let errors: Vec<String> = f
+        .iter()
+        .filter(|x| x.severity == rackplan::plan::Severity::Error)
+        .map(|x| x.fix.clone())
+        .collect();
+    assert_eq!(errors.len(), 2, "{f:#?}");
+    assert!(
+        errors
+            .iter()
+            .any(|x| x.contains("set BIOS attribute ProcVirtualization to Enabled"))
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|x| x.contains("set BIOS attribute BootMode to Uefi"))
     );
 }

@@ -133,6 +133,8 @@ proptest! {
             ports: ports.into_iter().map(|(a, p)| (a, p, false)).collect(),
             chassis: Vec::new(),
             managers,
+            bios: None,
+            bios_registry: None,
         };
         let mut notes = Vec::new();
         let n = rackplan::discover::redfish::normalize::node(&raw, &Value::Null, "http://127.0.0.1:1", "t", &mut notes);

@@ -40,6 +40,9 @@ pub struct Node {
     pub nics: Vec<Nic>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpus: Vec<Gpu>,
+    /// BIOS settings that decide whether VMs run, read from the BMC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bios: Option<Bios>,
     #[serde(default)]
     pub sources: Sources,
     /// Set when the last discovery could not reach this node; its facts are from earlier.
@@ -214,6 +217,65 @@ pub struct Gpu {
     pub manufacturer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_gib: Option<f64>,
+}
+
+/// BIOS settings normalised across vendors. Each keeps the attribute it was read from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Bios {
+    /// The attribute registry the BIOS names (`AttributeRegistry`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<String>,
+    /// Whether the registry was read (needed where attribute names are opaque codes).
+    #[serde(default)]
+    pub registry_read: bool,
+    /// VT-x / AMD-V.
+    #[serde(default)]
+    pub virtualization: BiosSetting,
+    /// VT-d / AMD-Vi.
+    #[serde(default)]
+    pub iommu: BiosSetting,
+    #[serde(default)]
+    pub sriov: BiosSetting,
+    /// The firmware's boot mode (not the one-time boot override).
+    #[serde(default)]
+    pub boot_mode: BiosSetting,
+    #[serde(default)]
+    pub secure_boot: BiosSetting,
+    /// Simultaneous multithreading (Hyper-Threading).
+    #[serde(default)]
+    pub smt: BiosSetting,
+}
+
+/// One normalised BIOS setting.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BiosSetting {
+    #[serde(default)]
+    pub state: BiosState,
+    /// The vendor's attribute name it was read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<String>,
+    /// Its value, as the BMC gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The value that turns it on (or selects UEFI), where the vocabulary is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_to: Option<String>,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum BiosState {
+    On,
+    Off,
+    Uefi,
+    Legacy,
+    /// Not exposed, or a value whose meaning the BMC does not give.
+    #[default]
+    Unknown,
 }
 
 /// When each discovery source last saw the node (RFC 3339 UTC).

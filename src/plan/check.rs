@@ -43,6 +43,7 @@ pub fn check(inputs: &Inputs) -> CheckReport {
             Some(p) => {
                 findings.extend(against_profile(node, p));
                 findings.extend(harvester_minima(node, p));
+                findings.extend(super::bios::bios_findings(node, p));
                 findings.extend(disk_paths(
                     node,
                     p,

@@ -57,6 +57,7 @@ pub fn roles(inv: &Inventory) -> BTreeMap<String, Role> {
             ports: 1,
             speed_mbps: 1,
         }],
+        bios: Default::default(),
     };
     let mut profiles = Profiles::default();
     profiles.by_role.insert(Role::Management, floor.clone());
@@ -160,6 +161,7 @@ pub fn derive(role: Role, nodes: &[&Node]) -> Derived {
             protocol: None,
         }),
         networks: Vec::new(),
+        bios: Default::default(),
     };
     let mut best: Option<(Profile, Vec<String>)> = None;
     for layout in LAYOUTS {

@@ -8,6 +8,7 @@
 
 pub mod allocate;
 pub mod allocations;
+pub mod bios;
 pub mod check;
 pub mod derive;
 pub mod disk_paths;

@@ -253,6 +253,7 @@ mod tests {
                     speed_mbps: 25_000,
                 },
             ],
+            bios: Default::default(),
         }
     }
 

@@ -35,6 +35,10 @@ pub struct RawSystem {
     pub ports: Vec<(Value, Value, bool)>,
     pub chassis: Vec<Value>,
     pub managers: Vec<Value>,
+    /// The system's `Bios` resource.
+    pub bios: Option<Value>,
+    /// Its attribute registry, read only where the attribute names are opaque codes.
+    pub bios_registry: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -86,6 +90,8 @@ struct Walk<'a, F: Fetch> {
     /// others wait for the verdict, so a service that advertises it but refuses it costs
     /// one wasted request, not one per collection.
     expand_verdict: tokio::sync::Mutex<Option<bool>>,
+    /// The ServiceRoot's `Registries` link.
+    registries: Option<String>,
 }
 
 impl<F: Fetch> Walk<'_, F> {
@@ -325,6 +331,7 @@ impl<F: Fetch> Walk<'_, F> {
                     .collect()
             }
         };
+        let bios = self.bios(&system);
         let (
             processors,
             memory,
@@ -332,7 +339,10 @@ impl<F: Fetch> Walk<'_, F> {
             ethernet,
             (chassis, ports),
             managers,
-        ) = tokio::join!(processors, memory, storage, ethernet, chassis, managers);
+            (bios, bios_registry),
+        ) = tokio::join!(
+            processors, memory, storage, ethernet, chassis, managers, bios
+        );
         RawSystem {
             system,
             processors,
@@ -345,7 +355,74 @@ impl<F: Fetch> Walk<'_, F> {
             ports,
             chassis,
             managers,
+            bios,
+            bios_registry,
         }
+    }
+
+    /// The `Bios` resource, and its attribute registry when the attribute names alone do
+    /// not say what they are (Registries -> the registry file -> its `Location`).
+    async fn bios(&self, system: &Value) -> (Option<Value>, Option<Value>) {
+        let Some(mut l) = system.get("Bios").and_then(link) else {
+            return (None, None);
+        };
+        // iLO links `/redfish/v1/systems/1/bios/` in lowercase and answers either case; a
+        // case-sensitive server (a capture on disk) has it under the system's own spelling.
+        if let Some(own) = system.get("@odata.id").and_then(Value::as_str) {
+            let own = own.trim_end_matches('/');
+            if l.len() > own.len()
+                && l.is_char_boundary(own.len())
+                && l[..own.len()].eq_ignore_ascii_case(own)
+            {
+                l = format!("{own}{}", &l[own.len()..]);
+            }
+        }
+        let Some(bios) = self.get_leaf(&l).await else {
+            return (None, None);
+        };
+        if !super::bios::needs_registry(&bios) {
+            return (Some(bios), None);
+        }
+        let (Some(id), Some(coll)) = (
+            bios.get("AttributeRegistry").and_then(Value::as_str),
+            self.registries.as_deref(),
+        ) else {
+            return (Some(bios), None);
+        };
+        let Some(files) = self.get(coll).await else {
+            return (Some(bios), None);
+        };
+        let file = files
+            .get("Members")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .take(MAX_MEMBERS)
+            .filter_map(link)
+            .find(|m| {
+                m.trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|last| last.eq_ignore_ascii_case(id))
+            });
+        let Some(file) = file else {
+            self.note(format!("{coll}: no registry file for BIOS registry {id}"));
+            return (Some(bios), None);
+        };
+        let Some(doc) = self.get_leaf(&file).await else {
+            return (Some(bios), None);
+        };
+        let uri = doc
+            .get("Location")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find_map(|l| l.get("Uri").and_then(Value::as_str).map(str::to_string));
+        let registry = match uri {
+            Some(u) => self.get_leaf(&u).await,
+            None => None,
+        };
+        (Some(bios), registry)
     }
 
     /// Drives from Storage, with their Storage documents and the volumes they link to;
@@ -505,6 +582,7 @@ pub async fn crawl<F: Fetch>(
         failed: Mutex::new(Vec::new()),
         seen: Mutex::new(BTreeSet::new()),
         expand_verdict: tokio::sync::Mutex::new(None),
+        registries: root.get("Registries").and_then(link),
     };
     let systems_link = root
         .get("Systems")

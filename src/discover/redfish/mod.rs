@@ -6,6 +6,7 @@
 //! seam; `normalize` turns documents into node records. [`discover`] runs them for a list
 //! of BMCs with a global cap on BMCs in flight and a deadline per BMC.
 
+pub mod bios;
 pub mod byid;
 pub mod crawl;
 pub mod identity;

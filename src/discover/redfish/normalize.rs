@@ -477,6 +477,10 @@ pub fn node(
         disks: disks(raw),
         nics: nics(raw),
         gpus: gpus(raw),
+        bios: raw
+            .bios
+            .as_ref()
+            .and_then(|b| super::bios::normalize(b, raw.bios_registry.as_ref())),
         sources: crate::inventory::Sources {
             redfish: Some(now.to_string()),
             ssh: None,

@@ -188,6 +188,7 @@ pub fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec<String
         disks,
         nics,
         gpus: Vec::new(),
+        bios: None,
         sources: Sources {
             redfish: None,
             ssh: Some(now.to_string()),
