@@ -135,6 +135,8 @@ proptest! {
             managers,
             bios: None,
             bios_registry: None,
+            accelerators: Vec::new(),
+            accelerator_memory: Vec::new(),
         };
         let mut notes = Vec::new();
         let n = rackplan::discover::redfish::normalize::node(&raw, &Value::Null, "http://127.0.0.1:1", "t", &mut notes);

@@ -43,6 +43,9 @@ pub struct Node {
     /// BIOS settings that decide whether VMs run, read from the BMC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bios: Option<Bios>,
+    /// Firmware versions, compared across nodes of one model (the BMC's is `bmc.firmware`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware: Option<Firmware>,
     #[serde(default)]
     pub sources: Sources,
     /// Set when the last discovery could not reach this node; its facts are from earlier.
@@ -217,6 +220,19 @@ pub struct Gpu {
     pub manufacturer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_gib: Option<f64>,
+}
+
+/// Firmware versions as the BMC reports them, compared as opaque strings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Firmware {
+    /// The system's `BiosVersion`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bios: Option<String>,
+    /// Per component (`nic <adapter>`, `drive <model>`, `gpu <model>`): its version(s),
+    /// distinct values joined by `, `.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub components: BTreeMap<String, String>,
 }
 
 /// BIOS settings normalised across vendors. Each keeps the attribute it was read from.

@@ -158,3 +158,60 @@ pub fn bios_findings(node: &Node, p: &Profile) -> Vec<Finding> {
     }
     out
 }
+
+/// The node's GPUs, told (info), and held against the profile's `gpus:`.
+pub fn gpu_findings(node: &Node, p: &Profile) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if !node.gpus.is_empty() {
+        let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+        for g in &node.gpus {
+            let mut k = g.model.clone().unwrap_or_else(|| "model unknown".into());
+            if let Some(m) = g.memory_gib {
+                k.push_str(&format!(" ({m} GiB)"));
+            }
+            *kinds.entry(k).or_default() += 1;
+        }
+        let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} x {k}")).collect();
+        out.push(Finding::new(
+            &node.id,
+            Severity::Info,
+            "gpus",
+            format!("{} GPU(s): {}", node.gpus.len(), list.join(", ")),
+            "GPUs are passed through to VMs (pcidevices) or shared as vGPUs; both need the IOMMU",
+            "ask for them in the role profile (`gpus: {count, model}`) and `bios: {iommu: true}`",
+        ));
+    }
+    if let Some(spec) = &p.gpus {
+        let want = spec.model.as_deref().map(str::to_ascii_lowercase);
+        let have = node
+            .gpus
+            .iter()
+            .filter(|g| {
+                want.as_deref().is_none_or(|w| {
+                    g.model
+                        .as_deref()
+                        .is_some_and(|m| m.to_ascii_lowercase().contains(w))
+                })
+            })
+            .count();
+        if have < spec.count as usize {
+            let what = spec
+                .model
+                .as_deref()
+                .map(|m| format!(" matching `{m}`"))
+                .unwrap_or_default();
+            out.push(Finding::new(
+                &node.id,
+                Severity::Error,
+                "gpus-missing",
+                format!(
+                    "{have} GPU(s){what}, the {} profile needs {}",
+                    p.role, spec.count
+                ),
+                "VMs of this role are planned with these GPUs",
+                "install the GPUs, check that the BMC lists them (an accelerator board may be its own system), or give this node another role",
+            ));
+        }
+    }
+    out
+}

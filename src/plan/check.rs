@@ -44,6 +44,7 @@ pub fn check(inputs: &Inputs) -> CheckReport {
                 findings.extend(against_profile(node, p));
                 findings.extend(harvester_minima(node, p));
                 findings.extend(super::bios::bios_findings(node, p));
+                findings.extend(super::bios::gpu_findings(node, p));
                 findings.extend(disk_paths(
                     node,
                     p,
@@ -66,6 +67,7 @@ pub fn check(inputs: &Inputs) -> CheckReport {
         }
     }
     findings.extend(duplicates(inv));
+    findings.extend(super::drift::drift(inv));
     for node in &inv.nodes {
         findings.extend(untrusted_text(node));
     }

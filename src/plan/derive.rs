@@ -58,6 +58,7 @@ pub fn roles(inv: &Inventory) -> BTreeMap<String, Role> {
             speed_mbps: 1,
         }],
         bios: Default::default(),
+        gpus: None,
     };
     let mut profiles = Profiles::default();
     profiles.by_role.insert(Role::Management, floor.clone());
@@ -162,6 +163,7 @@ pub fn derive(role: Role, nodes: &[&Node]) -> Derived {
         }),
         networks: Vec::new(),
         bios: Default::default(),
+        gpus: None,
     };
     let mut best: Option<(Profile, Vec<String>)> = None;
     for layout in LAYOUTS {

@@ -12,6 +12,7 @@ pub mod bios;
 pub mod check;
 pub mod derive;
 pub mod disk_paths;
+pub mod drift;
 pub mod findings;
 pub mod fit;
 pub mod inputs;

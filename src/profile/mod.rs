@@ -38,6 +38,18 @@ pub struct Profile {
     /// UEFI).
     #[serde(default, skip_serializing_if = "BiosSpec::is_default")]
     pub bios: BiosSpec,
+    /// GPUs the role needs (passthrough or vGPU nodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<GpuSpec>,
+}
+
+/// At least `count` GPUs whose model contains `model` (case-insensitive), when given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GpuSpec {
+    pub count: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// BIOS requirements of a role. `true` requires the setting on, `false` (for `secure_boot`

@@ -254,6 +254,7 @@ mod tests {
                 },
             ],
             bios: Default::default(),
+            gpus: None,
         }
     }
 

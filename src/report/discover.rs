@@ -102,6 +102,21 @@ pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
             }
         ));
     }
+    for n in outcomes.iter().flat_map(|o| &o.found) {
+        if n.gpus.is_empty() {
+            continue;
+        }
+        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+        for g in &n.gpus {
+            let mut k = g.model.clone().unwrap_or_else(|| "model unknown".into());
+            if let Some(m) = g.memory_gib {
+                k.push_str(&format!(" ({m} GiB)"));
+            }
+            *kinds.entry(k).or_default() += 1;
+        }
+        let list: Vec<String> = kinds.iter().map(|(k, c)| format!("{c} x {k}")).collect();
+        out.push_str(&format!("GPUs of {}: {}\n", n.id, list.join(", ")));
+    }
     let failed: Vec<_> = outcomes.iter().filter(|o| !o.ok).collect();
     if !failed.is_empty() {
         out.push_str("\nerrors:\n");

@@ -1,6 +1,8 @@
 //! The Redfish walk: ServiceRoot -> Systems -> Processors, Memory, Storage/Drives
 //! (SimpleStorage, Chassis Drives as fallbacks), EthernetInterfaces; the systems' Chassis ->
-//! NetworkAdapters -> Ports (NetworkPorts as fallback); the systems' Managers.
+//! NetworkAdapters -> Ports (NetworkPorts as fallback); the systems' Managers; the volumes
+//! drives link to, the Bios resource (its registry only where needed) and the GPUs of an
+//! accelerator baseboard beside a single host (see `walk_more`).
 //!
 //! Only what the inventory needs is fetched, following `@odata.id` links (never building
 //! paths from ids). Independent branches run concurrently; the [`Fetch`] implementation
@@ -9,13 +11,12 @@
 //! the ServiceRoot and the Systems collection are fatal.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use crate::redfish::fetch::{Fetch, FetchError, link, normalize_path};
+use crate::redfish::fetch::{Fetch, FetchError, link};
 
 /// Everything read for one host system.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +40,11 @@ pub struct RawSystem {
     pub bios: Option<Value>,
     /// Its attribute registry, read only where the attribute names are opaque codes.
     pub bios_registry: Option<Value>,
+    /// Processors of accelerator baseboards the BMC exposes as systems of their own (the
+    /// HGX board of a DGX), counted with the one host beside them.
+    pub accelerators: Vec<Value>,
+    /// Memory documents those accelerators link to (GPU memory).
+    pub accelerator_memory: Vec<Value>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -81,7 +87,7 @@ pub fn degraded_sections(
 /// hostile BMC could list.
 pub const MAX_MEMBERS: usize = 1024;
 
-struct Walk<'a, F: Fetch> {
+pub(super) struct Walk<'a, F: Fetch> {
     f: &'a F,
     notes: Mutex<Vec<String>>,
     failed: Mutex<Vec<(String, String)>>,
@@ -91,20 +97,20 @@ struct Walk<'a, F: Fetch> {
     /// one wasted request, not one per collection.
     expand_verdict: tokio::sync::Mutex<Option<bool>>,
     /// The ServiceRoot's `Registries` link.
-    registries: Option<String>,
+    pub(super) registries: Option<String>,
 }
 
 impl<F: Fetch> Walk<'_, F> {
-    fn note(&self, s: String) {
+    pub(super) fn note(&self, s: String) {
         self.notes.lock().expect("not poisoned").push(s);
     }
 
     /// GET a resource; failures become notes and `None`.
-    async fn get(&self, path: &str) -> Option<Value> {
+    pub(super) async fn get(&self, path: &str) -> Option<Value> {
         self.got(path, self.f.get(path).await)
     }
 
-    async fn get_leaf(&self, path: &str) -> Option<Value> {
+    pub(super) async fn get_leaf(&self, path: &str) -> Option<Value> {
         self.got(path, self.f.get_leaf(path).await)
     }
 
@@ -281,7 +287,7 @@ impl<F: Fetch> Walk<'_, F> {
         Some(self.members(&l).await)
     }
 
-    async fn linked_leaves(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
+    pub(super) async fn linked_leaves(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
         let l = doc.get(key).and_then(link)?;
         Some(self.leaf_members(&l).await)
     }
@@ -357,72 +363,9 @@ impl<F: Fetch> Walk<'_, F> {
             managers,
             bios,
             bios_registry,
+            accelerators: Vec::new(),
+            accelerator_memory: Vec::new(),
         }
-    }
-
-    /// The `Bios` resource, and its attribute registry when the attribute names alone do
-    /// not say what they are (Registries -> the registry file -> its `Location`).
-    async fn bios(&self, system: &Value) -> (Option<Value>, Option<Value>) {
-        let Some(mut l) = system.get("Bios").and_then(link) else {
-            return (None, None);
-        };
-        // iLO links `/redfish/v1/systems/1/bios/` in lowercase and answers either case; a
-        // case-sensitive server (a capture on disk) has it under the system's own spelling.
-        if let Some(own) = system.get("@odata.id").and_then(Value::as_str) {
-            let own = own.trim_end_matches('/');
-            if l.len() > own.len()
-                && l.is_char_boundary(own.len())
-                && l[..own.len()].eq_ignore_ascii_case(own)
-            {
-                l = format!("{own}{}", &l[own.len()..]);
-            }
-        }
-        let Some(bios) = self.get_leaf(&l).await else {
-            return (None, None);
-        };
-        if !super::bios::needs_registry(&bios) {
-            return (Some(bios), None);
-        }
-        let (Some(id), Some(coll)) = (
-            bios.get("AttributeRegistry").and_then(Value::as_str),
-            self.registries.as_deref(),
-        ) else {
-            return (Some(bios), None);
-        };
-        let Some(files) = self.get(coll).await else {
-            return (Some(bios), None);
-        };
-        let file = files
-            .get("Members")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .take(MAX_MEMBERS)
-            .filter_map(link)
-            .find(|m| {
-                m.trim_end_matches('/')
-                    .rsplit('/')
-                    .next()
-                    .is_some_and(|last| last.eq_ignore_ascii_case(id))
-            });
-        let Some(file) = file else {
-            self.note(format!("{coll}: no registry file for BIOS registry {id}"));
-            return (Some(bios), None);
-        };
-        let Some(doc) = self.get_leaf(&file).await else {
-            return (Some(bios), None);
-        };
-        let uri = doc
-            .get("Location")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .find_map(|l| l.get("Uri").and_then(Value::as_str).map(str::to_string));
-        let registry = match uri {
-            Some(u) => self.get_leaf(&u).await,
-            None => None,
-        };
-        (Some(bios), registry)
     }
 
     /// Drives from Storage, with their Storage documents and the volumes they link to;
@@ -471,35 +414,6 @@ impl<F: Fetch> Walk<'_, F> {
                 .unwrap_or_default()
         };
         (drives, kept, volumes, simple)
-    }
-
-    /// The volumes drives link to, each once: whether a drive is a RAID member or passed
-    /// through decides the name the OS gives it.
-    async fn volumes_of(&self, drives: &[Value]) -> Vec<Value> {
-        let mut links: Vec<String> = Vec::new();
-        for d in drives {
-            for l in d
-                .pointer("/Links/Volumes")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .take(MAX_MEMBERS)
-                .filter_map(link)
-            {
-                let key = l.trim_end_matches('/').to_ascii_lowercase();
-                if !links
-                    .iter()
-                    .any(|x| x.trim_end_matches('/').to_ascii_lowercase() == key)
-                {
-                    links.push(l);
-                }
-            }
-        }
-        join_all(links.iter().take(MAX_MEMBERS).map(|l| self.get_leaf(l)))
-            .await
-            .into_iter()
-            .flatten()
-            .collect()
     }
 
     /// The system's chassis and their adapter ports (Ports first; NetworkPorts when Ports
@@ -616,17 +530,32 @@ pub async fn crawl<F: Fetch>(
             .and_then(Value::as_u64)
             .unwrap_or(0)
     };
+    let mut boards: Vec<Value> = Vec::new();
     if systems.iter().any(|s| count(s) > 0) {
         let (hosts, others): (Vec<_>, Vec<_>) = systems.into_iter().partition(|s| count(s) > 0);
         for o in others {
             let id = o.get("@odata.id").and_then(Value::as_str).unwrap_or("?");
-            w.note(format!(
-                "{id}: a system without CPUs beside the host (e.g. a GPU baseboard); skipped"
-            ));
+            if hosts.len() == 1 {
+                w.note(format!(
+                    "{id}: a system without CPUs beside the host (a GPU baseboard); its GPUs are counted with the host"
+                ));
+                boards.push(o);
+            } else {
+                w.note(format!(
+                    "{id}: a system without CPUs beside several hosts; skipped (which host it serves is unknown)"
+                ));
+            }
         }
         systems = hosts;
     }
     let mut raw = join_all(systems.into_iter().map(|s| w.system(s))).await;
+    if let Some(host) = raw.first_mut() {
+        for b in &boards {
+            let (procs, memory) = w.accelerators(b).await;
+            host.accelerators.extend(procs);
+            host.accelerator_memory.extend(memory);
+        }
+    }
     for r in &mut raw {
         let has_drives = r
             .drives
@@ -648,39 +577,4 @@ pub async fn crawl<F: Fetch>(
     })
 }
 
-/// A Redfish-Mockup-Creator capture on disk, read as a BMC would serve it (for offline use
-/// and fast tests): `<dir>/redfish/v1/.../index.json`; no `$expand`.
-pub struct MockupDir {
-    pub root: PathBuf,
-    pub requests: std::sync::atomic::AtomicUsize,
-}
-
-impl MockupDir {
-    pub fn new(dir: &Path) -> MockupDir {
-        MockupDir {
-            root: dir.to_path_buf(),
-            requests: Default::default(),
-        }
-    }
-}
-
-impl Fetch for MockupDir {
-    async fn get(&self, path: &str) -> Result<Value, FetchError> {
-        self.requests
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if path.contains("?$expand") {
-            return Err(FetchError::Status(404, None));
-        }
-        let p = normalize_path(path);
-        let rel = p.trim_start_matches('/');
-        let file = self.root.join(rel).join("index.json");
-        let text = std::fs::read_to_string(&file).map_err(|_| FetchError::Status(404, None))?;
-        serde_json::from_str(&text).map_err(|e| FetchError::BadJson(e.to_string()))
-    }
-
-    fn expand(&self) -> bool {
-        false
-    }
-
-    fn expand_failed(&self) {}
-}
+pub use super::mockup_dir::MockupDir;

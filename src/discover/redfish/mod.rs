@@ -9,10 +9,13 @@
 pub mod bios;
 pub mod byid;
 pub mod crawl;
+pub mod firmware;
 pub mod identity;
+pub mod mockup_dir;
 pub mod normalize;
 #[cfg(test)]
 mod quirk_tests;
+mod walk_more;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

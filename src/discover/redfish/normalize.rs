@@ -91,14 +91,44 @@ fn cpu(raw: &RawSystem) -> Option<Cpu> {
     })
 }
 
+/// GPU memory in GiB: the linked Memory documents (HGX), else `ProcessorMemory`.
+fn gpu_memory(p: &Value, memory: &[Value]) -> Option<f64> {
+    let linked: Vec<&str> = p
+        .pointer("/Links/Memory")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("@odata.id").and_then(Value::as_str))
+        .collect();
+    let from_links: f64 = memory
+        .iter()
+        .filter(|m| {
+            m.get("@odata.id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| linked.iter().any(|l| same_link(l, id)))
+        })
+        .filter_map(|m| m.get("CapacityMiB").and_then(Value::as_f64))
+        .sum();
+    let inline: f64 = p
+        .get("ProcessorMemory")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("CapacityMiB").and_then(Value::as_f64))
+        .sum();
+    let mib = if from_links > 0.0 { from_links } else { inline };
+    (mib > 0.0 && mib.is_finite()).then(|| (mib / 1024.0 * 10.0).round() / 10.0)
+}
+
 fn gpus(raw: &RawSystem) -> Vec<Gpu> {
     raw.processors
         .iter()
+        .chain(raw.accelerators.iter())
         .filter(|p| s(p, "ProcessorType") == Some("GPU") && state(p) != Some("Absent"))
         .map(|p| Gpu {
             model: s(p, "Model").map(str::to_string),
             manufacturer: s(p, "Manufacturer").map(str::to_string),
-            memory_gib: None,
+            memory_gib: gpu_memory(p, &raw.accelerator_memory),
         })
         .collect()
 }
@@ -477,6 +507,7 @@ pub fn node(
         disks: disks(raw),
         nics: nics(raw),
         gpus: gpus(raw),
+        firmware: super::firmware::firmware(raw),
         bios: raw
             .bios
             .as_ref()

@@ -189,6 +189,7 @@ pub fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec<String
         nics,
         gpus: Vec::new(),
         bios: None,
+        firmware: None,
         sources: Sources {
             redfish: None,
             ssh: Some(now.to_string()),
