@@ -165,7 +165,9 @@ impl Disk {
             .map(|p| (p, PathOrigin::Derived))
     }
 
-    /// Every device path known to name this disk (OS view, derived, udev's other links).
+    /// Every device path that may name this disk in an annotation: the OS's view, the
+    /// derived path, udev's other links, and the likely name a person has confirmed by
+    /// writing it (never used without that).
     pub fn known_paths(&self) -> impl Iterator<Item = &str> {
         let derived = self.derived.as_ref();
         self.path
@@ -177,6 +179,7 @@ impl Disk {
                     .into_iter()
                     .flat_map(|d| d.also.iter().map(String::as_str)),
             )
+            .chain(derived.and_then(|d| d.candidate.as_deref()))
     }
 }
 

@@ -79,7 +79,9 @@ fn unnamed(node: &Node, d: &Disk, what: &str, key: &str) -> Finding {
                 .derived
                 .as_ref()
                 .and_then(|x| x.candidate.as_deref())
-                .map(|c| format!(" (likely {c}; confirm before use)"))
+                .map(|c| {
+                    format!("; or, once confirmed, set `annotations.{key}: {c}` (the likely name)")
+                })
                 .unwrap_or_default();
             Finding::new(
                 id,
@@ -88,7 +90,7 @@ fn unnamed(node: &Node, d: &Disk, what: &str, key: &str) -> Finding {
                 format!("{what} {} cannot be named from the BMC's data", label(d)),
                 doubt.to_string(),
                 format!(
-                    "run `rackplan discover ssh` once an OS runs, or set `annotations.{key}` to the path the installer's shell shows{likely}"
+                    "run `rackplan discover ssh` once an OS runs, or write the path the installer's shell shows (`ls -l /dev/disk/by-id`) as this disk's `path` in nodes.yaml{likely}"
                 ),
             )
         }
@@ -168,10 +170,73 @@ pub fn disk_paths(node: &Node, p: &Profile, skipchecks: bool) -> Vec<Finding> {
                     label(d)
                 ),
                 "with skipchecks the installer never checks the data disk: a path that does not exist aborts the install after the OS disk was overwritten, and one that names another disk is formatted",
-                "set `skip_preflight_checks: false`, or confirm the path: run `rackplan discover ssh`, or set `annotations.data_disk` to the path the installer's shell shows",
+                "set `skip_preflight_checks: false`, or confirm the path: run `rackplan discover ssh`, or set `annotations.data_disk` to it once you have seen it in the installer's shell",
             )),
             Some(_) => {}
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::{DerivedPath, Disk};
+    use crate::profile::{ByteSize, CpuSpec, DiskSpec, MemorySpec};
+
+    fn profile() -> Profile {
+        Profile {
+            role: Role::Management,
+            description: String::new(),
+            cpu: CpuSpec {
+                min_cores: 1,
+                min_threads: None,
+            },
+            memory: MemorySpec { min_gib: 1.0 },
+            os_disk: DiskSpec {
+                min_size: ByteSize(1),
+                protocol: None,
+            },
+            data_disks: None,
+            networks: Vec::new(),
+            bios: Default::default(),
+            gpus: None,
+        }
+    }
+
+    const LIKELY: &str = "/dev/disk/by-id/scsi-3600508b1001c9f462df9151c6f566a7a";
+
+    fn hpe() -> Node {
+        Node {
+            id: "n".into(),
+            disks: vec![Disk {
+                id: "0".into(),
+                capacity_bytes: Some(960_197_124_096),
+                derived: Some(DerivedPath {
+                    doubt: Some("labelled UUID, not NAA".into()),
+                    candidate: Some(LIKELY.into()),
+                    ..DerivedPath::default()
+                }),
+                ..Disk::default()
+            }],
+            ..Node::default()
+        }
+    }
+
+    #[test]
+    fn a_doubt_is_an_error_until_a_person_confirms_the_likely_name() {
+        let f = disk_paths(&hpe(), &profile(), false);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].code, "disk-path-ambiguous");
+        assert!(f[0].fix.contains(LIKELY), "{}", f[0].fix);
+        let mut confirmed = hpe();
+        confirmed.annotations.install_device = Some(LIKELY.into());
+        assert_eq!(disk_paths(&confirmed, &profile(), false), Vec::new());
+        let mut other = hpe();
+        other.annotations.install_device = Some("/dev/disk/by-id/wwn-0x5000".into());
+        let f = disk_paths(&other, &profile(), false);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].code, "disk-annotation-unknown");
+        assert!(f[0].fix.contains(LIKELY));
+    }
 }

@@ -48,7 +48,7 @@ fn doubt(why: impl Into<String>, from: &[&str]) -> DerivedPath {
     }
 }
 
-const SETTLE: &str = "run `rackplan discover ssh` once an OS runs, or set the annotation to the path `ls -l /dev/disk/by-id` shows in the installer's shell";
+const SETTLE: &str = "run `rackplan discover ssh` once an OS runs, or write the path `ls -l /dev/disk/by-id` shows in the installer's shell as this disk's `path` in nodes.yaml";
 
 /// The drive's bus as Redfish states it: only `Protocol` (with `MediaType` for Dell's
 /// `PCIe`), never guessed from the model.

@@ -309,7 +309,7 @@ fn disks(raw: &RawSystem) -> Vec<Disk> {
                 model,
                 serial: None,
                 derived: Some(crate::inventory::DerivedPath {
-                    doubt: Some("the BMC lists this disk only under SimpleStorage, which gives no serial number or protocol to name it by; run `rackplan discover ssh` once an OS runs, or set the annotation to the path `ls -l /dev/disk/by-id` shows in the installer's shell".into()),
+                    doubt: Some("the BMC lists this disk only under SimpleStorage, which gives no serial number or protocol to name it by; run `rackplan discover ssh` once an OS runs, or write the path `ls -l /dev/disk/by-id` shows in the installer's shell as this disk's `path` in nodes.yaml".into()),
                     from: vec!["SimpleStorage.Devices".into()],
                     ..Default::default()
                 }),
