@@ -52,7 +52,7 @@ fn two_copies_of_one_capture_on_different_bios_are_one_drift_finding() {
     assert!(bios.contains(&&json!("1.8.2")) && bios.contains(&&json!("1.9.0")));
     // The nodes.yaml discovery wrote, as check reads it.
     let (inv, _) = rackplan::inventory::store::load(&dir.path().join("nodes.yaml")).unwrap();
-    let drift = rackplan::plan::drift::drift(&inv);
+    let drift = rackplan::plan::drift::drift(&inv, &Default::default());
     assert_eq!(drift.len(), 1, "{drift:#?}");
     assert_eq!(drift[0].node, "site");
     let what = drift[0].what.as_str();

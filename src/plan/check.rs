@@ -67,7 +67,10 @@ pub fn check(inputs: &Inputs) -> CheckReport {
         }
     }
     findings.extend(duplicates(inv));
-    findings.extend(super::drift::drift(inv));
+    findings.extend(super::drift::drift(
+        inv,
+        &inputs.site.site.firmware_baseline,
+    ));
     for node in &inv.nodes {
         findings.extend(untrusted_text(node));
     }

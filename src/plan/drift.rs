@@ -1,7 +1,9 @@
 //! Firmware drift: nodes of one model (manufacturer and model) whose BIOS, BMC, NIC, drive
 //! or GPU firmware differs from the others'. One finding per model and component, naming
 //! every version group and its nodes, the largest group first (the fleet's majority, when
-//! there is one). Versions are opaque strings: equal or not, never ordered.
+//! there is one). A baseline pinned in site.yaml (`firmware_baseline`) replaces the
+//! majority: every node of that model and component on another level is named, even when
+//! they all agree. Versions are opaque strings: equal or not, never ordered.
 
 use std::collections::BTreeMap;
 
@@ -25,7 +27,10 @@ fn versions(n: &Node) -> Vec<(String, String)> {
     out
 }
 
-pub fn drift(inv: &Inventory) -> Vec<Finding> {
+pub fn drift(
+    inv: &Inventory,
+    baseline: &BTreeMap<String, BTreeMap<String, String>>,
+) -> Vec<Finding> {
     // model -> component -> version -> node ids
     type Groups<'a> = BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<&'a str>>>>;
     let mut by_model: Groups<'_> = BTreeMap::new();
@@ -48,6 +53,30 @@ pub fn drift(inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();
     for (model, components) in &by_model {
         for (component, groups) in components {
+            let pinned = baseline.get(model).and_then(|b| b.get(component));
+            if let Some(want) = pinned {
+                let off: Vec<String> = groups
+                    .iter()
+                    .filter(|(v, _)| *v != want)
+                    .map(|(v, ids)| format!("{v} on {} node(s): {}", ids.len(), ids.join(", ")))
+                    .collect();
+                if !off.is_empty() {
+                    out.push(Finding::new(
+                        "site",
+                        Severity::Warning,
+                        "firmware-drift",
+                        format!(
+                            "{model}: {component} firmware is not the pinned {want}; {}",
+                            off.join("; ")
+                        ),
+                        "site.yaml pins this level in `firmware_baseline`",
+                        format!(
+                            "update those nodes' {component} firmware to {want}, or change the pin"
+                        ),
+                    ));
+                }
+                continue;
+            }
             if groups.len() < 2 {
                 continue;
             }
@@ -97,7 +126,8 @@ mod tests {
         let inv = Inventory {
             nodes: vec![node("a", "1.8.2"), node("b", "1.8.2"), node("c", "1.9.0")],
         };
-        let f = drift(&inv);
+        let none = BTreeMap::new();
+        let f = drift(&inv, &none);
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(
             f[0].what
@@ -107,6 +137,23 @@ mod tests {
         let same = Inventory {
             nodes: vec![node("a", "1.8.2"), node("b", "1.8.2")],
         };
-        assert!(drift(&same).is_empty());
+        assert!(drift(&same, &none).is_empty());
+        // Pinned: the agreeing nodes are on the wrong level.
+        let pin = BTreeMap::from([(
+            "Dell Inc. PowerEdge R750".to_string(),
+            BTreeMap::from([("BIOS".to_string(), "1.9.0".to_string())]),
+        )]);
+        let f = drift(&same, &pin);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].what
+                .contains("is not the pinned 1.9.0; 1.8.2 on 2 node(s): a, b")
+        );
+        assert!(
+            drift(&inv, &pin)[0]
+                .what
+                .contains("1.8.2 on 2 node(s): a, b")
+        );
+        assert!(!drift(&inv, &pin)[0].what.contains("1.9.0 on"));
     }
 }
