@@ -4,11 +4,14 @@ mod support;
 
 mod admit;
 mod bad_input;
+mod bare_metal;
+mod bios;
 mod bootstrap;
 mod check;
 mod cli;
 mod crds;
 mod deploy;
+mod fleet_facts;
 mod hostile_bmc;
 mod hostile_values;
 mod installer_examples;

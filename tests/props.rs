@@ -118,17 +118,25 @@ proptest! {
         system in json(), processors in proptest::collection::vec(json(), 0..3),
         drives in proptest::collection::vec(json(), 0..3), ports in proptest::collection::vec((json(), json()), 0..3),
         managers in proptest::collection::vec(json(), 0..2),
+        storages in proptest::collection::vec(json(), 0..2),
+        volumes in proptest::collection::vec(json(), 0..2),
     ) {
         let raw = rackplan::discover::redfish::crawl::RawSystem {
             system,
             processors,
             memory: None,
             drives,
+            storages,
+            volumes,
             simple_storage: Vec::new(),
             ethernet: Vec::new(),
             ports: ports.into_iter().map(|(a, p)| (a, p, false)).collect(),
             chassis: Vec::new(),
             managers,
+            bios: None,
+            bios_registry: None,
+            accelerators: Vec::new(),
+            accelerator_memory: Vec::new(),
         };
         let mut notes = Vec::new();
         let n = rackplan::discover::redfish::normalize::node(&raw, &Value::Null, "http://127.0.0.1:1", "t", &mut notes);
@@ -160,6 +168,15 @@ fn json() -> impl Strategy<Value = Value> {
         Just("Id"),
         Just("@odata.id"),
         Just("AssociatedNetworkAddresses"),
+        Just("Identifiers"),
+        Just("DurableName"),
+        Just("DurableNameFormat"),
+        Just("Links"),
+        Just("Volumes"),
+        Just("Drives"),
+        Just("RAIDType"),
+        Just("StorageControllers"),
+        Just("SupportedRAIDTypes"),
     ];
     let leaf = prop_oneof![
         Just(Value::Null),

@@ -7,10 +7,11 @@
 
 pub mod model;
 pub mod store;
+pub mod text;
 
 pub use model::{
-    Annotations, Bmc, Cpu, Disk, Gpu, Inventory, LinkState, Media, Nic, Node, Protocol, Sources,
-    Stale,
+    Annotations, Bios, BiosSetting, BiosState, Bmc, Cpu, DerivedPath, Disk, Firmware, Gpu,
+    Inventory, LinkState, Media, Nic, Node, PathOrigin, Protocol, Sources, Stale,
 };
 
 /// The current time as RFC 3339 UTC (`2026-11-29T17:36:59Z`), for `sources` and `stale`.

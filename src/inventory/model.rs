@@ -40,6 +40,12 @@ pub struct Node {
     pub nics: Vec<Nic>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpus: Vec<Gpu>,
+    /// BIOS settings that decide whether VMs run, read from the BMC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bios: Option<Bios>,
+    /// Firmware versions, compared across nodes of one model (the BMC's is `bmc.firmware`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware: Option<Firmware>,
     #[serde(default)]
     pub sources: Sources,
     /// Set when the last discovery could not reach this node; its facts are from earlier.
@@ -108,6 +114,73 @@ pub struct Disk {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serial: Option<String>,
+    /// The `/dev/disk/by-id` name udev gives this disk, derived from what the BMC said, or
+    /// why none could be derived. Used only while `path` (the OS's own view) is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived: Option<DerivedPath>,
+}
+
+/// A by-id name built from a drive's Redfish identity by udev's rules, with the fields it
+/// came from; or, when the BMC's data cannot name the disk without guessing, the doubt.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DerivedPath {
+    /// The path written into install configs while the OS view is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Other links udev makes for the same disk (the NVMe `_<nsid>` form of systemd 254
+    /// and later, `wwn-0x…`): accepted in annotations, never written by rackplan.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
+    /// The Redfish fields the name was built from, e.g. `Drive.Model`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from: Vec<String>,
+    /// Why no path was derived, and how to settle it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doubt: Option<String>,
+    /// A likely name Redfish cannot prove: shown to people, never written into a config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<String>,
+}
+
+/// Where a disk's device path comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathOrigin {
+    /// Seen by the OS (`discover ssh`).
+    Os,
+    /// Derived from the BMC's drive identity.
+    Derived,
+}
+
+impl Disk {
+    /// The path an install config uses for this disk: the OS's own view first, else the
+    /// one derived from Redfish.
+    pub fn device_path(&self) -> Option<(&str, PathOrigin)> {
+        if let Some(p) = &self.path {
+            return Some((p.as_str(), PathOrigin::Os));
+        }
+        self.derived
+            .as_ref()
+            .and_then(|d| d.path.as_deref())
+            .map(|p| (p, PathOrigin::Derived))
+    }
+
+    /// Every device path that may name this disk in an annotation: the OS's view, the
+    /// derived path, udev's other links, and the likely name a person has confirmed by
+    /// writing it (never used without that).
+    pub fn known_paths(&self) -> impl Iterator<Item = &str> {
+        let derived = self.derived.as_ref();
+        self.path
+            .as_deref()
+            .into_iter()
+            .chain(derived.and_then(|d| d.path.as_deref()))
+            .chain(
+                derived
+                    .into_iter()
+                    .flat_map(|d| d.also.iter().map(String::as_str)),
+            )
+            .chain(derived.and_then(|d| d.candidate.as_deref()))
+    }
 }
 
 #[derive(
@@ -150,6 +223,78 @@ pub struct Gpu {
     pub manufacturer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_gib: Option<f64>,
+}
+
+/// Firmware versions as the BMC reports them, compared as opaque strings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Firmware {
+    /// The system's `BiosVersion`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bios: Option<String>,
+    /// Per component (`nic <adapter>`, `drive <model>`, `gpu <model>`): its version(s),
+    /// distinct values joined by `, `.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub components: BTreeMap<String, String>,
+}
+
+/// BIOS settings normalised across vendors. Each keeps the attribute it was read from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Bios {
+    /// The attribute registry the BIOS names (`AttributeRegistry`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<String>,
+    /// Whether the registry was read (needed where attribute names are opaque codes).
+    #[serde(default)]
+    pub registry_read: bool,
+    /// VT-x / AMD-V.
+    #[serde(default)]
+    pub virtualization: BiosSetting,
+    /// VT-d / AMD-Vi.
+    #[serde(default)]
+    pub iommu: BiosSetting,
+    #[serde(default)]
+    pub sriov: BiosSetting,
+    /// The firmware's boot mode (not the one-time boot override).
+    #[serde(default)]
+    pub boot_mode: BiosSetting,
+    #[serde(default)]
+    pub secure_boot: BiosSetting,
+    /// Simultaneous multithreading (Hyper-Threading).
+    #[serde(default)]
+    pub smt: BiosSetting,
+}
+
+/// One normalised BIOS setting.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BiosSetting {
+    #[serde(default)]
+    pub state: BiosState,
+    /// The vendor's attribute name it was read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<String>,
+    /// Its value, as the BMC gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The value that turns it on (or selects UEFI), where the vocabulary is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_to: Option<String>,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum BiosState {
+    On,
+    Off,
+    Uefi,
+    Legacy,
+    /// Not exposed, or a value whose meaning the BMC does not give.
+    #[default]
+    Unknown,
 }
 
 /// When each discovery source last saw the node (RFC 3339 UTC).

@@ -234,6 +234,30 @@ pub struct MergeReport {
     pub untouched: Vec<String>,
 }
 
+/// What only the OS sees (disk paths, NIC names) survives a discovery that did not ask the
+/// OS: matched by drive serial (else disk id) and by MAC.
+fn keep_os_view(fresh: &mut Node, old: &Node) {
+    for d in &mut fresh.disks {
+        if d.path.is_some() {
+            continue;
+        }
+        let same = old.disks.iter().find(|o| match (&d.serial, &o.serial) {
+            (Some(a), Some(b)) => a.trim() == b.trim(),
+            _ => o.id == d.id,
+        });
+        if let Some(o) = same {
+            d.path.clone_from(&o.path);
+        }
+    }
+    for n in &mut fresh.nics {
+        if n.name.is_none()
+            && let Some(o) = old.nics.iter().find(|o| o.mac == n.mac)
+        {
+            n.name.clone_from(&o.name);
+        }
+    }
+}
+
 /// Merge a discovery into an inventory; see the module docs for the rules.
 pub fn merge(inv: &mut Inventory, found: Discovery, now: &str) -> MergeReport {
     let mut report = MergeReport::default();
@@ -248,6 +272,7 @@ pub fn merge(inv: &mut Inventory, found: Discovery, now: &str) -> MergeReport {
             }
             if fresh.sources.ssh.is_none() {
                 fresh.sources.ssh = old.sources.ssh.take();
+                keep_os_view(&mut fresh, old);
             }
             fresh.stale = None;
             *old = fresh;

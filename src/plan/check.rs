@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::Inputs;
+use super::disk_paths::disk_paths;
 use super::findings::{Finding, Severity};
 use super::fit::{against_profile, harvester_minima, meets_profile, storage_sizing};
 use super::roles::{self, MANAGEMENT_NODES, RoleDecision};
@@ -42,6 +43,13 @@ pub fn check(inputs: &Inputs) -> CheckReport {
             Some(p) => {
                 findings.extend(against_profile(node, p));
                 findings.extend(harvester_minima(node, p));
+                findings.extend(super::bios::bios_findings(node, p));
+                findings.extend(super::bios::gpu_findings(node, p));
+                findings.extend(disk_paths(
+                    node,
+                    p,
+                    inputs.site.site.harvester.skip_preflight_checks,
+                ));
             }
             None => findings.push(Finding::new(
                 &node.id,
@@ -59,6 +67,10 @@ pub fn check(inputs: &Inputs) -> CheckReport {
         }
     }
     findings.extend(duplicates(inv));
+    findings.extend(super::drift::drift(
+        inv,
+        &inputs.site.site.firmware_baseline,
+    ));
     for node in &inv.nodes {
         findings.extend(untrusted_text(node));
     }
@@ -74,51 +86,12 @@ pub fn check(inputs: &Inputs) -> CheckReport {
     CheckReport { findings, roles }
 }
 
-/// Characters that must never reach a config, an iPXE script or a comment from what a BMC
-/// or host said: control characters (a newline ends an iPXE command or a YAML comment) and
-/// iPXE's and the shell's metacharacters.
-fn unsafe_char(c: char) -> bool {
-    c.is_control() || matches!(c, '$' | '{' | '}' | '\\' | '|' | '&' | ';' | '`' | '"')
-}
-
 /// Every discovered string of a node, checked: one error finding per field that holds a
 /// character that could turn into a command or break a file.
 pub fn untrusted_text(node: &Node) -> Vec<Finding> {
-    let mut fields: Vec<(String, &str)> = vec![("id".into(), node.id.as_str())];
-    fn opt<'a>(name: &str, v: Option<&'a String>) -> Option<(String, &'a str)> {
-        v.map(|x| (name.to_string(), x.as_str()))
-    }
-    fields.extend(opt("serial", node.serial.as_ref()));
-    fields.extend(opt("manufacturer", node.manufacturer.as_ref()));
-    fields.extend(opt("model", node.model.as_ref()));
-    if let Some(b) = &node.bmc {
-        fields.push(("bmc.address".into(), b.address.as_str()));
-        fields.extend(opt("bmc.vendor", b.vendor.as_ref()));
-        fields.extend(opt("bmc.firmware", b.firmware.as_ref()));
-    }
-    if let Some(c) = &node.cpu {
-        fields.extend(opt("cpu.model", c.model.as_ref()));
-    }
-    for (i, d) in node.disks.iter().enumerate() {
-        fields.push((format!("disks[{i}].id"), d.id.as_str()));
-        fields.extend(opt(&format!("disks[{i}].path"), d.path.as_ref()));
-        fields.extend(opt(&format!("disks[{i}].model"), d.model.as_ref()));
-        fields.extend(opt(&format!("disks[{i}].serial"), d.serial.as_ref()));
-    }
-    for (i, n) in node.nics.iter().enumerate() {
-        fields.push((format!("nics[{i}].mac"), n.mac.as_str()));
-        fields.extend(opt(&format!("nics[{i}].name"), n.name.as_ref()));
-        fields.extend(opt(&format!("nics[{i}].adapter"), n.adapter.as_ref()));
-    }
-    fields
+    crate::inventory::text::untrusted_fields(node)
         .into_iter()
-        .filter(|(_, v)| v.chars().any(unsafe_char))
-        .map(|(field, v)| {
-            let shown: String = v
-                .chars()
-                .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-                .take(60)
-                .collect();
+        .map(|(field, shown)| {
             Finding::new(
                 &crate::redfish::origin::shown(&node.id),
                 Severity::Error,
@@ -250,6 +223,7 @@ fn site_findings(inputs: &Inputs, roles: &BTreeMap<String, RoleDecision>) -> Vec
                 "put the three management nodes in three zones, or drop the `zone` annotations"));
         }
     }
+    out.extend(networks_without_ports(inputs, roles));
     let sn = &inputs.site.site.storage_network;
     let (need, have) = storage_sizing(inputs, |id| roles[id].role);
     if have < need {
@@ -269,6 +243,59 @@ fn site_findings(inputs: &Inputs, roles: &BTreeMap<String, RoleDecision>) -> Vec
             "every node needs a management address",
             "widen management.pool",
         ));
+    }
+    out
+}
+
+/// site.yaml defines the VM and the storage network for every cluster; a role whose
+/// profile gives one of them no ports would get a VlanConfig without uplinks, which
+/// Harvester cannot attach (and a storage network no node reaches).
+fn networks_without_ports(inputs: &Inputs, roles: &BTreeMap<String, RoleDecision>) -> Vec<Finding> {
+    let site = &inputs.site.site;
+    let mut out = Vec::new();
+    for role in [Role::Management, Role::Compute] {
+        if !roles.values().any(|d| d.role == role) {
+            continue;
+        }
+        let Some(p) = inputs.profiles.get(role) else {
+            continue;
+        };
+        for (net, cn) in [
+            (
+                crate::vocab::NetworkKind::Vm,
+                &site.vm_network.cluster_network,
+            ),
+            (
+                crate::vocab::NetworkKind::Storage,
+                &site.storage_network.cluster_network,
+            ),
+        ] {
+            if p.networks.iter().any(|n| n.network == net && n.ports > 0) {
+                continue;
+            }
+            let speed = p
+                .networks
+                .iter()
+                .map(|n| n.speed_mbps)
+                .min()
+                .unwrap_or(10_000);
+            out.push(Finding::new(
+                "site",
+                Severity::Error,
+                "network-without-ports",
+                format!(
+                    "site.yaml defines the {net} network (cluster network `{}`), but the {role} profile gives it no ports",
+                    cn.0
+                ),
+                format!(
+                    "every {role} node would get a VlanConfig for `{}` without uplink NICs, which Harvester cannot attach",
+                    cn.0
+                ),
+                format!(
+                    "add `- {{network: {net}, ports: 2, speed_mbps: {speed}}}` to profiles/{role}.yaml (nodes need free ports for it)"
+                ),
+            ));
+        }
     }
     out
 }

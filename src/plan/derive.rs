@@ -57,6 +57,8 @@ pub fn roles(inv: &Inventory) -> BTreeMap<String, Role> {
             ports: 1,
             speed_mbps: 1,
         }],
+        bios: Default::default(),
+        gpus: None,
     };
     let mut profiles = Profiles::default();
     profiles.by_role.insert(Role::Management, floor.clone());
@@ -87,16 +89,11 @@ fn disks_of(n: &Node) -> Vec<u64> {
     v
 }
 
-/// Port layouts tried, richest first: ports per (management, vm, storage); 0 leaves the
-/// network out of the profile.
-const LAYOUTS: [[u32; 3]; 6] = [
-    [2, 2, 2],
-    [2, 2, 0],
-    [2, 0, 0],
-    [1, 1, 1],
-    [1, 1, 0],
-    [1, 0, 0],
-];
+/// Port layouts tried, richest first: ports per (management, vm, storage). site.yaml
+/// defines all three networks, so every layout gives each a port: a node with fewer ports
+/// keeps its `ports-missing` error, which no profile can fix (`check` refuses a network a
+/// profile leaves out, since its VlanConfig would have no uplinks).
+const LAYOUTS: [[u32; 3]; 2] = [[2, 2, 2], [1, 1, 1]];
 
 fn errors(nodes: &[&Node], p: &Profile) -> Vec<String> {
     nodes
@@ -165,6 +162,8 @@ pub fn derive(role: Role, nodes: &[&Node]) -> Derived {
             protocol: None,
         }),
         networks: Vec::new(),
+        bios: Default::default(),
+        gpus: None,
     };
     let mut best: Option<(Profile, Vec<String>)> = None;
     for layout in LAYOUTS {
@@ -195,7 +194,7 @@ pub fn derive(role: Role, nodes: &[&Node]) -> Derived {
             best = Some((p, errs));
         }
     }
-    let (profile, remaining) = best.expect("six layouts tried");
+    let (profile, remaining) = best.expect("two layouts tried");
     Derived {
         profile,
         nodes: nodes.iter().map(|n| n.id.clone()).collect(),

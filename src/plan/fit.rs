@@ -97,7 +97,8 @@ pub fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
         ),
     }
     let disks = select_disks(node, p);
-    if disks.os.is_none() {
+    // An annotated install disk that names no disk is reported by `disk_paths`.
+    if disks.os.is_none() && node.annotations.install_device.is_none() {
         push(
             Severity::Error,
             "os-disk-missing",
@@ -115,7 +116,6 @@ pub fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
     }
     if let Some(spec) = &p.data_disks
         && disks.data.len() < spec.count as usize
-        && !disks.from_annotation
     {
         let proto = spec
             .protocol
@@ -274,58 +274,42 @@ pub fn harvester_minima(node: &Node, p: &Profile) -> Vec<Finding> {
     }
     let disks = select_disks(node, p);
     let gib = |b: u64| b as f64 / GIB;
-    if let Some(os) = disks.os.map(|i| &node.disks[i]) {
-        if let Some(size) = os.capacity_bytes {
-            let separate = !disks.data.is_empty() || p.role == Role::Witness;
-            let floor = if separate { 180.0 } else { 250.0 };
-            if gib(size) < floor {
-                out.push(Finding::new(
-                    id,
-                    Severity::Error,
-                    "harvester-min-disk",
-                    format!(
-                        "install disk {} is {:.0} GiB; Harvester needs {floor:.0} GiB{}",
-                        os.id,
-                        gib(size),
-                        if separate {
-                            " with a separate data disk"
-                        } else {
-                            ""
-                        }
-                    ),
-                    "the installer rejects smaller disks (\"device size too small\")",
-                    "use a larger install disk",
-                ));
-            }
-        }
-        if os.path.is_none() && node.annotations.install_device.is_none() {
-            out.push(Finding::new(id, Severity::Error, "disk-path-unknown",
-                format!("install disk {} has no OS device path", os.id),
-                "the install config needs a stable /dev/disk/by-id path, which only the OS view gives",
-                "run `rackplan discover ssh`, or set `annotations.install_device`"));
-        }
-    }
-    if let Some(d) = disks.data.first().map(|&i| &node.disks[i]) {
-        if d.capacity_bytes.is_some_and(|b| gib(b) < 50.0) {
+    if let Some(os) = disks.os.map(|i| &node.disks[i])
+        && let Some(size) = os.capacity_bytes
+    {
+        let separate = !disks.data.is_empty() || p.role == Role::Witness;
+        let floor = if separate { 180.0 } else { 250.0 };
+        if gib(size) < floor {
             out.push(Finding::new(
                 id,
                 Severity::Error,
                 "harvester-min-disk",
-                format!("data disk {} is under 50 GiB", d.id),
-                "the installer rejects data disks under 50 GiB",
-                "use a larger data disk",
+                format!(
+                    "install disk {} is {:.0} GiB; Harvester needs {floor:.0} GiB{}",
+                    os.id,
+                    gib(size),
+                    if separate {
+                        " with a separate data disk"
+                    } else {
+                        ""
+                    }
+                ),
+                "the installer rejects smaller disks (\"device size too small\")",
+                "use a larger install disk",
             ));
         }
-        if d.path.is_none() && node.annotations.data_disk.is_none() {
-            out.push(Finding::new(
-                id,
-                Severity::Error,
-                "disk-path-unknown",
-                format!("data disk {} has no OS device path", d.id),
-                "the install config needs a stable /dev/disk/by-id path",
-                "run `rackplan discover ssh`, or set `annotations.data_disk`",
-            ));
-        }
+    }
+    if let Some(d) = disks.data.first().map(|&i| &node.disks[i])
+        && d.capacity_bytes.is_some_and(|b| gib(b) < 50.0)
+    {
+        out.push(Finding::new(
+            id,
+            Severity::Error,
+            "harvester-min-disk",
+            format!("data disk {} is under 50 GiB", d.id),
+            "the installer rejects data disks under 50 GiB",
+            "use a larger data disk",
+        ));
     }
     for choice in select_ports(node, p) {
         if choice.network != NetworkKind::Management {

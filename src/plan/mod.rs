@@ -8,8 +8,11 @@
 
 pub mod allocate;
 pub mod allocations;
+pub mod bios;
 pub mod check;
 pub mod derive;
+pub mod disk_paths;
+pub mod drift;
 pub mod findings;
 pub mod fit;
 pub mod inputs;

@@ -34,6 +34,68 @@ pub struct Profile {
     pub data_disks: Option<DataDisks>,
     /// Networks in the order their ports are chosen.
     pub networks: Vec<NetworkSpec>,
+    /// BIOS settings the role needs; by default what Harvester needs (virtualization on,
+    /// UEFI).
+    #[serde(default, skip_serializing_if = "BiosSpec::is_default")]
+    pub bios: BiosSpec,
+    /// GPUs the role needs (passthrough or vGPU nodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<GpuSpec>,
+}
+
+/// At least `count` GPUs whose model contains `model` (case-insensitive), when given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GpuSpec {
+    pub count: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// BIOS requirements of a role. `true` requires the setting on, `false` (for `secure_boot`
+/// and `smt`) requires it off; an absent `secure_boot`/`smt` is not checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BiosSpec {
+    /// VT-x / AMD-V: KubeVirt runs VMs on KVM (installer preflight `KVMHostCheck`).
+    #[serde(default = "yes")]
+    pub virtualization: bool,
+    /// UEFI boot: legacy BIOS is deprecated in Harvester v1.7 and refused from v1.8.
+    #[serde(default = "yes")]
+    pub uefi: bool,
+    /// VT-d / AMD-Vi, for PCI passthrough and vGPU.
+    #[serde(default)]
+    pub iommu: bool,
+    /// SR-IOV, for virtual functions of NICs and GPUs.
+    #[serde(default)]
+    pub sriov: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secure_boot: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smt: Option<bool>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for BiosSpec {
+    fn default() -> Self {
+        BiosSpec {
+            virtualization: true,
+            uefi: true,
+            iommu: false,
+            sriov: false,
+            secure_boot: None,
+            smt: None,
+        }
+    }
+}
+
+impl BiosSpec {
+    pub fn is_default(&self) -> bool {
+        *self == BiosSpec::default()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

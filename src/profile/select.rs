@@ -119,25 +119,54 @@ fn fits(d: &Disk, min: u64, proto: Option<crate::inventory::Protocol>) -> bool {
     d.capacity_bytes.is_some_and(|c| c >= min) && proto.is_none_or(|p| d.protocol == Some(p))
 }
 
+/// The disks the profile would pick, then the annotations on top: an annotated install
+/// disk takes the OS role (and leaves the data disks), an annotated data disk comes first
+/// among them. Annotations name a disk by any of its known device paths; one that names
+/// none leaves its role empty (the OS disk) or is skipped (data), and `check` says so.
 pub fn select_disks(node: &Node, profile: &Profile) -> DiskChoice {
+    let auto = auto_select(node, profile);
+    let ann = &node.annotations;
+    if ann.install_device.is_none() && ann.data_disk.is_none() {
+        return auto;
+    }
     let by_ref = |r: &str| {
         node.disks
             .iter()
-            .position(|d| d.path.as_deref() == Some(r) || d.id == r)
+            .position(|d| d.known_paths().any(|p| p == r))
     };
-    if let Some(dev) = &node.annotations.install_device {
-        return DiskChoice {
-            os: by_ref(dev),
-            data: node
-                .annotations
-                .data_disk
-                .as_deref()
-                .and_then(by_ref)
-                .into_iter()
-                .collect(),
-            from_annotation: true,
-        };
+    let data_fits = |d: &Disk| {
+        profile
+            .data_disks
+            .as_ref()
+            .is_some_and(|s| fits(d, s.min_size.0, s.protocol))
+    };
+    let os = match ann.install_device.as_deref() {
+        Some(r) => by_ref(r),
+        None => auto.os,
+    };
+    let mut data: Vec<usize> = if ann.install_device.is_some() {
+        let mut v: Vec<usize> = (0..node.disks.len())
+            .filter(|&i| Some(i) != os && data_fits(&node.disks[i]))
+            .collect();
+        v.sort_by_key(|&i| node.disks[i].id.clone());
+        v
+    } else {
+        auto.data
+    };
+    if let Some(k) = ann.data_disk.as_deref().and_then(by_ref)
+        && Some(k) != os
+    {
+        data.retain(|&i| i != k);
+        data.insert(0, k);
     }
+    DiskChoice {
+        os,
+        data,
+        from_annotation: true,
+    }
+}
+
+fn auto_select(node: &Node, profile: &Profile) -> DiskChoice {
     let data_fits = |d: &Disk| {
         profile
             .data_disks
@@ -224,6 +253,8 @@ mod tests {
                     speed_mbps: 25_000,
                 },
             ],
+            bios: Default::default(),
+            gpus: None,
         }
     }
 

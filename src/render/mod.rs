@@ -207,6 +207,27 @@ pub fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
         .map(|(n, p, a)| (*n, *p, a.hostname.as_str()))
         .collect();
     let manifest_files = manifests::build(site, &for_manifests);
+    // `check` refuses a network a role gives no ports; this holds whatever the profiles say.
+    for doc in manifest_files.iter().flat_map(|m| &m.docs) {
+        if doc["kind"] == "VlanConfig"
+            && doc
+                .pointer("/spec/uplink/nics")
+                .and_then(serde_json::Value::as_array)
+                .is_none_or(Vec::is_empty)
+        {
+            return Err(RenderError::Invalid {
+                node: format!(
+                    "VlanConfig {}",
+                    doc.pointer("/metadata/name")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("?")
+                ),
+                problems: vec![
+                    "uplink.nics is empty: give the network ports in the role profile".into(),
+                ],
+            });
+        }
+    }
     for m in &manifest_files {
         files.push(OutputFile {
             path: format!("manifests/{}", m.path()),

@@ -81,11 +81,13 @@ pub fn uplink_layout(node: &Node, profile: &Profile) -> Option<String> {
 pub const UPLINK_LABEL: &str = "rackplan.io/uplinks";
 pub const RACK_LABEL: &str = "rackplan.io/rack";
 
-/// Device path for the installer: the stable by-id path, else an annotation.
+/// Device path for the installer: the annotation (which `check` holds to the node's known
+/// paths), else the OS's by-id path, else the one derived from the BMC's data.
 fn disk_path(node: &Node, idx: Option<usize>, annotated: Option<&String>) -> Option<String> {
-    annotated
-        .cloned()
-        .or_else(|| idx.and_then(|i| node.disks[i].path.clone()))
+    annotated.cloned().or_else(|| {
+        idx.and_then(|i| node.disks[i].device_path())
+            .map(|(p, _)| p.to_string())
+    })
 }
 
 pub struct NodeContext<'a> {

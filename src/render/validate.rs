@@ -72,6 +72,14 @@ fn check_server_url(url: &str) -> Result<(), ServerUrlError> {
     Ok(())
 }
 
+/// A path the installer can open as a block device: absolute, under /dev/, no `..`.
+fn is_dev_path(p: &str) -> bool {
+    p.starts_with("/dev/")
+        && p.len() > 5
+        && !p.split('/').any(|c| c == "..")
+        && !p.chars().any(char::is_whitespace)
+}
+
 /// All rule violations of one config; empty means the installer would accept it.
 pub fn installer_check(cfg: &HarvesterConfig, automatic: bool) -> Vec<String> {
     let mut errs = Vec::new();
@@ -126,8 +134,19 @@ pub fn installer_check(cfg: &HarvesterConfig, automatic: bool) -> Vec<String> {
     {
         errs.push(format!("hostname {h} is not a valid RFC 1123 name"));
     }
-    if install.device.as_deref().unwrap_or("").is_empty() {
-        errs.push("install device is not specified".to_string());
+    match install.device.as_deref().unwrap_or("") {
+        "" => errs.push("install device is not specified".to_string()),
+        d if !is_dev_path(d) => errs.push(format!(
+            "install device {d}: lstat: no such file or directory (not an absolute /dev/ path)"
+        )),
+        _ => {}
+    }
+    if let Some(d) = install.data_disk.as_deref()
+        && !is_dev_path(d)
+    {
+        errs.push(format!(
+            "data disk {d}: not an absolute /dev/ path, which the installer cannot format"
+        ));
     }
     match &install.management_interface {
         None if mode != "install" => errs.push(

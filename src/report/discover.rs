@@ -85,6 +85,38 @@ pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
         ));
     }
     out.push('\n');
+    let disks: Vec<&crate::inventory::Disk> = outcomes
+        .iter()
+        .flat_map(|o| &o.found)
+        .flat_map(|n| &n.disks)
+        .collect();
+    let named = disks.iter().filter(|d| d.device_path().is_some()).count();
+    if !disks.is_empty() {
+        out.push_str(&format!(
+            "disk paths: {named} of {} disk(s) named from the BMC's data{}\n",
+            disks.len(),
+            if named < disks.len() {
+                "; the rest cannot be named without guessing (why: `rackplan check`)"
+            } else {
+                ""
+            }
+        ));
+    }
+    for n in outcomes.iter().flat_map(|o| &o.found) {
+        if n.gpus.is_empty() {
+            continue;
+        }
+        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+        for g in &n.gpus {
+            let mut k = g.model.clone().unwrap_or_else(|| "model unknown".into());
+            if let Some(m) = g.memory_gib {
+                k.push_str(&format!(" ({m} GiB)"));
+            }
+            *kinds.entry(k).or_default() += 1;
+        }
+        let list: Vec<String> = kinds.iter().map(|(k, c)| format!("{c} x {k}")).collect();
+        out.push_str(&format!("GPUs of {}: {}\n", n.id, list.join(", ")));
+    }
     let failed: Vec<_> = outcomes.iter().filter(|o| !o.ok).collect();
     if !failed.is_empty() {
         out.push_str("\nerrors:\n");
@@ -103,7 +135,7 @@ pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
         for k in &o.kept_from_earlier {
             out.push_str(&format!("  {}: {k}\n", o.address));
         }
-        for w in &o.seen_twice {
+        for w in o.seen_twice.iter().chain(&o.distrusted) {
             out.push_str(&format!("  warning: {w}\n"));
         }
     }

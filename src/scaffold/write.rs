@@ -161,11 +161,11 @@ fn outcome(
     let no_paths = inventory
         .iter()
         .flat_map(|i| &i.nodes)
-        .filter(|n| !n.disks.is_empty() && n.disks.iter().all(|d| d.path.is_none()))
+        .filter(|n| !n.disks.is_empty() && n.disks.iter().all(|d| d.device_path().is_none()))
         .count();
     if no_paths > 0 {
         next.push(format!(
-            "rackplan discover ssh --site {site_arg}   ({no_paths} node(s) have no OS disk paths yet; the install config needs /dev/disk/by-id)"
+            "rackplan discover ssh --site {site_arg}   ({no_paths} node(s) have disks the BMC's data cannot name; the install config needs /dev/disk/by-id)"
         ));
     }
     next.push(format!(

@@ -49,6 +49,12 @@ pub struct Site {
     /// Rancher cluster templates rendered from a scenario's shapes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalogue: Option<Catalogue>,
+    /// Firmware levels pinned per server model (`<manufacturer> <model>` as in nodes.yaml,
+    /// e.g. `Dell Inc. PowerEdge R750`) and component (`BIOS`, `BMC`, `nic <adapter>`,
+    /// `drive <model>`, `gpu <model>`): nodes on another level are findings, even when they
+    /// all agree.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub firmware_baseline: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// A VM image Harvester downloads from a URL and checks against its SHA-512.

@@ -1,6 +1,8 @@
 //! The Redfish walk: ServiceRoot -> Systems -> Processors, Memory, Storage/Drives
 //! (SimpleStorage, Chassis Drives as fallbacks), EthernetInterfaces; the systems' Chassis ->
-//! NetworkAdapters -> Ports (NetworkPorts as fallback); the systems' Managers.
+//! NetworkAdapters -> Ports (NetworkPorts as fallback); the systems' Managers; the volumes
+//! drives link to, the Bios resource (its registry only where needed) and the GPUs of an
+//! accelerator baseboard beside a single host (see `walk_more`).
 //!
 //! Only what the inventory needs is fetched, following `@odata.id` links (never building
 //! paths from ids). Independent branches run concurrently; the [`Fetch`] implementation
@@ -9,13 +11,12 @@
 //! the ServiceRoot and the Systems collection are fatal.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use crate::redfish::fetch::{Fetch, FetchError, link, normalize_path};
+use crate::redfish::fetch::{Fetch, FetchError, link};
 
 /// Everything read for one host system.
 #[derive(Debug, Clone, Default)]
@@ -25,12 +26,25 @@ pub struct RawSystem {
     /// DIMMs; fetched when `$expand` makes it one request, or when MemorySummary is missing.
     pub memory: Option<Vec<Value>>,
     pub drives: Vec<Value>,
+    /// The Storage documents the drives were listed in (controllers, RAID abilities).
+    pub storages: Vec<Value>,
+    /// The volumes the drives link to (RAID logical drives, pass-through devices).
+    pub volumes: Vec<Value>,
     pub simple_storage: Vec<Value>,
     pub ethernet: Vec<Value>,
     /// (adapter, port, is the deprecated NetworkPort schema)
     pub ports: Vec<(Value, Value, bool)>,
     pub chassis: Vec<Value>,
     pub managers: Vec<Value>,
+    /// The system's `Bios` resource.
+    pub bios: Option<Value>,
+    /// Its attribute registry, read only where the attribute names are opaque codes.
+    pub bios_registry: Option<Value>,
+    /// Processors of accelerator baseboards the BMC exposes as systems of their own (the
+    /// HGX board of a DGX), counted with the one host beside them.
+    pub accelerators: Vec<Value>,
+    /// Memory documents those accelerators link to (GPU memory).
+    pub accelerator_memory: Vec<Value>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -73,7 +87,7 @@ pub fn degraded_sections(
 /// hostile BMC could list.
 pub const MAX_MEMBERS: usize = 1024;
 
-struct Walk<'a, F: Fetch> {
+pub(super) struct Walk<'a, F: Fetch> {
     f: &'a F,
     notes: Mutex<Vec<String>>,
     failed: Mutex<Vec<(String, String)>>,
@@ -82,19 +96,21 @@ struct Walk<'a, F: Fetch> {
     /// others wait for the verdict, so a service that advertises it but refuses it costs
     /// one wasted request, not one per collection.
     expand_verdict: tokio::sync::Mutex<Option<bool>>,
+    /// The ServiceRoot's `Registries` link.
+    pub(super) registries: Option<String>,
 }
 
 impl<F: Fetch> Walk<'_, F> {
-    fn note(&self, s: String) {
+    pub(super) fn note(&self, s: String) {
         self.notes.lock().expect("not poisoned").push(s);
     }
 
     /// GET a resource; failures become notes and `None`.
-    async fn get(&self, path: &str) -> Option<Value> {
+    pub(super) async fn get(&self, path: &str) -> Option<Value> {
         self.got(path, self.f.get(path).await)
     }
 
-    async fn get_leaf(&self, path: &str) -> Option<Value> {
+    pub(super) async fn get_leaf(&self, path: &str) -> Option<Value> {
         self.got(path, self.f.get_leaf(path).await)
     }
 
@@ -271,7 +287,7 @@ impl<F: Fetch> Walk<'_, F> {
         Some(self.members(&l).await)
     }
 
-    async fn linked_leaves(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
+    pub(super) async fn linked_leaves(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
         let l = doc.get(key).and_then(link)?;
         Some(self.leaf_members(&l).await)
     }
@@ -321,24 +337,42 @@ impl<F: Fetch> Walk<'_, F> {
                     .collect()
             }
         };
-        let (processors, memory, (drives, simple_storage), ethernet, (chassis, ports), managers) =
-            tokio::join!(processors, memory, storage, ethernet, chassis, managers);
+        let bios = self.bios(&system);
+        let (
+            processors,
+            memory,
+            (drives, storages, volumes, simple_storage),
+            ethernet,
+            (chassis, ports),
+            managers,
+            (bios, bios_registry),
+        ) = tokio::join!(
+            processors, memory, storage, ethernet, chassis, managers, bios
+        );
         RawSystem {
             system,
             processors,
             memory,
             drives,
+            storages,
+            volumes,
             simple_storage,
             ethernet,
             ports,
             chassis,
             managers,
+            bios,
+            bios_registry,
+            accelerators: Vec::new(),
+            accelerator_memory: Vec::new(),
         }
     }
 
-    /// Drives from Storage; SimpleStorage only when Storage gave none.
-    async fn storage(&self, system: &Value) -> (Vec<Value>, Vec<Value>) {
+    /// Drives from Storage, with their Storage documents and the volumes they link to;
+    /// SimpleStorage only when Storage gave none.
+    async fn storage(&self, system: &Value) -> (Vec<Value>, Vec<Value>, Vec<Value>, Vec<Value>) {
         let mut drives = Vec::new();
+        let mut kept = Vec::new();
         if let Some(storages) = self.linked(system, "Storage").await {
             let per = join_all(storages.iter().map(|s| async move {
                 // Each drive once, however often the captures list it.
@@ -364,7 +398,9 @@ impl<F: Fetch> Walk<'_, F> {
             }))
             .await;
             drives = per.into_iter().flatten().collect();
+            kept = storages;
         }
+        let volumes = self.volumes_of(&drives).await;
         let usable = drives.iter().any(|d| {
             d.get("CapacityBytes")
                 .and_then(Value::as_u64)
@@ -377,7 +413,7 @@ impl<F: Fetch> Walk<'_, F> {
                 .await
                 .unwrap_or_default()
         };
-        (drives, simple)
+        (drives, kept, volumes, simple)
     }
 
     /// The system's chassis and their adapter ports (Ports first; NetworkPorts when Ports
@@ -460,6 +496,7 @@ pub async fn crawl<F: Fetch>(
         failed: Mutex::new(Vec::new()),
         seen: Mutex::new(BTreeSet::new()),
         expand_verdict: tokio::sync::Mutex::new(None),
+        registries: root.get("Registries").and_then(link),
     };
     let systems_link = root
         .get("Systems")
@@ -493,17 +530,32 @@ pub async fn crawl<F: Fetch>(
             .and_then(Value::as_u64)
             .unwrap_or(0)
     };
+    let mut boards: Vec<Value> = Vec::new();
     if systems.iter().any(|s| count(s) > 0) {
         let (hosts, others): (Vec<_>, Vec<_>) = systems.into_iter().partition(|s| count(s) > 0);
         for o in others {
             let id = o.get("@odata.id").and_then(Value::as_str).unwrap_or("?");
-            w.note(format!(
-                "{id}: a system without CPUs beside the host (e.g. a GPU baseboard); skipped"
-            ));
+            if hosts.len() == 1 {
+                w.note(format!(
+                    "{id}: a system without CPUs beside the host (a GPU baseboard); its GPUs are counted with the host"
+                ));
+                boards.push(o);
+            } else {
+                w.note(format!(
+                    "{id}: a system without CPUs beside several hosts; skipped (which host it serves is unknown)"
+                ));
+            }
         }
         systems = hosts;
     }
     let mut raw = join_all(systems.into_iter().map(|s| w.system(s))).await;
+    if let Some(host) = raw.first_mut() {
+        for b in &boards {
+            let (procs, memory) = w.accelerators(b).await;
+            host.accelerators.extend(procs);
+            host.accelerator_memory.extend(memory);
+        }
+    }
     for r in &mut raw {
         let has_drives = r
             .drives
@@ -525,39 +577,4 @@ pub async fn crawl<F: Fetch>(
     })
 }
 
-/// A Redfish-Mockup-Creator capture on disk, read as a BMC would serve it (for offline use
-/// and fast tests): `<dir>/redfish/v1/.../index.json`; no `$expand`.
-pub struct MockupDir {
-    pub root: PathBuf,
-    pub requests: std::sync::atomic::AtomicUsize,
-}
-
-impl MockupDir {
-    pub fn new(dir: &Path) -> MockupDir {
-        MockupDir {
-            root: dir.to_path_buf(),
-            requests: Default::default(),
-        }
-    }
-}
-
-impl Fetch for MockupDir {
-    async fn get(&self, path: &str) -> Result<Value, FetchError> {
-        self.requests
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if path.contains("?$expand") {
-            return Err(FetchError::Status(404, None));
-        }
-        let p = normalize_path(path);
-        let rel = p.trim_start_matches('/');
-        let file = self.root.join(rel).join("index.json");
-        let text = std::fs::read_to_string(&file).map_err(|_| FetchError::Status(404, None))?;
-        serde_json::from_str(&text).map_err(|e| FetchError::BadJson(e.to_string()))
-    }
-
-    fn expand(&self) -> bool {
-        false
-    }
-
-    fn expand_failed(&self) {}
-}
+pub use super::mockup_dir::MockupDir;

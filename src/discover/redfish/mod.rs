@@ -6,11 +6,16 @@
 //! seam; `normalize` turns documents into node records. [`discover`] runs them for a list
 //! of BMCs with a global cap on BMCs in flight and a deadline per BMC.
 
+pub mod bios;
+pub mod byid;
 pub mod crawl;
+pub mod firmware;
 pub mod identity;
+pub mod mockup_dir;
 pub mod normalize;
 #[cfg(test)]
 mod quirk_tests;
+mod walk_more;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -86,6 +91,10 @@ pub struct BmcOutcome {
     /// twice, or a copied answer. Shown to the user; the run is partial.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub seen_twice: Vec<String>,
+    /// Text the BMC gave that holds control or script characters: stored as given, shown
+    /// as a warning now, refused by `check` until corrected.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub distrusted: Vec<String>,
 }
 
 /// Why a BMC gave no inventory: it could not be reached or logged into, or its systems
@@ -158,6 +167,7 @@ async fn one(
         degraded: Vec::new(),
         kept_from_earlier: Vec::new(),
         seen_twice: Vec::new(),
+        distrusted: Vec::new(),
     };
     let url = match config::base_url(entry) {
         Ok(u) => u,
@@ -239,6 +249,12 @@ async fn one(
             out.notes.clone_from(&raw.notes);
             for sys in &raw.systems {
                 let node = normalize::node(sys, &raw.root, &url, now, &mut out.notes);
+                for (field, shown) in crate::inventory::text::untrusted_fields(&node) {
+                    out.distrusted.push(format!(
+                        "{}: {field} holds a control or script character: \"{shown}\"; stored as given, and `rackplan check` refuses it until corrected",
+                        crate::redfish::origin::shown(&node.id)
+                    ));
+                }
                 out.nodes.push(node.id.clone());
                 out.fallback_ids
                     .push(normalize::fallback_id(&sys.system, &url));

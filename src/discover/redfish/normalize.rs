@@ -27,40 +27,7 @@ fn state(v: &Value) -> Option<&str> {
     v.pointer("/Status/State").and_then(Value::as_str)
 }
 
-/// Serials that firmware writes when the vendor wrote none (DMTF SMBIOS defaults and the
-/// common OEM ones), compared without case.
-const PLACEHOLDER_SERIALS: &[&str] = &[
-    "to be filled by o.e.m.",
-    "to be filled by oem",
-    "default string",
-    "system serial number",
-    "chassis serial number",
-    "not specified",
-    "not applicable",
-    "n/a",
-    "na",
-    "none",
-    "null",
-    "unknown",
-    "invalid",
-    "serial",
-    "serialnumber",
-    "0123456789",
-    "123456789",
-    "1234567890",
-];
-
-/// A serial that identifies nothing: empty, all one character, dots, or a firmware
-/// placeholder. Such a serial never identifies a node.
-pub fn placeholder(serial: &str) -> bool {
-    let t = serial.trim();
-    let lower = t.to_ascii_lowercase();
-    t.is_empty()
-        || t.chars().all(|c| c == t.chars().next().unwrap_or('0'))
-        || t.chars().all(|c| c == '.' || c == ' ' || c == '-')
-        || PLACEHOLDER_SERIALS.contains(&lower.as_str())
-        || t.starts_with("01234567890123456789")
-}
+pub use crate::inventory::text::placeholder;
 
 /// Is this a CPU (not a GPU, FPGA, accelerator) that is present?
 fn is_cpu(p: &Value) -> bool {
@@ -124,14 +91,44 @@ fn cpu(raw: &RawSystem) -> Option<Cpu> {
     })
 }
 
+/// GPU memory in GiB: the linked Memory documents (HGX), else `ProcessorMemory`.
+fn gpu_memory(p: &Value, memory: &[Value]) -> Option<f64> {
+    let linked: Vec<&str> = p
+        .pointer("/Links/Memory")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("@odata.id").and_then(Value::as_str))
+        .collect();
+    let from_links: f64 = memory
+        .iter()
+        .filter(|m| {
+            m.get("@odata.id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| linked.iter().any(|l| same_link(l, id)))
+        })
+        .filter_map(|m| m.get("CapacityMiB").and_then(Value::as_f64))
+        .sum();
+    let inline: f64 = p
+        .get("ProcessorMemory")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("CapacityMiB").and_then(Value::as_f64))
+        .sum();
+    let mib = if from_links > 0.0 { from_links } else { inline };
+    (mib > 0.0 && mib.is_finite()).then(|| (mib / 1024.0 * 10.0).round() / 10.0)
+}
+
 fn gpus(raw: &RawSystem) -> Vec<Gpu> {
     raw.processors
         .iter()
+        .chain(raw.accelerators.iter())
         .filter(|p| s(p, "ProcessorType") == Some("GPU") && state(p) != Some("Absent"))
         .map(|p| Gpu {
             model: s(p, "Model").map(str::to_string),
             manufacturer: s(p, "Manufacturer").map(str::to_string),
-            memory_gib: None,
+            memory_gib: gpu_memory(p, &raw.accelerator_memory),
         })
         .collect()
 }
@@ -203,6 +200,39 @@ fn last_segment(v: &Value) -> String {
         .unwrap_or_default()
 }
 
+fn same_link(a: &str, b: &str) -> bool {
+    a.trim_end_matches('/')
+        .eq_ignore_ascii_case(b.trim_end_matches('/'))
+}
+
+fn links_of<'a>(v: &'a Value, pointer: &str) -> Vec<&'a str> {
+    v.pointer(pointer)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("@odata.id").and_then(Value::as_str))
+        .collect()
+}
+
+/// Where a drive sits: the Storage that lists it and the volumes it links to.
+fn drive_context<'a>(raw: &'a RawSystem, d: &Value) -> super::byid::Context<'a> {
+    let id = d.get("@odata.id").and_then(Value::as_str).unwrap_or("");
+    let storage = raw
+        .storages
+        .iter()
+        .find(|s| links_of(s, "/Drives").iter().any(|l| same_link(l, id)));
+    let mine = links_of(d, "/Links/Volumes");
+    let volumes = raw
+        .volumes
+        .iter()
+        .filter(|v| {
+            let vid = v.get("@odata.id").and_then(Value::as_str).unwrap_or("");
+            mine.iter().any(|l| same_link(l, vid))
+        })
+        .collect();
+    super::byid::Context { storage, volumes }
+}
+
 fn disks(raw: &RawSystem) -> Vec<Disk> {
     let mut out: Vec<Disk> = Vec::new();
     let mut serials = std::collections::BTreeSet::new();
@@ -232,6 +262,7 @@ fn disks(raw: &RawSystem) -> Vec<Disk> {
             protocol: protocol(d, m),
             model: s(d, "Model").map(str::to_string),
             serial,
+            derived: Some(super::byid::derive(d, &drive_context(raw, d))),
         });
     }
     if !out.is_empty() {
@@ -277,6 +308,11 @@ fn disks(raw: &RawSystem) -> Vec<Disk> {
                 protocol: protocol(dev, m),
                 model,
                 serial: None,
+                derived: Some(crate::inventory::DerivedPath {
+                    doubt: Some("the BMC lists this disk only under SimpleStorage, which gives no serial number or protocol to name it by; run `rackplan discover ssh` once an OS runs, or write the path `ls -l /dev/disk/by-id` shows in the installer's shell as this disk's `path` in nodes.yaml".into()),
+                    from: vec!["SimpleStorage.Devices".into()],
+                    ..Default::default()
+                }),
             });
         }
     }
@@ -471,6 +507,11 @@ pub fn node(
         disks: disks(raw),
         nics: nics(raw),
         gpus: gpus(raw),
+        firmware: super::firmware::firmware(raw),
+        bios: raw
+            .bios
+            .as_ref()
+            .and_then(|b| super::bios::normalize(b, raw.bios_registry.as_ref())),
         sources: crate::inventory::Sources {
             redfish: Some(now.to_string()),
             ssh: None,

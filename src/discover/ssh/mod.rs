@@ -188,6 +188,8 @@ pub fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec<String
         disks,
         nics,
         gpus: Vec::new(),
+        bios: None,
+        firmware: None,
         sources: Sources {
             redfish: None,
             ssh: Some(now.to_string()),

@@ -232,6 +232,7 @@ pub fn lsblk(text: &str, by_id: &BTreeMap<String, String>) -> Vec<Disk> {
             protocol,
             model: str_of("model"),
             serial: str_of("serial"),
+            derived: None,
         });
     }
     out

@@ -75,6 +75,20 @@ pub fn merge(bmc: &Node, os: &Node) -> (Node, Vec<String>) {
         match idx {
             Some(i) => {
                 let d = &mut out.disks[i];
+                if let (Some(seen), Some(derived)) = (
+                    o.path.as_deref(),
+                    d.derived.as_ref().and_then(|x| x.path.as_deref()),
+                ) && seen != derived
+                    && !d
+                        .derived
+                        .as_ref()
+                        .is_some_and(|x| x.also.iter().any(|a| a == seen))
+                {
+                    notes.push(format!(
+                        "disk {}: the OS names it {seen}, the BMC's data gave {derived}; the OS's name is used",
+                        d.id
+                    ));
+                }
                 d.path = o.path.clone().or(d.path.take());
                 d.protocol = d.protocol.or(o.protocol);
                 d.media = d.media.or(o.media);
@@ -174,6 +188,7 @@ mod tests {
                     protocol: Some(Protocol::Nvme),
                     model: Some("Micron_7450_MTFDKBA960TFR".into()),
                     serial: Some("233442ABA3AB".into()),
+                    derived: None,
                 },
                 Disk {
                     id: "nvme2n1".into(),
@@ -185,6 +200,7 @@ mod tests {
                     protocol: Some(Protocol::Nvme),
                     model: Some("Micron_7450_MTFDKBZ7T6TFR".into()),
                     serial: Some("233242BE0C46".into()),
+                    derived: None,
                 },
             ],
             sources: crate::inventory::Sources {

@@ -1,0 +1,517 @@
+//! The `/dev/disk/by-id` name of a drive, derived from its Redfish identity by udev's rules,
+//! so that a server without an operating system still gets an install config.
+//!
+//! udev (systemd `rules.d/60-persistent-storage.rules`) names whole disks:
+//! - NVMe: `nvme-<model>_<serial>` from the controller's sysfs `model` and `serial`, and
+//!   since systemd 254 (#26814) also `nvme-<model>_<serial>_<nsid>`. The nsid-less link exists
+//!   in every systemd, so it is the path written; the `_1` form is listed beside it.
+//! - SATA: `ata-<model>_<serial>` from ATA IDENTIFY (`ata_id`), and `wwn-0x<wwn>` only for a
+//!   WWN of NAA type 5.
+//! - SAS and RAID logical drives: `scsi-3<naa>` and `wwn-0x<naa>` from VPD page 0x83
+//!   (`scsi_id`), i.e. the logical unit's NAA name.
+//!
+//! Character rules: `ata_id` trims the ends, turns each run of inner blanks into one `_` and
+//! every character outside `[0-9A-Za-z#+-.:=@_]` into `_` (`udev_replace_whitespace`,
+//! `udev_replace_chars`). NVMe strings keep leading blanks and give different escaped and
+//! unescaped links for double blanks or other characters (systemd#27155), so such a model or
+//! serial is a doubt, not a name.
+//!
+//! What is never guessed: a drive without serial or protocol, a model or serial longer than
+//! the Identify field (the BMC did not copy it), a drive behind a RAID controller that is in
+//! no volume (Redfish does not say whether the controller passes it through), a drive that
+//! is one of several members of a RAID volume (the OS sees the volume), an identifier that is
+//! not the logical unit's NAA name (HPE labels the LUN's NAA-6 name `UUID`; a controller's
+//! SAS address is NAA type 3). Each gets a doubt saying how to settle it.
+
+use serde_json::Value;
+
+use crate::inventory::DerivedPath;
+
+const BY_ID: &str = "/dev/disk/by-id/";
+
+/// Where a drive sits: its Storage document and the volumes it belongs to.
+#[derive(Debug, Default)]
+pub struct Context<'a> {
+    pub storage: Option<&'a Value>,
+    pub volumes: Vec<&'a Value>,
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+fn doubt(why: impl Into<String>, from: &[&str]) -> DerivedPath {
+    DerivedPath {
+        doubt: Some(why.into()),
+        from: from.iter().map(|s| (*s).to_string()).collect(),
+        ..DerivedPath::default()
+    }
+}
+
+const SETTLE: &str = "run `rackplan discover ssh` once an OS runs, or write the path `ls -l /dev/disk/by-id` shows in the installer's shell as this disk's `path` in nodes.yaml";
+
+/// The drive's bus as Redfish states it: only `Protocol` (with `MediaType` for Dell's
+/// `PCIe`), never guessed from the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bus {
+    Nvme,
+    Sata,
+    Sas,
+}
+
+fn bus(drive: &Value) -> Result<Bus, String> {
+    match text(drive, "Protocol").map(str::trim) {
+        Some("NVMe") => Ok(Bus::Nvme),
+        Some("PCIe") if text(drive, "MediaType") == Some("SSD") => Ok(Bus::Nvme),
+        Some("SATA") => Ok(Bus::Sata),
+        Some("SAS") => Ok(Bus::Sas),
+        Some(p) if !p.is_empty() => Err(format!(
+            "the BMC gives protocol `{p}`, for which udev's by-id rules are not known here"
+        )),
+        _ => Err(
+            "the BMC gives no Protocol, so NVMe, SATA or SAS (and with it the by-id rule) is unknown"
+                .into(),
+        ),
+    }
+}
+
+/// A character `udev_replace_chars` keeps.
+fn kept(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "#+-.:=@_".contains(c)
+}
+
+/// `ata_id`'s form of an IDENTIFY string: ends trimmed, blank runs to one `_`, other
+/// characters outside the kept set to `_`.
+fn ata_form(s: &str) -> String {
+    let mut out = String::new();
+    for (i, word) in s.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push('_');
+        }
+        out.extend(word.chars().map(|c| if kept(c) { c } else { '_' }));
+    }
+    out
+}
+
+/// A Model or SerialNumber as given, checked against what udev would read from the device.
+fn field<'a>(drive: &'a Value, key: &str, max: usize, nvme: bool) -> Result<&'a str, String> {
+    let Some(raw) = text(drive, key) else {
+        return Err(format!("the BMC gives no {key}"));
+    };
+    let t = raw.trim_end();
+    if t.trim().is_empty() {
+        return Err(format!("the BMC gives an empty {key}"));
+    }
+    if !t.is_ascii() {
+        return Err(format!(
+            "{key} `{}` holds non-ASCII characters: not the drive's own Identify string",
+            t.trim()
+        ));
+    }
+    if t.trim().len() > max {
+        return Err(format!(
+            "{key} `{}` is longer than the {max} characters a drive reports: the BMC reformatted it",
+            t.trim()
+        ));
+    }
+    if key == "SerialNumber" && crate::inventory::text::placeholder(t) {
+        return Err(format!("SerialNumber `{}` is a placeholder", t.trim()));
+    }
+    if nvme {
+        if t.starts_with(char::is_whitespace) {
+            return Err(format!(
+                "{key} `{t}` starts with blanks, which udev keeps in one NVMe link and drops in the other (systemd#27155)"
+            ));
+        }
+        if t.contains("  ") || t.chars().any(|c| c.is_whitespace() && c != ' ') {
+            return Err(format!(
+                "{key} `{t}` holds padding inside it: the escaped and unescaped NVMe links differ, and the BMC's spacing may not be the drive's"
+            ));
+        }
+        if let Some(c) = t.chars().find(|c| *c != ' ' && !kept(*c)) {
+            return Err(format!(
+                "{key} `{t}` holds `{c}`, which udev writes differently in its two NVMe links"
+            ));
+        }
+    }
+    Ok(t)
+}
+
+/// A NAA name in lowercase hex, when it is one of a logical unit (type 5, 16 digits, or
+/// type 6, 32 digits).
+fn lu_naa(raw: &str) -> Option<String> {
+    let v = raw.trim().trim_start_matches("0x").to_ascii_lowercase();
+    let hex = v.chars().all(|c| c.is_ascii_hexdigit());
+    (hex && ((v.len() == 16 && v.starts_with('5')) || (v.len() == 32 && v.starts_with('6'))))
+        .then_some(v)
+}
+
+fn identifiers(v: &Value) -> Vec<(&str, &str)> {
+    v.get("Identifiers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|i| Some((text(i, "DurableNameFormat")?, text(i, "DurableName")?)))
+        .collect()
+}
+
+/// Is the volume the drive itself passed through (Dell's `RawDevice`)?
+fn raw_device(vol: &Value) -> bool {
+    text(vol, "VolumeType") == Some("RawDevice") || text(vol, "RAIDType") == Some("None")
+}
+
+fn member_count(vol: &Value) -> usize {
+    vol.pointer("/Links/Drives")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+        .max(
+            vol.pointer("/Links/Drives@odata.count")
+                .and_then(Value::as_u64)
+                .unwrap_or(0) as usize,
+        )
+}
+
+fn name_of(v: &Value) -> String {
+    text(v, "Name")
+        .or_else(|| text(v, "Id"))
+        .unwrap_or("?")
+        .trim()
+        .to_string()
+}
+
+/// The logical drive's name from the Volume's identifiers.
+fn from_volume(vol: &Value) -> DerivedPath {
+    let ids = identifiers(vol);
+    let from = ["Volume.Identifiers.DurableName"];
+    if let Some((_, naa)) = ids.iter().find(|(f, _)| *f == "NAA")
+        && let Some(v) = lu_naa(naa)
+    {
+        return DerivedPath {
+            path: Some(format!("{BY_ID}scsi-3{v}")),
+            also: vec![format!("{BY_ID}wwn-0x{v}")],
+            from: from.iter().map(|s| (*s).to_string()).collect(),
+            ..DerivedPath::default()
+        };
+    }
+    if let Some((f, val)) = ids.first() {
+        let candidate = lu_naa(val).map(|v| format!("{BY_ID}scsi-3{v}"));
+        let mut d = doubt(
+            format!(
+                "the drive is the RAID volume `{}`, whose identifier `{val}` is labelled {f}, not NAA: it may be the logical unit's name, but Redfish cannot prove it; {SETTLE}",
+                name_of(vol)
+            ),
+            &from,
+        );
+        d.candidate = candidate;
+        return d;
+    }
+    doubt(
+        format!(
+            "the drive is the RAID volume `{}`, which carries no identifier to name it by; {SETTLE}",
+            name_of(vol)
+        ),
+        &[],
+    )
+}
+
+/// Does the drive's storage controller build RAID volumes?
+fn raid_controller(storage: &Value) -> Option<String> {
+    storage
+        .get("StorageControllers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|c| {
+            c.get("SupportedRAIDTypes")
+                .and_then(Value::as_array)
+                .is_some_and(|t| t.iter().any(|x| x.as_str().is_some_and(|s| s != "None")))
+        })
+        .map(name_of)
+}
+
+/// The by-id name of one drive, or why there is none.
+pub fn derive(drive: &Value, cx: &Context<'_>) -> DerivedPath {
+    let raid: Vec<&&Value> = cx.volumes.iter().filter(|v| !raw_device(v)).collect();
+    match raid.as_slice() {
+        [] => {}
+        [vol] if member_count(vol) <= 1 => return from_volume(vol),
+        [vol] => {
+            return doubt(
+                format!(
+                    "the drive is one of {} members of RAID volume `{}`: the OS sees the volume, not the drive; name the volume's disk in the annotation ({SETTLE})",
+                    member_count(vol),
+                    name_of(vol)
+                ),
+                &["Drive.Links.Volumes"],
+            );
+        }
+        _ => {
+            return doubt(
+                format!("the drive belongs to {} RAID volumes; {SETTLE}", raid.len()),
+                &["Drive.Links.Volumes"],
+            );
+        }
+    }
+    if cx.volumes.is_empty()
+        && let Some(ctrl) = cx.storage.and_then(raid_controller)
+    {
+        return doubt(
+            format!(
+                "the drive sits behind RAID controller `{ctrl}` and in no volume: Redfish does not say whether the controller passes it through (then the OS sees it by its own name) or hides it; {SETTLE}"
+            ),
+            &["Storage.StorageControllers.SupportedRAIDTypes"],
+        );
+    }
+    let bus = match bus(drive) {
+        Ok(b) => b,
+        Err(why) => return doubt(format!("{why}; {SETTLE}"), &["Drive.Protocol"]),
+    };
+    let nvme = bus == Bus::Nvme;
+    let protocol_fields: &[&str] = if text(drive, "Protocol") == Some("PCIe") {
+        &["Drive.Protocol", "Drive.MediaType"]
+    } else {
+        &["Drive.Protocol"]
+    };
+    let mut from: Vec<String> = protocol_fields.iter().map(|s| (*s).to_string()).collect();
+    match bus {
+        Bus::Nvme | Bus::Sata => {
+            let model = field(drive, "Model", 40, nvme);
+            let serial = field(drive, "SerialNumber", 20, nvme);
+            let (model, serial) = match (model, serial) {
+                (Ok(m), Ok(s)) => (m, s),
+                (Err(why), _) | (_, Err(why)) => {
+                    return doubt(
+                        format!("{why}; {SETTLE}"),
+                        &["Drive.Model", "Drive.SerialNumber"],
+                    );
+                }
+            };
+            from.push("Drive.Model".into());
+            from.push("Drive.SerialNumber".into());
+            if nvme {
+                let base = format!("nvme-{}_{}", model.replace(' ', "_"), serial);
+                DerivedPath {
+                    path: Some(format!("{BY_ID}{base}")),
+                    also: vec![format!("{BY_ID}{base}_1")],
+                    from,
+                    ..DerivedPath::default()
+                }
+            } else {
+                let mut also = Vec::new();
+                for (f, n) in identifiers(drive) {
+                    if f == "NAA"
+                        && let Some(v) = lu_naa(n).filter(|v| v.len() == 16)
+                    {
+                        also.push(format!("{BY_ID}wwn-0x{v}"));
+                    }
+                }
+                DerivedPath {
+                    path: Some(format!(
+                        "{BY_ID}ata-{}_{}",
+                        ata_form(model),
+                        ata_form(serial)
+                    )),
+                    also,
+                    from,
+                    ..DerivedPath::default()
+                }
+            }
+        }
+        Bus::Sas => {
+            let ids = identifiers(drive);
+            match ids
+                .iter()
+                .find_map(|(f, n)| (*f == "NAA").then(|| lu_naa(n)).flatten())
+            {
+                Some(v) => {
+                    from.push("Drive.Identifiers.DurableName".into());
+                    DerivedPath {
+                        path: Some(format!("{BY_ID}scsi-3{v}")),
+                        also: vec![format!("{BY_ID}wwn-0x{}", v)],
+                        from,
+                        ..DerivedPath::default()
+                    }
+                }
+                None => doubt(
+                    format!(
+                        "a SAS drive is named by its logical unit's NAA name, and the BMC gives none{}; {SETTLE}",
+                        if ids.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                " (it gives {}, which is not a logical unit's NAA-5/6 name)",
+                                ids.iter()
+                                    .map(|(f, n)| format!("{f} {n}"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        }
+                    ),
+                    &["Drive.Identifiers"],
+                ),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn path(d: &DerivedPath) -> &str {
+        d.path.as_deref().unwrap_or_else(|| panic!("{d:?}"))
+    }
+
+    #[test]
+    fn nvme_from_model_and_serial() {
+        let d = derive(
+            &json!({"Protocol": "PCIe", "MediaType": "SSD", "Model": "Dell Ent NVMe CM6 RI 1.92TB", "SerialNumber": "61X0A002TCD8"}),
+            &Context::default(),
+        );
+        assert_eq!(
+            path(&d),
+            "/dev/disk/by-id/nvme-Dell_Ent_NVMe_CM6_RI_1.92TB_61X0A002TCD8"
+        );
+        assert_eq!(
+            d.also,
+            ["/dev/disk/by-id/nvme-Dell_Ent_NVMe_CM6_RI_1.92TB_61X0A002TCD8_1"]
+        );
+        assert!(d.from.contains(&"Drive.MediaType".to_string()));
+    }
+
+    #[test]
+    fn trailing_padding_is_harmless_inner_padding_is_not() {
+        let padded = derive(
+            &json!({"Protocol": "NVMe", "Model": "Micron_7450_MTFDKBZ7T6TFR          ", "SerialNumber": "233242BE0C46    "}),
+            &Context::default(),
+        );
+        assert_eq!(
+            path(&padded),
+            "/dev/disk/by-id/nvme-Micron_7450_MTFDKBZ7T6TFR_233242BE0C46"
+        );
+        for model in ["Dell  Ent", " Lead", "Tab\tin", "Slash/in", "Ünï"] {
+            let d = derive(
+                &json!({"Protocol": "NVMe", "Model": model, "SerialNumber": "S1"}),
+                &Context::default(),
+            );
+            assert!(d.path.is_none() && d.doubt.is_some(), "{model}: {d:?}");
+        }
+    }
+
+    #[test]
+    fn sata_collapses_blanks_and_wwn_only_for_naa5() {
+        let d = derive(
+            &json!({"Protocol": "SATA", "Model": "SAMSUNG  MZ7LH1T9HMLT-00005", "SerialNumber": "S455NY0M831393      ",
+                    "Identifiers": [{"DurableNameFormat": "NAA", "DurableName": "5002538E40A1B2C3"}]}),
+            &Context::default(),
+        );
+        assert_eq!(
+            path(&d),
+            "/dev/disk/by-id/ata-SAMSUNG_MZ7LH1T9HMLT-00005_S455NY0M831393"
+        );
+        assert_eq!(d.also, ["/dev/disk/by-id/wwn-0x5002538e40a1b2c3"]);
+        let hpe = derive(
+            &json!({"Protocol": "SATA", "Model": "VK000960GXAWL", "SerialNumber": "21122DE9C12C",
+                    "Identifiers": [{"DurableNameFormat": "NAA", "DurableName": "31402EC014CD7DB0"}]}),
+            &Context::default(),
+        );
+        assert!(hpe.also.is_empty(), "a controller-assigned NAA-3 is no WWN");
+    }
+
+    #[test]
+    fn never_guessed() {
+        for drive in [
+            json!({"Model": "SAMSUNG MZ7LH1T9HMLT-00005", "SerialNumber": "S455NY0M831393"}),
+            json!({"Protocol": "NVMe", "Model": "NVMe 1000"}),
+            json!({"Protocol": "SATA", "Model": "X", "SerialNumber": "To Be Filled By O.E.M."}),
+            json!({"Protocol": "SATA", "Model": "X", "SerialNumber": "012345678901234567890123"}),
+            json!({"Protocol": "SAS", "Model": "SAS 18000", "SerialNumber": "S1"}),
+            json!({"Protocol": "FC", "Model": "X", "SerialNumber": "S1"}),
+        ] {
+            let d = derive(&drive, &Context::default());
+            assert!(d.path.is_none(), "{drive}: {d:?}");
+            assert!(
+                d.doubt.as_deref().unwrap().contains("discover ssh"),
+                "{d:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn sas_from_the_logical_unit_naa() {
+        let d = derive(
+            &json!({"Protocol": "SAS", "Identifiers": [{"DurableNameFormat": "NAA", "DurableName": "5000C500A1B2C3D4"}]}),
+            &Context::default(),
+        );
+        assert_eq!(path(&d), "/dev/disk/by-id/scsi-35000c500a1b2c3d4");
+        assert_eq!(d.also, ["/dev/disk/by-id/wwn-0x5000c500a1b2c3d4"]);
+    }
+
+    #[test]
+    fn raid_volumes_and_controllers() {
+        let drive =
+            json!({"Protocol": "SATA", "Model": "VK000960GXAWL", "SerialNumber": "21122DE9C12C"});
+        let naa = json!({"Name": "LD1", "RAIDType": "RAID0", "Identifiers": [{"DurableNameFormat": "NAA", "DurableName": "600508B1001C9F462DF9151C6F566A7A"}], "Links": {"Drives": [{}]}});
+        let d = derive(
+            &drive,
+            &Context {
+                storage: None,
+                volumes: vec![&naa],
+            },
+        );
+        assert_eq!(
+            path(&d),
+            "/dev/disk/by-id/scsi-3600508b1001c9f462df9151c6f566a7a"
+        );
+        let uuid = json!({"Name": "LD1", "RAIDType": "RAID0", "Identifiers": [{"DurableNameFormat": "UUID", "DurableName": "600508B1001C9F462DF9151C6F566A7A"}], "Links": {"Drives": [{}]}});
+        let d = derive(
+            &drive,
+            &Context {
+                storage: None,
+                volumes: vec![&uuid],
+            },
+        );
+        assert!(d.path.is_none());
+        assert_eq!(
+            d.candidate.as_deref(),
+            Some("/dev/disk/by-id/scsi-3600508b1001c9f462df9151c6f566a7a")
+        );
+        let two = json!({"Name": "LD2", "RAIDType": "RAID1", "Links": {"Drives": [{}, {}]}});
+        let d = derive(
+            &drive,
+            &Context {
+                storage: None,
+                volumes: vec![&two],
+            },
+        );
+        assert!(d.doubt.unwrap().contains("one of 2 members"));
+        let raw = json!({"VolumeType": "RawDevice", "RAIDType": null});
+        let d = derive(
+            &drive,
+            &Context {
+                storage: None,
+                volumes: vec![&raw],
+            },
+        );
+        assert_eq!(path(&d), "/dev/disk/by-id/ata-VK000960GXAWL_21122DE9C12C");
+        let ctrl = json!({"StorageControllers": [{"Name": "M.2 RAID kit", "SupportedRAIDTypes": ["RAID1"]}]});
+        let d = derive(
+            &drive,
+            &Context {
+                storage: Some(&ctrl),
+                volumes: vec![],
+            },
+        );
+        assert!(d.doubt.unwrap().contains("M.2 RAID kit"));
+        let hba = json!({"StorageControllers": [{"Name": "VROC", "SupportedRAIDTypes": []}]});
+        let d = derive(
+            &drive,
+            &Context {
+                storage: Some(&hba),
+                volumes: vec![],
+            },
+        );
+        assert!(d.path.is_some());
+    }
+}

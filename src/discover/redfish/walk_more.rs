@@ -1,0 +1,132 @@
+//! More of the Redfish walk (see `crawl`): the volumes drives belong to, the BIOS and its
+//! attribute registry, and accelerator baseboards exposed as systems of their own.
+
+use futures_util::future::join_all;
+use serde_json::Value;
+
+use super::crawl::{MAX_MEMBERS, Walk};
+use crate::redfish::fetch::{Fetch, link};
+
+impl<F: Fetch> Walk<'_, F> {
+    /// The volumes drives link to, each once: whether a drive is a RAID member or passed
+    /// through decides the name the OS gives it.
+    pub(super) async fn volumes_of(&self, drives: &[Value]) -> Vec<Value> {
+        let mut links: Vec<String> = Vec::new();
+        for d in drives {
+            for l in d
+                .pointer("/Links/Volumes")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .take(MAX_MEMBERS)
+                .filter_map(link)
+            {
+                let key = l.trim_end_matches('/').to_ascii_lowercase();
+                if !links
+                    .iter()
+                    .any(|x| x.trim_end_matches('/').to_ascii_lowercase() == key)
+                {
+                    links.push(l);
+                }
+            }
+        }
+        join_all(links.iter().take(MAX_MEMBERS).map(|l| self.get_leaf(l)))
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    /// The `Bios` resource, and its attribute registry when the attribute names alone do
+    /// not say what they are (Registries -> the registry file -> its `Location`).
+    pub(super) async fn bios(&self, system: &Value) -> (Option<Value>, Option<Value>) {
+        let Some(mut l) = system.get("Bios").and_then(link) else {
+            return (None, None);
+        };
+        // iLO links `/redfish/v1/systems/1/bios/` in lowercase and answers either case; a
+        // case-sensitive server (a capture on disk) has it under the system's own spelling.
+        if let Some(own) = system.get("@odata.id").and_then(Value::as_str) {
+            let own = own.trim_end_matches('/');
+            if l.len() > own.len()
+                && l.is_char_boundary(own.len())
+                && l[..own.len()].eq_ignore_ascii_case(own)
+            {
+                l = format!("{own}{}", &l[own.len()..]);
+            }
+        }
+        let Some(bios) = self.get_leaf(&l).await else {
+            return (None, None);
+        };
+        if !super::bios::needs_registry(&bios) {
+            return (Some(bios), None);
+        }
+        let (Some(id), Some(coll)) = (
+            bios.get("AttributeRegistry").and_then(Value::as_str),
+            self.registries.as_deref(),
+        ) else {
+            return (Some(bios), None);
+        };
+        let Some(files) = self.get(coll).await else {
+            return (Some(bios), None);
+        };
+        let file = files
+            .get("Members")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .take(MAX_MEMBERS)
+            .filter_map(link)
+            .find(|m| {
+                m.trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|last| last.eq_ignore_ascii_case(id))
+            });
+        let Some(file) = file else {
+            self.note(format!("{coll}: no registry file for BIOS registry {id}"));
+            return (Some(bios), None);
+        };
+        let Some(doc) = self.get_leaf(&file).await else {
+            return (Some(bios), None);
+        };
+        let uri = doc
+            .get("Location")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find_map(|l| l.get("Uri").and_then(Value::as_str).map(str::to_string));
+        let registry = match uri {
+            Some(u) => self.get_leaf(&u).await,
+            None => None,
+        };
+        (Some(bios), registry)
+    }
+
+    /// The GPU processors of a system without CPUs, and the memory they link to.
+    pub(super) async fn accelerators(&self, system: &Value) -> (Vec<Value>, Vec<Value>) {
+        let procs: Vec<Value> = self
+            .linked_leaves(system, "Processors")
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.get("ProcessorType").and_then(Value::as_str) == Some("GPU"))
+            .collect();
+        let links: Vec<String> = procs
+            .iter()
+            .flat_map(|p| {
+                p.pointer("/Links/Memory")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(link)
+            })
+            .take(MAX_MEMBERS)
+            .collect();
+        let memory = join_all(links.iter().map(|l| self.get_leaf(l)))
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        (procs, memory)
+    }
+}

@@ -1,0 +1,98 @@
+//! Text a BMC or host said that must never reach a config, an iPXE script or a comment:
+//! control characters (a newline ends an iPXE command or a YAML comment) and iPXE's and the
+//! shell's metacharacters. Discovery warns when it stores such text; `check` refuses it.
+
+use super::model::Node;
+
+/// A character that could turn into a command or break a file.
+pub fn unsafe_char(c: char) -> bool {
+    c.is_control() || matches!(c, '$' | '{' | '}' | '\\' | '|' | '&' | ';' | '`' | '"')
+}
+
+/// Every discovered string of a node that holds an unsafe character, by field name, with
+/// the value shown safely (control characters replaced, at most 60 characters).
+pub fn untrusted_fields(node: &Node) -> Vec<(String, String)> {
+    let mut fields: Vec<(String, &str)> = vec![("id".into(), node.id.as_str())];
+    fn opt<'a>(name: &str, v: Option<&'a String>) -> Option<(String, &'a str)> {
+        v.map(|x| (name.to_string(), x.as_str()))
+    }
+    fields.extend(opt("serial", node.serial.as_ref()));
+    fields.extend(opt("manufacturer", node.manufacturer.as_ref()));
+    fields.extend(opt("model", node.model.as_ref()));
+    if let Some(b) = &node.bmc {
+        fields.push(("bmc.address".into(), b.address.as_str()));
+        fields.extend(opt("bmc.vendor", b.vendor.as_ref()));
+        fields.extend(opt("bmc.firmware", b.firmware.as_ref()));
+    }
+    if let Some(c) = &node.cpu {
+        fields.extend(opt("cpu.model", c.model.as_ref()));
+    }
+    for (i, d) in node.disks.iter().enumerate() {
+        fields.push((format!("disks[{i}].id"), d.id.as_str()));
+        fields.extend(opt(&format!("disks[{i}].path"), d.path.as_ref()));
+        fields.extend(opt(&format!("disks[{i}].model"), d.model.as_ref()));
+        fields.extend(opt(&format!("disks[{i}].serial"), d.serial.as_ref()));
+        if let Some(x) = &d.derived {
+            fields.extend(opt(&format!("disks[{i}].derived.path"), x.path.as_ref()));
+        }
+    }
+    for (i, n) in node.nics.iter().enumerate() {
+        fields.push((format!("nics[{i}].mac"), n.mac.as_str()));
+        fields.extend(opt(&format!("nics[{i}].name"), n.name.as_ref()));
+        fields.extend(opt(&format!("nics[{i}].adapter"), n.adapter.as_ref()));
+    }
+    for (i, g) in node.gpus.iter().enumerate() {
+        fields.extend(opt(&format!("gpus[{i}].model"), g.model.as_ref()));
+        fields.extend(opt(
+            &format!("gpus[{i}].manufacturer"),
+            g.manufacturer.as_ref(),
+        ));
+    }
+    fields
+        .into_iter()
+        .filter(|(_, v)| v.chars().any(unsafe_char))
+        .map(|(field, v)| {
+            let shown: String = v
+                .chars()
+                .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+                .take(60)
+                .collect();
+            (field, shown)
+        })
+        .collect()
+}
+
+/// Serials that firmware writes when the vendor wrote none (DMTF SMBIOS defaults and the
+/// common OEM ones), compared without case.
+const PLACEHOLDER_SERIALS: &[&str] = &[
+    "to be filled by o.e.m.",
+    "to be filled by oem",
+    "default string",
+    "system serial number",
+    "chassis serial number",
+    "not specified",
+    "not applicable",
+    "n/a",
+    "na",
+    "none",
+    "null",
+    "unknown",
+    "invalid",
+    "serial",
+    "serialnumber",
+    "0123456789",
+    "123456789",
+    "1234567890",
+];
+
+/// A serial that identifies nothing: empty, all one character, dots, or a firmware
+/// placeholder. Such a serial never identifies a node.
+pub fn placeholder(serial: &str) -> bool {
+    let t = serial.trim();
+    let lower = t.to_ascii_lowercase();
+    t.is_empty()
+        || t.chars().all(|c| c == t.chars().next().unwrap_or('0'))
+        || t.chars().all(|c| c == '.' || c == ' ' || c == '-')
+        || PLACEHOLDER_SERIALS.contains(&lower.as_str())
+        || t.starts_with("01234567890123456789")
+}
