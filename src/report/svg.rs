@@ -57,6 +57,8 @@ pub struct Chart<'a> {
     pub y_from_zero: bool,
     /// A line of text under the title (what is not plotted and why).
     pub note: Option<String>,
+    /// Words under the note, wrapped (the rule behind a marked answer).
+    pub caption: Option<String>,
 }
 
 impl<'a> Chart<'a> {
@@ -75,6 +77,7 @@ impl<'a> Chart<'a> {
             markers: Vec::new(),
             y_from_zero: true,
             note: None,
+            caption: None,
         }
     }
 }
@@ -227,11 +230,30 @@ pub fn render(c: &Chart<'_>) -> String {
         W / 2.0,
         plain(c.title)
     );
-    if let Some(n) = &c.note {
+    // The note, then the caption wrapped, in at most three lines above the plot.
+    let mut under: Vec<String> = c.note.iter().cloned().collect();
+    if let Some(cap) = &c.caption {
+        let mut line = String::new();
+        for w in cap.split_whitespace() {
+            if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > 118 {
+                under.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(w);
+        }
+        if !line.is_empty() {
+            under.push(line);
+        }
+    }
+    for (i, n) in under.iter().take(3).enumerate() {
         let _ = writeln!(
             s,
-            r##"<text x="{}" y="44" font-size="11" fill="#555" text-anchor="middle">{}</text>"##,
+            r##"<text x="{}" y="{}" font-size="{}" fill="#555" text-anchor="middle">{}</text>"##,
             W / 2.0,
+            42 + 12 * i,
+            if i == 0 && c.note.is_some() { 11 } else { 10 },
             plain(n)
         );
     }
