@@ -233,8 +233,20 @@ pub fn render(c: &Chart<'_>) -> String {
     // The note, then the caption wrapped, in at most three lines above the plot.
     let mut under: Vec<String> = c.note.iter().cloned().collect();
     if let Some(cap) = &c.caption {
-        let mut line = String::new();
+        // A number keeps its unit (`50 %`, `1.34 h`) on its line.
+        let mut words: Vec<String> = Vec::new();
         for w in cap.split_whitespace() {
+            let unit = w.chars().count() <= 3 && !w.chars().any(|c| c.is_ascii_digit());
+            match words.last_mut() {
+                Some(prev) if unit && prev.ends_with(|c: char| c.is_ascii_digit()) => {
+                    prev.push(' ');
+                    prev.push_str(w);
+                }
+                _ => words.push(w.to_string()),
+            }
+        }
+        let mut line = String::new();
+        for w in &words {
             if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > 118 {
                 under.push(std::mem::take(&mut line));
             }
@@ -478,5 +490,24 @@ mod tests {
         // Hours that reach the abort line draw it.
         c.series = vec![Series::line("hours", vec![(1.0, 30.0), (2.0, 20.0)])];
         assert!(render(&c).contains("24 h rebuild abort"));
+    }
+
+    #[test]
+    fn the_caption_wraps_without_parting_a_number_from_its_unit() {
+        let mut c = Chart::new("t", "x", "y");
+        c.series = vec![Series::line("hours", vec![(1.0, 3.0), (2.0, 2.0)])];
+        let words = "at most 1.34 h and ".repeat(12) + "at most 50 % of any link";
+        c.caption = Some(words);
+        let svg = render(&c);
+        for line in svg.lines().filter(|l| l.contains("font-size=\"10\"")) {
+            let text = line.split('>').nth(1).unwrap_or("");
+            assert!(!text.starts_with('%') && !text.starts_with("h "), "{text}");
+            assert!(!text.ends_with(" 50") && !text.ends_with(" 1.34"), "{text}");
+        }
+        // The hours axis starts at zero unless told otherwise.
+        assert!(
+            svg.contains(">0.0</text>") || svg.contains(">0</text>"),
+            "{svg}"
+        );
     }
 }

@@ -122,6 +122,8 @@ pub struct Study {
     pub harvester_version_from: &'static str,
     /// The dump named its Longhorn version (`current-longhorn-version`).
     pub longhorn_version_from_dump: bool,
+    /// Set when the site's Harvester version replaced a different one the scenario named.
+    pub harvester_version_note: Option<String>,
 }
 
 impl Study {
@@ -148,6 +150,7 @@ impl Study {
             live_summary: None,
             harvester_version_from: "default",
             longhorn_version_from_dump: false,
+            harvester_version_note: None,
         };
         if study
             .source
@@ -226,12 +229,14 @@ impl Study {
     /// The site's inventory as the fleet; a site with no nodes is an error located at the
     /// scenario's `fleet.site`.
     fn attach_site(&mut self, inputs: &crate::plan::Inputs) -> Result<(), InputError> {
-        // The site names the Harvester it installs: that version, unless the scenario says
-        // which one to model.
+        // The site names the Harvester it installs: that version wins, as a dump's does.
         let site_version = &inputs.site.site.harvester.version;
-        if self.harvester_version_from != "scenario"
-            && crate::simulate::scenario::version(site_version).is_some()
-        {
+        if crate::simulate::scenario::version(site_version).is_some() {
+            let given = &self.scenario.platform.harvester_version;
+            if self.harvester_version_from == "scenario" && given != site_version {
+                self.harvester_version_note =
+                    Some(format!("the scenario says {given}; the site wins"));
+            }
             self.scenario.platform.harvester_version = site_version.clone();
             self.harvester_version_from = "site";
         }

@@ -207,10 +207,10 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
             Some("is not Ready")
         } else if n.pressure {
             Some("is under disk, memory, PID or network pressure (Longhorn: not Ready)")
-        } else if l.is_some_and(|l| l.schedulable == Some(false))
-            || (on_cordon && (n.cordoned || n.maintenance.is_some()))
-        {
-            Some("is not Schedulable (cordoned)")
+        } else if on_cordon && (n.cordoned || n.maintenance.is_some()) {
+            Some("is cordoned (disable-scheduling-on-cordoned-node: not Schedulable)")
+        } else if l.is_some_and(|l| l.schedulable == Some(false)) {
+            Some("is not Schedulable")
         } else if l.is_some_and(|l| !l.allow_scheduling) {
             Some("has Longhorn scheduling off")
         } else {

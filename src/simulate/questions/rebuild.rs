@@ -210,6 +210,14 @@ pub fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption> {
         source,
         note,
     }];
+    if l.live.is_none() {
+        out.push(Assumption {
+            input: "Harvester version".into(),
+            value: p.harvester_version.clone(),
+            source: l.harvester_version_from,
+            note: l.harvester_version_note.clone(),
+        });
+    }
     let (_, longhorn) = longhorn_of(p);
     let version_from = if l.longhorn_version_from_dump {
         "dump"

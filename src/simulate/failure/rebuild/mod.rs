@@ -3,6 +3,7 @@
 
 mod input;
 mod model;
+mod share;
 mod sweep;
 mod what_if;
 

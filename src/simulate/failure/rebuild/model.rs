@@ -17,6 +17,8 @@
 
 use serde::Serialize;
 
+use super::share::{CATS, Stream, share};
+
 #[derive(Debug, Clone)]
 pub struct NodeCaps {
     pub name: String,
@@ -83,7 +85,10 @@ pub struct RebuildResult {
     /// Transfer time until the last replica that does complete.
     pub transfer_hours: f64,
     pub bytes: f64,
+    /// What limited the bytes moved most, and where ("7 receiving nodes in rack r02 x
+    /// limit 2 x 100 MB/s"); `limited_by` says only what.
     pub bottleneck: String,
+    pub limited_by: String,
     /// Replicas whose every attempt exceeds the abort limit: Longhorn restarts them forever.
     pub aborted: usize,
     /// Attempts aborted at the limit and started again, in all.
@@ -111,92 +116,6 @@ pub struct RebuildResult {
 pub fn wire_efficiency(mtu: u32) -> f64 {
     let mtu = f64::from(mtu);
     (mtu - 52.0) / (mtu + 38.0 + 4.0)
-}
-
-struct Stream {
-    job: usize,
-    src: usize,
-    dst: usize,
-    remaining: f64,
-    rate: f64,
-    started: f64,
-    limited_by: usize,
-    /// Aborted at the limit since the rates last changed: it will abort again.
-    looping: bool,
-}
-
-const CATS: [&str; 6] = [
-    "per-stream rate",
-    "per-node rebuild limit x per-stream rate",
-    "network ingress of target nodes",
-    "network egress of source nodes",
-    "disk write of target nodes",
-    "disk read of source nodes",
-];
-
-/// Max-min fair rates; returns for each stream the resource category that froze it.
-fn share(streams: &mut [Stream], nodes: &[NodeCaps], flow: f64) {
-    let n = nodes.len();
-    let mut rem: Vec<f64> = Vec::with_capacity(4 * n);
-    rem.extend(nodes.iter().map(|x| x.ingress));
-    rem.extend(nodes.iter().map(|x| x.egress));
-    rem.extend(nodes.iter().map(|x| x.disk_write));
-    rem.extend(nodes.iter().map(|x| x.disk_read));
-    let res = |s: &Stream| [s.dst, n + s.src, 2 * n + s.dst, 3 * n + s.src];
-    let mut frozen = vec![false; streams.len()];
-    for s in streams.iter_mut() {
-        s.rate = 0.0;
-    }
-    loop {
-        let mut users = vec![0usize; 4 * n];
-        for (i, s) in streams.iter().enumerate() {
-            if !frozen[i] {
-                for r in res(s) {
-                    users[r] += 1;
-                }
-            }
-        }
-        if frozen.iter().all(|f| *f) {
-            break;
-        }
-        let mut inc = f64::INFINITY;
-        for (i, s) in streams.iter().enumerate() {
-            if !frozen[i] {
-                inc = inc.min(flow - s.rate);
-            }
-        }
-        for r in 0..4 * n {
-            if users[r] > 0 {
-                inc = inc.min(rem[r].max(0.0) / users[r] as f64);
-            }
-        }
-        for (i, s) in streams.iter_mut().enumerate() {
-            if frozen[i] {
-                continue;
-            }
-            s.rate += inc;
-            for r in res(s) {
-                rem[r] -= inc;
-            }
-        }
-        for (i, s) in streams.iter_mut().enumerate() {
-            if frozen[i] {
-                continue;
-            }
-            if s.rate >= flow - 1e-6 {
-                frozen[i] = true;
-                s.limited_by = 0;
-                continue;
-            }
-            for (k, r) in res(s).into_iter().enumerate() {
-                if rem[r] <= 1e-6 {
-                    frozen[i] = true;
-                    s.limited_by = 2 + k;
-                    break;
-                }
-            }
-        }
-    }
 }
 
 /// Upper bound on event-loop steps: every step starts, completes or aborts a stream, and a
@@ -444,6 +363,11 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
         transfer_hours: last_done / 3600.0,
         bytes: total,
         bottleneck,
+        limited_by: if total > 0.0 {
+            CATS[best].to_string()
+        } else {
+            "nothing to rebuild".into()
+        },
         aborted,
         abort_restarts: restarts,
         stranded,

@@ -41,7 +41,7 @@ pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendati
             SweepPoint {
                 limit: k,
                 hours: r.hours_to_full_redundancy,
-                bottleneck: r.bottleneck,
+                bottleneck: r.limited_by,
                 peak_link_share: r.peak_link_share,
                 peak_disk_share: r.peak_disk_share,
             }
@@ -66,12 +66,11 @@ pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendati
         .iter()
         .filter(|p| p.hours.is_some_and(|h| h <= best * (1.0 + NEAR_FASTEST)))
         .collect();
+    let cut = best * (1.0 + NEAR_FASTEST);
     let rule = format!(
-        "the smallest limit within {} of the fastest ({best:.2} h, so at most {:.2} h) whose rebuild takes at most {} of any node's link and disk (analysis.warn.rebuild_share); if none does, the smallest within {}",
+        "the smallest limit whose time is at most {cut:.2} h ({} over the fastest in the sweep) and whose rebuild takes at most {} of any node's link and disk (analysis.warn.rebuild_share); if none does, the smallest limit at most {cut:.2} h",
         pct(NEAR_FASTEST),
-        best * (1.0 + NEAR_FASTEST),
         pct(share),
-        pct(NEAR_FASTEST)
     );
     let within = near
         .iter()
