@@ -302,12 +302,8 @@ fn warnings_fire_where_a_limit_is_crossed_and_only_there() {
         (
             "share",
             "analysis:",
-            "analysis:\n  warn: {rebuild_share: 0.05}",
-            &[
-                "rebuild-share",
-                "rebuild-limit-fallback",
-                "rebuild-source-load",
-            ],
+            "analysis:\n  warn: {rebuild_share: 0.02}",
+            &["rebuild-share", "rebuild-limit-fallback"],
         ),
         (
             "memory",
@@ -337,6 +333,42 @@ fn warnings_fire_where_a_limit_is_crossed_and_only_there() {
             );
         }
     }
+}
+
+/// One source for many receivers: every volume of r-01 has its other replica on s-01, the
+/// only node of rack r1; Longhorn v1.11 (Harvester v1.8) spreads the replacements over
+/// r-02..r-04, and all of them read from s-01. Longhorn limits receiving nodes only.
+#[test]
+fn a_source_serving_more_streams_than_the_limit_is_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "source.yaml",
+        "name: one-source
+fleet:
+  classes:
+    - {name: r, count: 4, threads: 64, memory_gib: 256, disks: 1, disk_tb: 8, racks: [r0]}
+    - {name: s, count: 1, threads: 64, memory_gib: 256, disks: 1, disk_tb: 8, racks: [r1]}
+platform: {replicas: 2, harvester_version: v1.8, rebuild_limit: 2}
+shapes:
+  w: {pools: [{name: w, count: 40, vcpu: 2, memory_gib: 4, disks_gib: [200]}]}
+clusters: [{shape: w, count: 1}]
+analysis: {risk_trials: 200, rebuild_node: 0, warn: {rebuild_share: 0.05}}
+",
+    );
+    let (_, v, stderr) = simulate(&[p.to_str().unwrap()]);
+    let rb = &v["rebuild"];
+    assert_eq!(rb["failed_node"], "r-01", "{stderr}");
+    assert!(
+        rb["peak_source_streams"].as_u64().unwrap() > 2,
+        "{}",
+        rb["peak_source_streams"]
+    );
+    assert!(
+        kinds(&v).iter().any(|k| k == "rebuild-source-load"),
+        "{:?}",
+        kinds(&v)
+    );
 }
 
 #[test]

@@ -128,6 +128,27 @@ impl Source {
         }
     }
 
+    /// Whether the file states a value at `path` (a default filled in does not count).
+    pub fn has(&self, path: &[Seg]) -> bool {
+        let Some(mut node) = self.tree.as_ref() else {
+            return false;
+        };
+        for seg in path {
+            let next = match (&node.value, seg) {
+                (Node::Map(entries), Seg::Key(k)) => {
+                    entries.iter().find(|(key, _)| key == k).map(|(_, v)| v)
+                }
+                (Node::Seq(items), Seg::Index(i)) => items.get(*i),
+                _ => None,
+            };
+            match next {
+                Some(n) => node = n,
+                None => return false,
+            }
+        }
+        true
+    }
+
     /// Line and column (1-based) of the value at `path`, or of its nearest ancestor.
     pub fn locate(&self, path: &[Seg]) -> (usize, usize) {
         let Some(mut node) = self.tree.as_ref() else {

@@ -44,6 +44,9 @@ pub struct Node {
     /// `harvesterhci.io/maintain-status`: `running` or `completed`.
     pub maintenance: Option<String>,
     pub ready: Option<bool>,
+    /// A `DiskPressure`, `PIDPressure`, `MemoryPressure` or `NetworkUnavailable` condition
+    /// is True: Longhorn marks the node not Ready (`KubernetesNodePressure`).
+    pub pressure: bool,
     /// Label `kubevirt.io/schedulable`: `false` when virt-handler is not ready there, so no
     /// VMI can land on it.
     pub vm_schedulable: Option<bool>,
@@ -105,6 +108,9 @@ pub struct LonghornDisk {
     pub scheduled: Option<f64>,
     pub allow_scheduling: bool,
     pub schedulable: Option<bool>,
+    /// The disk's `Ready` condition.
+    pub ready: Option<bool>,
+    pub tags: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -113,6 +119,11 @@ pub struct LonghornNode {
     pub allow_scheduling: bool,
     pub zone: Option<String>,
     pub disks: Vec<LonghornDisk>,
+    /// The node's `Ready` and `Schedulable` conditions (Longhorn schedules to a node only
+    /// when both are True).
+    pub ready: Option<bool>,
+    pub schedulable: Option<bool>,
+    pub tags: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -126,6 +137,9 @@ pub struct Volume {
     pub robustness: Option<String>,
     pub node: Option<String>,
     pub pvc: Option<String>,
+    /// `spec.nodeSelector` and `spec.diskSelector`: tags a node and a disk must carry.
+    pub node_selector: Vec<String>,
+    pub disk_selector: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -178,6 +192,15 @@ fn flag(v: &Value) -> bool {
         .unwrap_or(false)
 }
 
+/// A list of strings (tags, selectors); anything else is none.
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| text(x).map(str::to_string))
+        .collect()
+}
+
 /// A condition's status from a list (v1 style) or a map keyed by type (old Longhorn).
 fn condition(conds: &Value, kind: &str) -> Option<bool> {
     let c = match conds {
@@ -201,6 +224,14 @@ fn node(o: &Object) -> Node {
         maintenance: text(&v["metadata"]["annotations"]["harvesterhci.io/maintain-status"])
             .map(str::to_string),
         ready: condition(&v["status"]["conditions"], "Ready"),
+        pressure: [
+            "DiskPressure",
+            "PIDPressure",
+            "MemoryPressure",
+            "NetworkUnavailable",
+        ]
+        .iter()
+        .any(|k| condition(&v["status"]["conditions"], k) == Some(true)),
         vm_schedulable: text(&labels["kubevirt.io/schedulable"]).map(|s| s == "true"),
         witness: flag(&labels["node-role.harvesterhci.io/witness"]),
     }
@@ -287,6 +318,8 @@ fn longhorn_node(o: &Object) -> LonghornNode {
                 scheduled: bytes(&s["storageScheduled"]),
                 allow_scheduling: flag(&d["allowScheduling"]),
                 schedulable: condition(&s["conditions"], "Schedulable"),
+                ready: condition(&s["conditions"], "Ready"),
+                tags: strings(&d["tags"]),
             }
         })
         .collect();
@@ -295,6 +328,9 @@ fn longhorn_node(o: &Object) -> LonghornNode {
         allow_scheduling: flag(&v["spec"]["allowScheduling"]),
         zone: text(&v["status"]["zone"]).map(str::to_string),
         disks,
+        ready: condition(&v["status"]["conditions"], "Ready"),
+        schedulable: condition(&v["status"]["conditions"], "Schedulable"),
+        tags: strings(&v["spec"]["tags"]),
     }
 }
 
@@ -313,6 +349,8 @@ fn volume(o: &Object) -> Volume {
         robustness: text(&v["status"]["robustness"]).map(str::to_string),
         node: text(&v["status"]["currentNodeID"]).map(str::to_string),
         pvc: text(&v["status"]["kubernetesStatus"]["pvcName"]).map(str::to_string),
+        node_selector: strings(&v["spec"]["nodeSelector"]),
+        disk_selector: strings(&v["spec"]["diskSelector"]),
     }
 }
 

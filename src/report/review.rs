@@ -315,14 +315,52 @@ fn sections(r: &Report) -> Vec<Section> {
                 rb.never.as_deref().unwrap_or("")
             ),
         });
+        if rb.replicas_to_rebuild > 0 {
+            b.text.push(format!(
+                "Placement ({}): {}.",
+                rb.longhorn, rb.placement_rule
+            ));
+            b.tables.push((
+                strings(&[
+                    "rack",
+                    "receiving nodes",
+                    "replicas",
+                    "TiB",
+                    "transfer hours",
+                ]),
+                rb.by_rack
+                    .iter()
+                    .map(|x| {
+                        vec![
+                            x.rack.clone(),
+                            format!("{} of {}", x.receiving_nodes, x.nodes),
+                            x.replicas.to_string(),
+                            format!("{:.2}", x.tib),
+                            x.transfer_hours
+                                .map_or_else(|| "never".into(), |h| format!("{h:.2}")),
+                        ]
+                    })
+                    .collect(),
+            ));
+        }
+        if let Some(o) = &rb.other_rule {
+            b.text.push(format!(
+                "With the disk rule of {}, it would be {} ({}).",
+                o.longhorn,
+                o.hours_to_full_redundancy
+                    .map_or_else(|| "never complete".into(), |h| format!("{h:.2} h")),
+                o.bottleneck
+            ));
+        }
         b.text.push(match rb.recommended_limit {
             Some(k) => format!(
-                "Recommendation: set concurrent-replica-rebuild-per-node-limit to {k}{}.",
+                "Recommendation: set concurrent-replica-rebuild-per-node-limit to {k}{}. Rule: {}.",
                 if rb.recommendation_fell_back {
                     " (no limit near the fastest keeps rebuild traffic under the share; the smallest near it)"
                 } else {
                     ""
-                }
+                },
+                rb.recommendation_rule
             ),
             None => "No limit from 1 to 8 restores full redundancy.".into(),
         });
@@ -376,7 +414,12 @@ fn sections(r: &Report) -> Vec<Section> {
             .push("Every input is the scenario's (or its default); see the scenario file.".into());
     } else {
         a.text.push(
-            "Every input the analyses used, its value and where it came from: the dump, the scenario, or rackplan's default.".into(),
+            if r.live.is_some() {
+                "Every input the analyses used, its value and where it came from: the dump, the scenario, or rackplan's default."
+            } else {
+                "The inputs replica placement rests on, their values and where they came from (the scenario, the site, or rackplan's default); every other input is the scenario's or its default."
+            }
+            .into(),
         );
         a.tables.push((
             strings(&["input", "value", "from", "note"]),

@@ -349,10 +349,11 @@ pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
             .collect(),
     )];
     c.x_integer = true;
-    c.y_from_zero = false;
+    c.y_from_zero = true;
     c.rules = vec![(24.0, "24 h rebuild abort".into())];
     if let Some(k) = r.rebuild.recommended_limit {
         c.markers.push((f64::from(k), format!("recommended {k}")));
+        c.caption = Some(format!("recommended: {}", r.rebuild.recommendation_rule));
     }
     let never: Vec<String> = r
         .rebuild
@@ -617,6 +618,38 @@ fn storage_text(out: &mut String, r: &Report) {
             rb.never.as_deref().unwrap_or("")
         )),
     }
+    if rb.replicas_to_rebuild > 0 {
+        out.push_str(&format!(
+            "  placement ({}): {}\n",
+            rb.longhorn, rb.placement_rule
+        ));
+        let mut t = table(&[
+            "rack",
+            "receiving nodes",
+            "replicas",
+            "TiB",
+            "transfer hours",
+        ]);
+        for x in &rb.by_rack {
+            t.add_row(vec![
+                x.rack.clone(),
+                format!("{} of {}", x.receiving_nodes, x.nodes),
+                x.replicas.to_string(),
+                format!("{:.2}", x.tib),
+                hours(x.transfer_hours),
+            ]);
+        }
+        out.push_str(&format!("{t}\n"));
+    }
+    if let Some(o) = &rb.other_rule {
+        out.push_str(&format!(
+            "  with the disk rule of {}: {} ({})\n",
+            o.longhorn,
+            o.hours_to_full_redundancy
+                .map_or_else(|| "never complete".into(), |h| format!("{h:.2} h")),
+            o.bottleneck
+        ));
+    }
     match (rb.exposure_hours_median, rb.exposure_hours_max) {
         (Some(m), Some(x)) => out.push_str(&format!(
             "  exposure per volume: median {m:.2} h, max {x:.2} h\n"
@@ -651,12 +684,13 @@ fn storage_text(out: &mut String, r: &Report) {
     out.push_str(&format!("{t}\n"));
     match rb.recommended_limit {
         Some(k) => out.push_str(&format!(
-            "  recommended concurrent-replica-rebuild-per-node-limit: {k}{}\n\n",
+            "  recommended concurrent-replica-rebuild-per-node-limit: {k}{}\n  rule: {}\n\n",
             if rb.recommendation_fell_back {
                 " (no limit near the fastest keeps rebuild traffic under the share; the smallest near it)"
             } else {
                 ""
-            }
+            },
+            rb.recommendation_rule
         )),
         None => out.push_str(
             "  no concurrent-replica-rebuild-per-node-limit from 1 to 8 restores full redundancy\n\n",

@@ -58,6 +58,8 @@ pub struct Chart<'a> {
     pub y_from_zero: bool,
     /// A line of text under the title (what is not plotted and why).
     pub note: Option<String>,
+    /// Words under the note, wrapped (the rule behind a marked answer).
+    pub caption: Option<String>,
 }
 
 impl<'a> Chart<'a> {
@@ -76,6 +78,7 @@ impl<'a> Chart<'a> {
             markers: Vec::new(),
             y_from_zero: true,
             note: None,
+            caption: None,
         }
     }
 }
@@ -221,11 +224,42 @@ pub fn render(c: &Chart<'_>) -> String {
         W / 2.0,
         plain(c.title)
     );
-    if let Some(n) = &c.note {
+    // The note, then the caption wrapped, in at most three lines above the plot.
+    let mut under: Vec<String> = c.note.iter().cloned().collect();
+    if let Some(cap) = &c.caption {
+        // A number keeps its unit (`50 %`, `1.34 h`) on its line.
+        let mut words: Vec<String> = Vec::new();
+        for w in cap.split_whitespace() {
+            let unit = w.chars().count() <= 3 && !w.chars().any(|c| c.is_ascii_digit());
+            match words.last_mut() {
+                Some(prev) if unit && prev.ends_with(|c: char| c.is_ascii_digit()) => {
+                    prev.push(' ');
+                    prev.push_str(w);
+                }
+                _ => words.push(w.to_string()),
+            }
+        }
+        let mut line = String::new();
+        for w in &words {
+            if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > 118 {
+                under.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(w);
+        }
+        if !line.is_empty() {
+            under.push(line);
+        }
+    }
+    for (i, n) in under.iter().take(3).enumerate() {
         let _ = writeln!(
             s,
-            r##"<text x="{}" y="44" font-size="11" fill="#555" text-anchor="middle">{}</text>"##,
+            r##"<text x="{}" y="{}" font-size="{}" fill="#555" text-anchor="middle">{}</text>"##,
             W / 2.0,
+            42 + 12 * i,
+            if i == 0 && c.note.is_some() { 11 } else { 10 },
             plain(n)
         );
     }
@@ -450,5 +484,24 @@ mod tests {
         // Hours that reach the abort line draw it.
         c.series = vec![Series::line("hours", vec![(1.0, 30.0), (2.0, 20.0)])];
         assert!(render(&c).contains("24 h rebuild abort"));
+    }
+
+    #[test]
+    fn the_caption_wraps_without_parting_a_number_from_its_unit() {
+        let mut c = Chart::new("t", "x", "y");
+        c.series = vec![Series::line("hours", vec![(1.0, 3.0), (2.0, 2.0)])];
+        let words = "at most 1.34 h and ".repeat(12) + "at most 50 % of any link";
+        c.caption = Some(words);
+        let svg = render(&c);
+        for line in svg.lines().filter(|l| l.contains("font-size=\"10\"")) {
+            let text = line.split('>').nth(1).unwrap_or("");
+            assert!(!text.starts_with('%') && !text.starts_with("h "), "{text}");
+            assert!(!text.ends_with(" 50") && !text.ends_with(" 1.34"), "{text}");
+        }
+        // The hours axis starts at zero unless told otherwise.
+        assert!(
+            svg.contains(">0.0</text>") || svg.contains(">0</text>"),
+            "{svg}"
+        );
     }
 }

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::simulate::failure::headroom::{Headroom, HeadroomVerdict, Slack};
-use crate::simulate::failure::rebuild::{SweepPoint, Window};
+use crate::simulate::failure::rebuild::{NodeLoad, SweepPoint, Window};
 use crate::simulate::failure::restart::Restart;
 use crate::simulate::failure::risk::{Rate, RiskResult};
 use crate::simulate::fleet::{Assumption, LiveSummary};
@@ -115,11 +115,44 @@ pub struct RebuildReport {
     pub sweep: Vec<SweepPoint>,
     pub recommended_limit: Option<u32>,
     pub recommendation_fell_back: bool,
+    /// How the recommendation is chosen from the sweep, in words.
+    pub recommendation_rule: String,
+    /// The Longhorn version modelled and how a new replica's node and disk are chosen.
+    pub longhorn: String,
+    pub placement_rule: String,
+    /// Every node that receives replicas, the slowest first, and the same per rack.
+    pub receivers: Vec<NodeLoad>,
+    pub by_rack: Vec<RackLoad>,
+    /// The same rebuild under the other Longhorn disk rule (most available space up to
+    /// v1.10, the balance score from v1.11), to show what the version changes.
+    pub other_rule: Option<OtherRule>,
     pub windows: Vec<Window>,
 }
 
 /// The sentence given instead of rebuild and risk figures when there is no volume.
 pub const NO_VOLUMES: &str = "no volumes: rebuild and data-loss risk do not apply";
+
+/// The receiving side of one rack.
+#[derive(Debug, Clone, Serialize)]
+pub struct RackLoad {
+    pub rack: String,
+    /// Its nodes that receive replicas, and its nodes that may (up, schedulable).
+    pub receiving_nodes: usize,
+    pub nodes: usize,
+    pub replicas: usize,
+    pub tib: f64,
+    /// Transfer hours until its last replica is done; `None`: never.
+    pub transfer_hours: Option<f64>,
+}
+
+/// The rebuild at the scenario's limit under the other disk rule.
+#[derive(Debug, Clone, Serialize)]
+pub struct OtherRule {
+    pub longhorn: String,
+    pub placement_rule: String,
+    pub hours_to_full_redundancy: Option<f64>,
+    pub bottleneck: String,
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RiskReport {

@@ -118,6 +118,12 @@ pub struct Study {
     pub live: Option<Arc<LiveFleet>>,
     /// What the report says about the dump: its summary and the inputs with their sources.
     pub live_summary: Option<(LiveSummary, Vec<Assumption>)>,
+    /// Where the Harvester version came from: `dump`, `site`, `scenario` or `default`.
+    pub harvester_version_from: &'static str,
+    /// The dump named its Longhorn version (`current-longhorn-version`).
+    pub longhorn_version_from_dump: bool,
+    /// Set when the site's Harvester version replaced a different one the scenario named.
+    pub harvester_version_note: Option<String>,
 }
 
 impl Study {
@@ -142,7 +148,16 @@ impl Study {
             site_topology: None,
             live: None,
             live_summary: None,
+            harvester_version_from: "default",
+            longhorn_version_from_dump: false,
+            harvester_version_note: None,
         };
+        if study
+            .source
+            .has(&crate::path!["platform", "harvester_version"])
+        {
+            study.harvester_version_from = "scenario";
+        }
         if let Some(w) = &input.rebuild_what_if {
             study.scenario.rebuild = Some(w.clone());
         }
@@ -214,6 +229,17 @@ impl Study {
     /// The site's inventory as the fleet; a site with no nodes is an error located at the
     /// scenario's `fleet.site`.
     fn attach_site(&mut self, inputs: &crate::plan::Inputs) -> Result<(), InputError> {
+        // The site names the Harvester it installs: that version wins, as a dump's does.
+        let site_version = &inputs.site.site.harvester.version;
+        if crate::simulate::scenario::version(site_version).is_some() {
+            let given = &self.scenario.platform.harvester_version;
+            if self.harvester_version_from == "scenario" && given != site_version {
+                self.harvester_version_note =
+                    Some(format!("the scenario says {given}; the site wins"));
+            }
+            self.scenario.platform.harvester_version = site_version.clone();
+            self.harvester_version_from = "site";
+        }
         let p = &self.scenario.platform;
         let topo = fleet::site_topology(inputs, p.reserved_cpu, p.reserved_memory_gib);
         if topo.hosts.is_empty() {
@@ -233,6 +259,16 @@ impl Study {
         let state = crate::live::read(dump)?;
         let (platform, assumptions) =
             fleet::platform(&state, &self.scenario.platform, scenario_given);
+        if state
+            .settings
+            .harvester
+            .get("server-version")
+            .is_some_and(|v| scenario::version(v).is_some())
+        {
+            self.harvester_version_from = "dump";
+        }
+        self.longhorn_version_from_dump =
+            platform.longhorn_version != self.scenario.platform.longhorn_version;
         self.scenario.platform = platform;
         let adopted =
             fleet::adopt(&state, &self.scenario.platform).map_err(|source| StudyError::Adopt {

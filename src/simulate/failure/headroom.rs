@@ -1,15 +1,14 @@
 //! The headroom verdict by re-placement: for every failure domain, take its hosts away,
 //! restart every displaced VM greedily as the scheduler would, re-home every lost replica
-//! as Longhorn would, and see what is left. Pass only if every scenario places everything.
+//! as Longhorn would (`place::replace_lost`: the same burst and the same rules the rebuild
+//! model's replicas are placed by), and see what is left. Pass only if every scenario places everything.
 //! The "keep 25 % free" rule is computed beside it, and disagreements are named.
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::simulate::fleet::Topology;
-use crate::simulate::place::{
-    Dirty, Placement, RoomIndex, ScoreIndex, pick_disk_indexed, pick_node_indexed,
-};
+use crate::simulate::place::{BurstIndex, Placement, ScoreIndex, pick_node_indexed, replace_lost};
 use crate::simulate::scenario::HeadroomSpec;
 
 /// Changed nodes after which a scenario re-indexes room (a sort of every node).
@@ -195,6 +194,17 @@ fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> 
 
 /// Re-place what `failed` hosted.
 pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> ScenarioResult {
+    scenario_in(pl, &BurstIndex::new(&pl.topo, &pl.free), name, kind, failed)
+}
+
+/// `scenario` with the placement's burst index built once for many scenarios.
+fn scenario_in(
+    pl: &Placement,
+    burst: &BurstIndex,
+    name: &str,
+    kind: Kind,
+    failed: &[usize],
+) -> ScenarioResult {
     let n = pl.topo.hosts.len();
     let mut alive = vec![true; n];
     for &f in failed {
@@ -213,7 +223,7 @@ pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> Sce
     }
     let mut extra: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut stranded = Vec::new();
-    let indexed = pl.index.is_built();
+    let indexed = pl.scores.is_built();
     // Hosts whose free CPU and memory changed, and the score index, rebuilt once many have.
     let mut changed: Vec<usize> = Vec::new();
     let mut is_changed = vec![false; n];
@@ -258,40 +268,9 @@ pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> Sce
         !stranded.is_empty() && first_fit_decreasing(pl, &alive, &displaced);
     // Longhorn re-homes each lost replica onto a node that does not hold the volume. Detached
     // volumes are re-homed too: Longhorn waits until they attach, but the room must exist.
-    let (mut displaced_replicas, mut stranded_replicas) = (0, 0);
-    // The placement's room index, rebuilt for this scenario once many nodes have changed.
-    let mut local: Option<RoomIndex> = None;
-    let mut dirty = Dirty::of(&pl.index, &pl.topo, &free, failed);
-    let mut affected: Vec<usize> = failed
-        .iter()
-        .flat_map(|&f| pl.vols_on[f].iter().copied())
-        .collect();
-    if failed.len() > 1 {
-        affected.sort_unstable();
-        affected.dedup();
-    }
-    for &vi in &affected {
-        let mut v = pl.volumes[vi].clone();
-        let lost = v.replicas.iter().filter(|&&(h, _)| !alive[h]).count();
-        for k in 0..lost {
-            displaced_replicas += 1;
-            let draw = (displaced_replicas as u64) << 8 | k as u64;
-            if indexed && dirty.len() > REINDEX_AFTER {
-                let fresh = RoomIndex::new(&pl.topo, &free);
-                dirty = Dirty::of(&fresh, &pl.topo, &free, failed);
-                local = Some(fresh);
-            }
-            let index = local.as_ref().unwrap_or(&pl.index);
-            match pick_disk_indexed(&v, &free, &pl.topo, &pl.rules, &alive, &dirty, index, draw) {
-                Some((h, d)) => {
-                    free.add_replica(&pl.topo, h, d, &v);
-                    dirty.mark(h, index, &pl.topo);
-                    v.replicas.push((h, d));
-                }
-                None => stranded_replicas += 1,
-            }
-        }
-    }
+    let placed = replace_lost(pl, &alive, failed, burst, &mut free);
+    let displaced_replicas = placed.len();
+    let stranded_replicas = placed.iter().filter(|r| r.target.is_none()).count();
     let (mut ac, mut am, mut fc, mut fm, mut smax, mut sused) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     let (mut commit, mut pods_peak) = (0.0f64, 0u32);
     for (h, host) in pl.topo.hosts.iter().enumerate() {
@@ -333,11 +312,17 @@ pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> Sce
 }
 
 /// The worst `keep` of many scenarios, and how many of them fail.
-fn combined(pl: &Placement, kind: Kind, sets: &[(String, Vec<usize>)], keep: usize) -> Combined {
+fn combined(
+    pl: &Placement,
+    burst: &BurstIndex,
+    kind: Kind,
+    sets: &[(String, Vec<usize>)],
+    keep: usize,
+) -> Combined {
     let checked = sets.len();
     let mut all: Vec<ScenarioResult> = sets
         .par_iter()
-        .map(|(name, hosts)| scenario(pl, name, kind, hosts))
+        .map(|(name, hosts)| scenario_in(pl, burst, name, kind, hosts))
         .collect();
     let failing = all.iter().filter(|s| s.fails()).count();
     all.sort_by(ScenarioResult::worse);
@@ -358,6 +343,8 @@ pub fn analyse(pl: &Placement) -> Headroom {
 /// Every failure domain, the named sets and, if asked, every pair of nodes.
 pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
     let domains = pl.topo.failure_domains();
+    let burst = BurstIndex::new(&pl.topo, &pl.free);
+    let burst = &burst;
     let mut scenarios: Vec<ScenarioResult> = domains
         .par_iter()
         .map(|(name, hosts)| {
@@ -368,7 +355,7 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
             } else {
                 Kind::Power
             };
-            scenario(pl, name, kind, hosts)
+            scenario_in(pl, burst, name, kind, hosts)
         })
         .collect();
     let n = pl.topo.hosts.len();
@@ -384,10 +371,10 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
                     (format!("{} + node {}", set.name, host(h)), hs)
                 })
                 .collect();
-            let c = combined(pl, Kind::Set, &plus, 1);
+            let c = combined(pl, burst, Kind::Set, &plus, 1);
             scenarios.extend(c.worst);
         } else {
-            scenarios.push(scenario(pl, &set.name, Kind::Set, &set.hosts));
+            scenarios.push(scenario_in(pl, burst, &set.name, Kind::Set, &set.hosts));
         }
     }
     let mut combos = Vec::new();
@@ -396,7 +383,7 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
             .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
             .map(|(a, b)| (format!("nodes {} + {}", host(a), host(b)), vec![a, b]))
             .collect();
-        combos.push(combined(pl, Kind::Pair, &pairs, 10));
+        combos.push(combined(pl, burst, Kind::Pair, &pairs, 10));
         if spec.node_and_rack {
             let racks: Vec<(String, Vec<usize>)> = domains
                 .iter()
@@ -410,7 +397,7 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
                     })
                 })
                 .collect();
-            combos.push(combined(pl, Kind::NodeAndRack, &racks, 10));
+            combos.push(combined(pl, burst, Kind::NodeAndRack, &racks, 10));
         }
     }
     let all_placed = pl.stranded_vms == 0 && pl.stranded_replicas == 0;
@@ -562,10 +549,9 @@ mod tests {
         let clusters: Vec<&[Pool]> = std::iter::repeat_n(&pools[..], 200).collect();
         let (vms, vols) = workload(&clusters, &p);
         let pl = Placement::build(topo, vms, vols, &p);
-        assert!(pl.index.is_built());
+        assert!(pl.scores.is_built());
         let indexed = analyse(&pl);
         let mut plain_pl = pl.clone();
-        plain_pl.index = RoomIndex::default();
         plain_pl.scores = ScoreIndex::default();
         let plain = analyse(&plain_pl);
         assert_eq!(indexed.verdict, plain.verdict);

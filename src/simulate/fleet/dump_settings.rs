@@ -231,15 +231,52 @@ pub fn platform(
         given.vm_force_reset_policy.is_some(),
         describe(p.vm_force_reset_policy, &p.harvester_version),
     );
-    if lh("replica-soft-anti-affinity").as_deref() == Some("true") {
-        out.push(Assumption {
-            input: "replica-soft-anti-affinity (longhorn.io Setting)".into(),
-            value: "true".into(),
-            source: "dump",
-            note: Some(
-                "the model keeps one replica per node (hard anti-affinity): with soft anti-affinity Longhorn may put two on one node, so storage headroom here is optimistic about spreading".into(),
-            ),
-        });
+    // Longhorn's scheduling settings: the anti-affinity tiers and, through the version,
+    // how a disk is chosen among the candidates.
+    let boolean = |v: String| match v.trim() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        other => Err(format!("`{other}` is not true or false")),
+    };
+    for (name, given_v, default_v) in [
+        (
+            "replica-zone-soft-anti-affinity",
+            given.replica_zone_soft_anti_affinity,
+            d.replica_zone_soft_anti_affinity,
+        ),
+        (
+            "replica-soft-anti-affinity",
+            given.replica_soft_anti_affinity,
+            d.replica_soft_anti_affinity,
+        ),
+        (
+            "replica-disk-soft-anti-affinity",
+            given.replica_disk_soft_anti_affinity,
+            d.replica_disk_soft_anti_affinity,
+        ),
+    ] {
+        let from = lh(name).map(boolean);
+        let used = match &from {
+            Some(Ok(x)) => *x,
+            _ => given_v,
+        };
+        match name {
+            "replica-zone-soft-anti-affinity" => p.replica_zone_soft_anti_affinity = used,
+            "replica-soft-anti-affinity" => p.replica_soft_anti_affinity = used,
+            _ => p.replica_disk_soft_anti_affinity = used,
+        }
+        record(
+            &format!("{name} (longhorn.io Setting)"),
+            from.map(|r| r.map(|x| x.to_string())),
+            given_v.to_string(),
+            given_v != default_v,
+            used.to_string(),
+        );
+    }
+    if let Some(v) = lh("current-longhorn-version")
+        .filter(|v| crate::simulate::scenario::version(v).is_some_and(|x| x >= (1, 0)))
+    {
+        p.longhorn_version = Some(v);
     }
     // What no dump holds.
     for (input, value, differs) in [

@@ -3,6 +3,16 @@
 //! disks, VMs where their VMIs run with the requests Harvester's webhook set, volumes with
 //! their replicas on the disks they are on. Nothing is re-placed. Cordoned nodes and nodes
 //! in maintenance keep what they hold but take nothing new.
+//!
+//! Longhorn puts a new replica only on a node whose `Ready` and `Schedulable` conditions
+//! are True and whose `spec.allowScheduling` is set (`scheduler/replica_scheduler.go`
+//! `ListSchedulableNodes`), on a disk that allows scheduling and is Ready and Schedulable.
+//! The node's conditions follow Kubernetes (`controller/node_controller.go`
+//! `setReadyAndSchedulableConditions`: not Ready when the Kubernetes node is not Ready or
+//! under disk, memory, PID or network pressure; not Schedulable while cordoned when
+//! `disable-scheduling-on-cordoned-node` is on, its default), so the Kubernetes node's own
+//! state counts as well as what the Longhorn Node says. Node and disk tags and the
+//! volumes' node and disk selectors are kept for the scheduler.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -72,7 +82,11 @@ fn live_disks(
                 e.0 = sched;
                 changed = true;
             }
-            if !l.allow_scheduling || !disk.allow_scheduling || disk.schedulable == Some(false) {
+            if !l.allow_scheduling
+                || !disk.allow_scheduling
+                || disk.schedulable == Some(false)
+                || disk.ready == Some(false)
+            {
                 // Nothing new fits: scheduled past any over-provisioning.
                 e.0 = f64::INFINITY;
                 closed.push(format!("{}/{}", n.name, disk.name));
@@ -89,7 +103,7 @@ fn live_disks(
     }
     if !closed.is_empty() {
         notes.push(format!(
-            "{} disk(s) take no new replica (scheduling off or not Schedulable): {}",
+            "{} disk(s) take no new replica (scheduling off, not Ready or not Schedulable): {}",
             closed.len(),
             closed.join(", ")
         ));
@@ -166,7 +180,52 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         });
     }
     let power = vec![None; racks.len()];
-    let topo = Topology::build(hosts, racks, &power);
+    let mut topo = Topology::build(hosts, racks, &power);
+    topo.tags.selectors.push((Vec::new(), Vec::new()));
+    topo.tags.node = nodes
+        .iter()
+        .map(|n| {
+            lh.get(n.name.as_str())
+                .map(|l| l.tags.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    topo.tags.disk = nodes
+        .iter()
+        .map(|n| {
+            lh.get(n.name.as_str())
+                .map(|l| l.disks.iter().map(|d| d.tags.clone()).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    let on_cordon = state
+        .settings
+        .longhorn
+        .get("disable-scheduling-on-cordoned-node")
+        .is_none_or(|v| v.trim() != "false");
+    for (i, n) in nodes.iter().enumerate() {
+        let l = lh.get(n.name.as_str());
+        let why = if n.ready == Some(false) || l.is_some_and(|l| l.ready == Some(false)) {
+            Some("is not Ready")
+        } else if n.pressure {
+            Some("is under disk, memory, PID or network pressure (Longhorn: not Ready)")
+        } else if on_cordon && (n.cordoned || n.maintenance.is_some()) {
+            Some("is cordoned (disable-scheduling-on-cordoned-node: not Schedulable)")
+        } else if l.is_some_and(|l| l.schedulable == Some(false)) {
+            Some("is not Schedulable")
+        } else if l.is_some_and(|l| !l.allow_scheduling) {
+            Some("has Longhorn scheduling off")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            topo.no_replicas[i] = true;
+            notes.push(format!(
+                "node {} {why}: Longhorn puts no new replica on it",
+                n.name
+            ));
+        }
+    }
     let host_of: BTreeMap<&str, usize> = nodes
         .iter()
         .enumerate()
@@ -293,7 +352,19 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         });
         let idx = volumes.len();
         vms[vm].volumes.push(idx);
+        let selector = if v.node_selector.is_empty() && v.disk_selector.is_empty() {
+            0
+        } else {
+            let want = (v.node_selector.clone(), v.disk_selector.clone());
+            let sels = &mut topo.tags.selectors;
+            let at = sels.iter().position(|x| *x == want).unwrap_or_else(|| {
+                sels.push(want);
+                sels.len() - 1
+            });
+            u32::try_from(at).unwrap_or(0)
+        };
         volumes.push(Volume {
+            selector,
             vm,
             size,
             data: v.actual_size.unwrap_or_else(|| {

@@ -1,5 +1,7 @@
 //! A fleet read from a site's inventory (`fleet.site` in a scenario, or `--site`): every
 //! node with its threads, memory, rack and the Longhorn data disks its role profile picks.
+//! Its Longhorn zone is its `zone` annotation (rendered as `topology.kubernetes.io/zone`);
+//! nodes without one share Longhorn's empty zone.
 
 use super::topology::{Host, Topology};
 use crate::plan::Inputs;
@@ -9,7 +11,9 @@ pub fn site_topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> T
     let roles = crate::plan::roles::assign(&inputs.inventory, &inputs.profiles, &inputs.lock);
     let mut racks: Vec<String> = Vec::new();
     let mut hosts = Vec::new();
+    let mut zones = Vec::new();
     for n in &inputs.inventory.nodes {
+        zones.push(n.annotations.zone.clone().unwrap_or_default());
         let rack_name = n
             .annotations
             .rack
@@ -53,5 +57,7 @@ pub fn site_topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> T
         });
     }
     let power = vec![None; racks.len()];
-    Topology::build(hosts, racks, &power)
+    let mut topo = Topology::build(hosts, racks, &power);
+    topo.set_zones(&zones);
+    topo
 }

@@ -9,4 +9,4 @@ mod topology;
 pub use dump_settings::{Assumption, platform};
 pub use from_dump::{AdoptError, LiveFleet, LiveSummary, adopt, summary};
 pub use from_site::site_topology;
-pub use topology::{Host, Topology};
+pub use topology::{Host, Tags, Topology};

@@ -1,6 +1,8 @@
 //! The fleet as a graph: power domains feed racks, racks hold nodes (petgraph). Failure
 //! domains for the headroom test are read off it: every node, every rack, every power
-//! domain that feeds more than one rack.
+//! domain that feeds more than one rack. Longhorn's zones (`topology.kubernetes.io/zone`)
+//! are kept beside the racks: the racks themselves by default, one zone for all when a
+//! scenario says racks are not zones, the nodes' labels on a dump or a site.
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::Dfs;
@@ -16,6 +18,40 @@ pub struct Host {
     pub mem_gib: f64,
     /// Longhorn disks, bytes.
     pub disks: Vec<f64>,
+}
+
+/// Longhorn node tags and disk tags, and the node and disk selectors volumes name (a
+/// volume's `selector` indexes `selectors`; 0 is the empty selector every node meets).
+#[derive(Debug, Clone, Default)]
+pub struct Tags {
+    pub node: Vec<Vec<String>>,
+    pub disk: Vec<Vec<Vec<String>>>,
+    /// (node selector, disk selector).
+    pub selectors: Vec<(Vec<String>, Vec<String>)>,
+}
+
+impl Tags {
+    /// Whether node `n` carries every tag of selector `sel` (`types.IsSelectorsInTags`).
+    pub fn node_ok(&self, sel: u32, n: usize) -> bool {
+        sel == 0
+            || self.selectors.get(sel as usize).is_none_or(|(want, _)| {
+                let have = self.node.get(n).map_or(&[][..], Vec::as_slice);
+                want.iter().all(|t| have.contains(t))
+            })
+    }
+
+    /// Whether disk `d` of node `n` carries every tag of selector `sel`.
+    pub fn disk_ok(&self, sel: u32, n: usize, d: usize) -> bool {
+        sel == 0
+            || self.selectors.get(sel as usize).is_none_or(|(_, want)| {
+                let have = self
+                    .disk
+                    .get(n)
+                    .and_then(|x| x.get(d))
+                    .map_or(&[][..], Vec::as_slice);
+                want.iter().all(|t| have.contains(t))
+            })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -35,6 +71,14 @@ pub struct Topology {
     pub racks: Vec<String>,
     /// The power feed of each rack, if it shares one.
     pub power: Vec<Option<String>>,
+    /// Longhorn's zone of each host, and the zone names (`""`: no zone label).
+    pub zone_of: Vec<usize>,
+    pub zones: Vec<String>,
+    /// Hosts Longhorn puts no new replica on: its node is not Ready or not Schedulable, or
+    /// scheduling is off on it.
+    pub no_replicas: Vec<bool>,
+    /// Longhorn node and disk tags, and the volumes' selectors.
+    pub tags: Tags,
     graph: DiGraph<Domain, ()>,
     roots: Vec<NodeIndex>,
 }
@@ -66,7 +110,32 @@ impl Topology {
             .iter()
             .map(|r| s.fleet.racks.get(r).and_then(|x| x.power.clone()))
             .collect();
-        Topology::build(hosts, racks, &power)
+        let mut topo = Topology::build(hosts, racks, &power);
+        if !s.fleet.racks_are_zones {
+            topo.set_zones(&vec![String::new(); topo.hosts.len()]);
+        }
+        topo
+    }
+
+    /// Racks are zones unless told otherwise: each host's zone by name.
+    pub fn set_zones(&mut self, names: &[String]) {
+        self.zones.clear();
+        self.zone_of = names
+            .iter()
+            .map(|z| {
+                if let Some(i) = self.zones.iter().position(|x| x == z) {
+                    i
+                } else {
+                    self.zones.push(z.clone());
+                    self.zones.len() - 1
+                }
+            })
+            .collect();
+    }
+
+    /// How the zones were told, for the assumptions: racks as zones, one zone, or named.
+    pub fn zones_are_racks(&self) -> bool {
+        self.zones == self.racks && self.zone_of == self.rack_of
     }
 
     pub fn build(hosts: Vec<Host>, racks: Vec<String>, power: &[Option<String>]) -> Topology {
@@ -102,6 +171,10 @@ impl Topology {
             .collect();
         Topology {
             rack_of: hosts.iter().map(|h| h.rack).collect(),
+            zone_of: hosts.iter().map(|h| h.rack).collect(),
+            zones: racks.clone(),
+            no_replicas: vec![false; hosts.len()],
+            tags: Tags::default(),
             hosts,
             inv_cap,
             racks,
@@ -116,7 +189,27 @@ impl Topology {
     pub fn with_hosts(&self, extra: &[Host]) -> Topology {
         let mut hosts = self.hosts.clone();
         hosts.extend_from_slice(extra);
-        Topology::build(hosts, self.racks.clone(), &self.power)
+        let mut topo = Topology::build(hosts, self.racks.clone(), &self.power);
+        if !self.zones_are_racks() {
+            // A new host joins the zone of the hosts of its rack (none: no zone label).
+            let names: Vec<String> = topo
+                .hosts
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    let like = if i < self.hosts.len() {
+                        Some(i)
+                    } else {
+                        self.rack_of.iter().position(|&r| r == h.rack)
+                    };
+                    like.map_or_else(String::new, |j| self.zones[self.zone_of[j]].clone())
+                })
+                .collect();
+            topo.set_zones(&names);
+        }
+        topo.no_replicas[..self.hosts.len()].copy_from_slice(&self.no_replicas);
+        topo.tags = self.tags.clone();
+        topo
     }
 
     pub fn host_index(&self, name: &str) -> Option<usize> {

@@ -44,18 +44,77 @@ impl Free {
     }
 }
 
-/// Longhorn's storage rules for one replica on one disk.
+/// How Longhorn chooses among the disks a new replica may go on
+/// (`scheduler/replica_scheduler.go` `scheduleReplicaToDisk`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiskChoice {
+    /// Up to v1.10: the disk with the most `storageAvailable - storageReserved`
+    /// (`getDiskWithMostUsableStorage`); what is merely scheduled does not count.
+    MostAvailable,
+    /// From v1.11: the node, then the disk, whose usable space
+    /// (`available - reserved - scheduled`) after taking the replica leaves the candidates
+    /// most even (`getDiskWithMostBalanceScore`, `selectBestNode`, `selectBestDisk`).
+    BalanceScore,
+}
+
+impl DiskChoice {
+    /// The rule of a Longhorn version.
+    pub fn of(longhorn: (u32, u32)) -> DiskChoice {
+        if longhorn >= (1, 11) {
+            DiskChoice::BalanceScore
+        } else {
+            DiskChoice::MostAvailable
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            DiskChoice::MostAvailable => {
+                "the disk with the most available space (getDiskWithMostUsableStorage)"
+            }
+            DiskChoice::BalanceScore => {
+                "the node, then the disk, that leaves usable space most even (getDiskWithMostBalanceScore)"
+            }
+        }
+    }
+}
+
+/// Longhorn's rules for where one replica may go: the storage rules per disk, the
+/// anti-affinity settings, and how a disk is chosen among those allowed.
 #[derive(Debug, Clone, Copy)]
 pub struct StorageRules {
     pub min_available: f64,
     pub overprovision: f64,
+    /// `replica-zone-soft-anti-affinity`, `replica-soft-anti-affinity`,
+    /// `replica-disk-soft-anti-affinity`.
+    pub zone_soft: bool,
+    pub node_soft: bool,
+    pub disk_soft: bool,
+    pub choice: DiskChoice,
 }
 
 impl StorageRules {
+    /// Longhorn's defaults with the two storage percentages given (tests and what-ifs).
+    pub const fn storage(min_available: f64, overprovision: f64) -> StorageRules {
+        StorageRules {
+            min_available,
+            overprovision,
+            zone_soft: true,
+            node_soft: false,
+            disk_soft: true,
+            choice: DiskChoice::MostAvailable,
+        }
+    }
+
     pub fn from(p: &Platform) -> StorageRules {
         StorageRules {
             min_available: p.minimal_available_pct / 100.0,
             overprovision: p.overcommit_storage_pct / 100.0,
+            zone_soft: p.replica_zone_soft_anti_affinity,
+            node_soft: p.replica_soft_anti_affinity,
+            disk_soft: p.replica_disk_soft_anti_affinity,
+            choice: DiskChoice::of(crate::simulate::scenario::longhorn_of(p).0),
         }
     }
 

@@ -3,14 +3,14 @@
 
 mod free;
 mod placement;
+mod replenish;
 mod replica_scheduler;
 mod vm_scheduler;
 mod workload;
 
-pub use free::{Free, StorageRules};
-pub use placement::Placement;
-pub use replica_scheduler::{
-    Dirty, INDEX_FROM, RoomIndex, best_disk, pick_disk, pick_disk_indexed,
-};
+pub use free::{DiskChoice, Free, StorageRules};
+pub use placement::{INDEX_FROM, Placement};
+pub use replenish::{BurstIndex, Replacement, best_balance, replace_lost};
+pub use replica_scheduler::{best_disk, node_open, pick_disk, used_zones};
 pub use vm_scheduler::{ScoreIndex, pick_node, pick_node_indexed};
 pub use workload::{Vm, Volume, workload};

@@ -7,11 +7,14 @@
 //! two storage rules (minimal available percentage, over-provisioning).
 
 use super::free::{Free, StorageRules};
-use super::replica_scheduler::{INDEX_FROM, RoomIndex, pick_disk};
+use super::replica_scheduler::pick_disk;
 use super::vm_scheduler::{ScoreIndex, pick_node};
 use super::workload::{Vm, Volume};
 use crate::simulate::fleet::Topology;
 use crate::simulate::scenario::Platform;
+
+/// Fleets from this many hosts get the VM score index.
+pub const INDEX_FROM: usize = 256;
 
 #[derive(Clone)]
 pub struct Placement {
@@ -31,8 +34,6 @@ pub struct Placement {
     /// Per node: physical memory of its VMs (GiB) and its virt-launcher pods.
     pub mem_actual: Vec<f64>,
     pub pods: Vec<u32>,
-    /// The nodes of each rack by the room they have once everything is placed.
-    pub index: RoomIndex,
     /// The nodes by their least-allocated score once everything is placed.
     pub scores: ScoreIndex,
 }
@@ -69,7 +70,6 @@ impl Placement {
             vols_on: Vec::new(),
             mem_actual: Vec::new(),
             pods: Vec::new(),
-            index: RoomIndex::default(),
             scores: ScoreIndex::default(),
         }
     }
@@ -237,7 +237,6 @@ impl Placement {
         }
         // On small fleets a scan of every node is cheaper than keeping indexes.
         if hosts >= INDEX_FROM {
-            pl.index = RoomIndex::new(&pl.topo, &pl.free);
             pl.scores = ScoreIndex::new(&pl.topo, &pl.free);
         }
     }
@@ -265,7 +264,7 @@ impl Placement {
 mod tests {
     use super::*;
     use crate::simulate::fleet::Host;
-    use crate::simulate::place::{Dirty, pick_disk_indexed, workload};
+    use crate::simulate::place::workload;
     use crate::simulate::scenario::{Platform, Pool};
 
     fn host(rack: usize, tb: f64) -> Host {
@@ -336,75 +335,6 @@ mod tests {
             hosts.dedup();
             assert_eq!(hosts.len(), 3, "cluster {c}");
         }
-    }
-
-    #[test]
-    fn the_indexed_scheduler_keeps_the_rules() {
-        // Twelve nodes in four racks with uneven room; some changed after indexing, one
-        // dead. Every pick is on a live node without a replica of the volume, in a rack
-        // without one when such a node can take it, and within 5 % of the most room there.
-        let topo = Topology::build(
-            (0..12)
-                .map(|i| host(i % 4, 1.0 + (i % 5) as f64 * 0.1))
-                .collect(),
-            vec!["a".into(), "b".into(), "c".into(), "d".into()],
-            &[None, None, None, None],
-        );
-        let p = Platform::default();
-        let (_, vols) = workload(
-            &[&[Pool {
-                name: "w".into(),
-                count: 1,
-                vcpu: 1.0,
-                memory_gib: 1.0,
-                disks_gib: vec![50.0],
-                anti_affinity: false,
-                running: true,
-            }][..]],
-            &p,
-        );
-        let rules = StorageRules::from(&p);
-        let mut free = Free {
-            cpu: vec![1.0; 12],
-            mem: vec![1.0; 12],
-            disk: vec![vec![(0.0, 0.0)]; 12],
-            node_room: topo.hosts.iter().map(|h| h.disks[0]).collect(),
-        };
-        let index = RoomIndex::new(&topo, &free);
-        let mut vol = vols[0].clone();
-        free.add_replica(&topo, 3, 0, &vol);
-        vol.replicas.push((3, 0));
-        free.add_replica(&topo, 6, 0, &vol);
-        let mut alive = vec![true; 12];
-        alive[5] = false;
-        let mut dirty = Dirty::of(&index, &topo, &free, &[5]);
-        dirty.mark(6, &index, &topo);
-        for draw in 0..500u64 {
-            let (n, _) =
-                pick_disk_indexed(&vol, &free, &topo, &rules, &alive, &dirty, &index, draw)
-                    .unwrap();
-            assert!(alive[n] && n != 3, "draw {draw}: {n}");
-            let rack_of_replica = topo.rack_of[3];
-            assert_ne!(
-                topo.rack_of[n], rack_of_replica,
-                "a rack without a replica exists"
-            );
-            let top = (0..12)
-                .filter(|&m| alive[m] && m != 3 && topo.rack_of[m] != rack_of_replica)
-                .map(|m| free.node_room[m])
-                .fold(0.0, f64::max);
-            assert!(free.node_room[n] >= top * 0.95, "draw {draw}: {n}");
-        }
-        // Every near node is drawn sometimes.
-        let mut seen = std::collections::BTreeSet::new();
-        for draw in 0..500u64 {
-            seen.insert(
-                pick_disk_indexed(&vol, &free, &topo, &rules, &alive, &dirty, &index, draw)
-                    .unwrap()
-                    .0,
-            );
-        }
-        assert!(seen.len() > 1, "{seen:?}");
     }
 
     #[test]

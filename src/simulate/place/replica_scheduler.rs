@@ -1,27 +1,42 @@
-//! How Longhorn picks a node and a disk for a replica: distinct nodes (hard node
-//! anti-affinity), new racks first (soft zone anti-affinity, racks as zones), the disk with
-//! the most room that the storage rules allow. The room index answers the same question on
-//! large fleets without scanning every node.
+//! How Longhorn picks a node and a disk for a volume's replica as the fleet fills up over
+//! time (`scheduler/replica_scheduler.go` in longhorn-manager: `ScheduleReplica`,
+//! `FindDiskCandidates`, `getDiskCandidates`, `filterDisksWithMatchingReplicas`):
+//!
+//! - only nodes Longhorn schedules to (`ListSchedulableNodes`: Ready and Schedulable,
+//!   scheduling allowed) that carry the volume's node selector, on disks that carry its
+//!   disk selector and pass the storage rules (`IsSchedulableToDisk`);
+//! - first a node without a replica of the volume in a zone without one, then (zone
+//!   anti-affinity soft, the default) any node without one, then (node anti-affinity soft)
+//!   a node that holds one, on a disk without one unless disk anti-affinity is soft; a
+//!   replica marks its zone used only when its node is one Longhorn schedules to
+//!   (`getCurrentNodesAndZones`);
+//! - among the candidates, the one with the most room. Volumes are created over months,
+//!   and the data written between them changes which disk has the most room, so near-equal
+//!   candidates (within 5 %) are drawn from with a seeded draw: reproducible, and the
+//!   spread of copysets a real fleet has. The replicas that replace those of a failed node
+//!   are all created at once, by the version's exact rule (`replenish`).
 
 use super::free::{Free, StorageRules};
 use super::workload::Volume;
 use crate::simulate::fleet::Topology;
 
 /// The disk of node `n` a replica of `size` bytes holding `data` bytes goes on: among those
-/// the storage rules allow, the one with the most available room (ties to the first).
+/// the storage rules allow that carry selector `sel`'s disk tags, the one with the most
+/// available room (ties to the first).
 pub fn best_disk(
     topo: &Topology,
     free: &Free,
     rules: &StorageRules,
     n: usize,
-    size: f64,
-    data: f64,
+    (size, data, sel): (f64, f64, u32),
 ) -> Option<usize> {
     topo.hosts[n]
         .disks
         .iter()
         .enumerate()
-        .filter(|&(d, &max)| rules.fits(max, free.disk[n][d], size, data))
+        .filter(|&(d, &max)| {
+            rules.fits(max, free.disk[n][d], size, data) && topo.tags.disk_ok(sel, n, d)
+        })
         .max_by(|a, b| {
             (a.1 - free.disk[n][a.0].1)
                 .total_cmp(&(b.1 - free.disk[n][b.0].1))
@@ -31,18 +46,61 @@ pub fn best_disk(
 }
 
 /// A small deterministic mix of a draw number (splitmix64).
-fn mix(draw: u64) -> u64 {
+pub fn mix(draw: u64) -> u64 {
     let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
 
-/// A (node, disk) for one more replica of `vol`: not on a node that holds one, new racks
-/// first, then among the disks with the most available room. Longhorn takes the disk with
-/// the most usable storage; in a real fleet small differences in actual data make that
-/// choice look random among near-equal candidates, so ties within 5 % are broken by a
-/// seeded draw (reproducible, and it gives the spread of copysets a real fleet has).
+/// Whether Longhorn may put a new replica of a volume with selector `sel` on node `n`:
+/// the node is up, Longhorn schedules to it, and it carries the selector's node tags.
+pub fn node_open(topo: &Topology, alive: &[bool], sel: u32, n: usize) -> bool {
+    alive[n] && !topo.no_replicas.get(n).copied().unwrap_or(false) && topo.tags.node_ok(sel, n)
+}
+
+/// The zones holding a replica of `vol` that counts: on a node that is up and that
+/// Longhorn schedules to (`getCurrentNodesAndZones` looks only at schedulable nodes).
+pub fn used_zones(vol: &Volume, topo: &Topology, alive: &[bool]) -> Vec<usize> {
+    let mut z: Vec<usize> = vol
+        .replicas
+        .iter()
+        .filter(|&&(n, _)| alive[n] && !topo.no_replicas.get(n).copied().unwrap_or(false))
+        .map(|&(n, _)| topo.zone_of[n])
+        .collect();
+    z.sort_unstable();
+    z.dedup();
+    z
+}
+
+/// The disk of node `n` for one more replica of `vol` on a node that holds one already
+/// (soft node anti-affinity): a disk without a replica of the volume first, one with a
+/// replica only under soft disk anti-affinity.
+fn disk_on_used_node(
+    vol: &Volume,
+    free: &Free,
+    topo: &Topology,
+    rules: &StorageRules,
+    n: usize,
+) -> Option<usize> {
+    let holds = |d: usize| vol.replicas.contains(&(n, d));
+    let ok = |d: usize| {
+        rules.fits(topo.hosts[n].disks[d], free.disk[n][d], vol.size, vol.data)
+            && topo.tags.disk_ok(vol.selector, n, d)
+    };
+    let room = |d: usize| topo.hosts[n].disks[d] - free.disk[n][d].1;
+    let best = |with: bool| {
+        (0..topo.hosts[n].disks.len())
+            .filter(|&d| ok(d) && holds(d) == with)
+            .max_by(|&a, &b| room(a).total_cmp(&room(b)).then(b.cmp(&a)))
+    };
+    best(false).or_else(|| if rules.disk_soft { best(true) } else { None })
+}
+
+/// A (node, disk) for one more replica of `vol`: Longhorn's tiers (a node in a zone
+/// without a replica, then any node without one, then a node with one when node
+/// anti-affinity is soft), and within a tier a seeded draw among the nodes within 5 % of
+/// the most room, on the disk with the most room the storage rules allow.
 pub fn pick_disk(
     vol: &Volume,
     free: &Free,
@@ -51,31 +109,39 @@ pub fn pick_disk(
     alive: &[bool],
     draw: u64,
 ) -> Option<(usize, usize)> {
-    // At most four replicas: their racks fit in a small array, no allocation.
-    let mut used_racks = [usize::MAX; 4];
-    for (k, &(n, _)) in vol.replicas.iter().take(4).enumerate() {
-        used_racks[k] = topo.hosts[n].rack;
-    }
-    let rack_of = &topo.rack_of;
+    let used = used_zones(vol, topo, alive);
+    let zone_of = &topo.zone_of;
     let room = &free.node_room;
-    // Which class a node is in (1: a rack without a replica of the volume, 0: the rest),
-    // or `None` when it cannot take the replica at all.
+    let holds = |n: usize| vol.replicas.iter().any(|&(rn, _)| rn == n);
+    let disk_for = |n: usize| {
+        if holds(n) {
+            disk_on_used_node(vol, free, topo, rules, n)
+        } else {
+            best_disk(topo, free, rules, n, (vol.size, vol.data, vol.selector))
+        }
+    };
+    // Which tier a node is in (2: a zone without a replica of the volume, 1: any other node
+    // without one, 0: a node with one), or `None` when it cannot take the replica at all.
     // Until a chosen node turns out to have no fitting disk, nodes are screened by room
     // alone; after that, by the storage rules on every disk (one pass), so that a full
     // fleet costs one extra pass per replica instead of one per node passed over.
-    let node_fits = |n: usize| best_disk(topo, free, rules, n, vol.size, vol.data).is_some();
     let class = |n: usize, exact: Option<&[bool]>| -> Option<usize> {
-        if !alive[n]
+        if !node_open(topo, alive, vol.selector, n)
             || room[n] <= vol.data
-            || vol.replicas.iter().any(|&(rn, _)| rn == n)
             || exact.is_some_and(|fit| !fit[n])
         {
             return None;
         }
-        Some(usize::from(!used_racks.contains(&rack_of[n])))
+        if holds(n) {
+            (rules.zone_soft && rules.node_soft).then_some(0)
+        } else if !used.contains(&zone_of[n]) {
+            Some(2)
+        } else {
+            rules.zone_soft.then_some(1)
+        }
     };
     let tops = |exact: Option<&[bool]>| {
-        let mut top = [f64::NEG_INFINITY; 2];
+        let mut top = [f64::NEG_INFINITY; 3];
         for (n, &r) in room.iter().enumerate() {
             if let Some(c) = class(n, exact) {
                 top[c] = top[c].max(r);
@@ -85,9 +151,8 @@ pub fn pick_disk(
     };
     let mut exact: Option<Vec<bool>> = None;
     let mut top = tops(None);
-    // Zone anti-affinity is soft: nodes in racks without a replica first, the rest after.
     let mut draw = draw;
-    for want in [1, 0] {
+    for want in [2, 1, 0] {
         loop {
             if !top[want].is_finite() {
                 break;
@@ -101,265 +166,16 @@ pub fn pick_disk(
                 break;
             };
             // The chosen node's disks are checked against the storage rules.
-            if let Some(d) = best_disk(topo, free, rules, n, vol.size, vol.data) {
+            if let Some(d) = disk_for(n) {
                 return Some((n, d));
             }
             if exact.is_some() {
                 // Cannot happen: in exact mode every candidate has a fitting disk.
                 break;
             }
-            exact = Some((0..room.len()).map(node_fits).collect());
+            exact = Some((0..room.len()).map(|n| disk_for(n).is_some()).collect());
             top = tops(exact.as_deref());
             draw = draw.wrapping_add(1);
-        }
-    }
-    None
-}
-
-/// Fleets from this many hosts get the room and score indexes.
-pub const INDEX_FROM: usize = 256;
-
-/// The nodes of each rack sorted by room (most first), as placed: a failure scenario
-/// changes the room of the few nodes that receive replicas, so the replica scheduler can
-/// read the rest off these lists instead of scanning every node for every replica.
-#[derive(Debug, Clone, Default)]
-pub struct RoomIndex {
-    by_room: Vec<Vec<(f64, usize)>>,
-    pos: Vec<usize>,
-    base: Vec<f64>,
-}
-
-impl RoomIndex {
-    /// Whether an index was built (fleets of `INDEX_FROM` hosts and more).
-    pub fn is_built(&self) -> bool {
-        !self.base.is_empty()
-    }
-
-    pub fn new(topo: &Topology, free: &Free) -> RoomIndex {
-        let mut by_room: Vec<Vec<(f64, usize)>> = vec![Vec::new(); topo.racks.len()];
-        for (n, &r) in topo.rack_of.iter().enumerate() {
-            by_room[r].push((free.node_room[n], n));
-        }
-        let mut pos = vec![0; topo.hosts.len()];
-        for list in &mut by_room {
-            list.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            for (i, &(_, n)) in list.iter().enumerate() {
-                pos[n] = i;
-            }
-        }
-        RoomIndex {
-            by_room,
-            pos,
-            base: free.node_room.clone(),
-        }
-    }
-}
-
-/// Nodes whose room differs from the index during one scenario, and the entries of the
-/// index's lists that do not count (dead or changed nodes), kept sorted by (rack, position).
-#[derive(Debug, Clone)]
-pub struct Dirty {
-    flag: Vec<bool>,
-    list: Vec<usize>,
-    except: Vec<(usize, usize)>,
-}
-
-impl Dirty {
-    /// Every node whose room is not the one the index holds, and the dead ones.
-    pub fn of(index: &RoomIndex, topo: &Topology, free: &Free, dead: &[usize]) -> Dirty {
-        let mut d = Dirty {
-            flag: vec![false; free.node_room.len()],
-            list: Vec::new(),
-            except: Vec::new(),
-        };
-        if index.base.len() != free.node_room.len() {
-            return d;
-        }
-        for &n in dead {
-            d.except.push((topo.rack_of[n], index.pos[n]));
-        }
-        d.except.sort_unstable();
-        d.except.dedup();
-        for n in 0..free.node_room.len() {
-            if index.base[n].to_bits() != free.node_room[n].to_bits() {
-                d.mark(n, index, topo);
-            }
-        }
-        d
-    }
-
-    /// How many nodes changed since the index was built.
-    pub fn len(&self) -> usize {
-        self.list.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-
-    pub fn mark(&mut self, n: usize, index: &RoomIndex, topo: &Topology) {
-        if !self.flag[n] {
-            self.flag[n] = true;
-            self.list.push(n);
-            if let Some(&pos) = index.pos.get(n) {
-                let e = (topo.rack_of[n], pos);
-                if let Err(at) = self.except.binary_search(&e) {
-                    self.except.insert(at, e);
-                }
-            }
-        }
-    }
-}
-
-/// The choice `pick_disk` describes, read off the room index: the same rules (not on a
-/// node holding a replica, racks without one first, near the most room, a seeded draw
-/// among the near ones, a node without a fitting disk passed over), with the near nodes in
-/// index-list order. The caller re-indexes once many nodes have changed.
-#[allow(clippy::too_many_arguments)]
-pub fn pick_disk_indexed(
-    vol: &Volume,
-    free: &Free,
-    topo: &Topology,
-    rules: &StorageRules,
-    alive: &[bool],
-    dirty: &Dirty,
-    index: &RoomIndex,
-    draw: u64,
-) -> Option<(usize, usize)> {
-    let n_hosts = free.node_room.len();
-    if index.base.len() != n_hosts {
-        return pick_disk(vol, free, topo, rules, alive, draw);
-    }
-    let mut used_racks = [usize::MAX; 4];
-    for (k, &(n, _)) in vol.replicas.iter().take(4).enumerate() {
-        used_racks[k] = topo.rack_of[n];
-    }
-    let room = &free.node_room;
-    let holds = |n: usize| vol.replicas.iter().any(|&(rn, _)| rn == n);
-    let rejected: [usize; 0] = [];
-    for want_new in [true, false] {
-        let in_class = |r: usize| used_racks.contains(&r) != want_new;
-        'class: {
-            let skip = |n: usize, rejected: &[usize]| {
-                !alive[n] || dirty.flag[n] || holds(n) || rejected.contains(&n)
-            };
-            let ok_dirty = |n: usize, rejected: &[usize]| {
-                alive[n] && !holds(n) && !rejected.contains(&n) && room[n] > vol.data
-            };
-            // The most room in the class: the first clean entry of each rack's list, and
-            // the changed nodes.
-            let mut top = f64::NEG_INFINITY;
-            for (r, list) in index.by_room.iter().enumerate() {
-                if !in_class(r) {
-                    continue;
-                }
-                for &(rm, n) in list {
-                    if rm <= vol.data {
-                        break;
-                    }
-                    if !skip(n, &rejected) {
-                        top = top.max(rm);
-                        break;
-                    }
-                }
-            }
-            for &n in &dirty.list {
-                if in_class(topo.rack_of[n]) && ok_dirty(n, &rejected) {
-                    top = top.max(room[n]);
-                }
-            }
-            if !top.is_finite() {
-                break 'class;
-            }
-            let cut = top * 0.95;
-            let near = |rm: f64| rm >= cut && rm > vol.data;
-            // Entries of the clean lists to skip: dead and changed nodes (kept by `dirty`),
-            // and this volume's holders and the rejected nodes, unless already there.
-            let mut own: Vec<(usize, usize)> = vol
-                .replicas
-                .iter()
-                .map(|r| r.0)
-                .chain(rejected.iter().copied())
-                .map(|n| (topo.rack_of[n], index.pos[n]))
-                .filter(|e| dirty.except.binary_search(e).is_err())
-                .collect();
-            own.sort_unstable();
-            own.dedup();
-            let except = &dirty.except;
-            let in_prefix = |list: &[(usize, usize)], r: usize, p: usize| {
-                let lo = list.partition_point(|&(er, _)| er < r);
-                let hi = list.partition_point(|&(er, ep)| er < r || (er == r && ep < p));
-                hi - lo
-            };
-            let mut counts: Vec<(usize, usize, usize)> = Vec::new(); // (rack, prefix, count)
-            let mut total = 0usize;
-            for (r, list) in index.by_room.iter().enumerate() {
-                if !in_class(r) {
-                    continue;
-                }
-                let p = list.partition_point(|&(rm, _)| near(rm));
-                let c = p - in_prefix(except, r, p) - in_prefix(&own, r, p);
-                total += c;
-                counts.push((r, p, c));
-            }
-            let changed: Vec<usize> = dirty
-                .list
-                .iter()
-                .copied()
-                .filter(|&n| in_class(topo.rack_of[n]) && ok_dirty(n, &rejected) && near(room[n]))
-                .collect();
-            total += changed.len();
-            if total == 0 {
-                break 'class;
-            }
-            let mut k = (mix(draw) % total as u64) as usize;
-            let mut chosen = None;
-            for &(r, _, c) in &counts {
-                if k < c {
-                    // The k-th entry of the rack's list that is not an exception.
-                    let range = |list: &[(usize, usize)]| {
-                        let lo = list.partition_point(|&(er, _)| er < r);
-                        let hi = list.partition_point(|&(er, _)| er <= r);
-                        (lo, hi)
-                    };
-                    let (a, b) = range(except);
-                    let (c0, c1) = range(&own);
-                    // Both lists hold distinct positions; walk them merged, in order.
-                    let (mut i, mut j) = (a, c0);
-                    let mut idx = k;
-                    loop {
-                        let next = match (except[a..b].get(i - a), own[c0..c1].get(j - c0)) {
-                            (Some(x), Some(y)) if x.1 <= y.1 => {
-                                i += 1;
-                                x.1
-                            }
-                            (_, Some(y)) => {
-                                j += 1;
-                                y.1
-                            }
-                            (Some(x), None) => {
-                                i += 1;
-                                x.1
-                            }
-                            (None, None) => break,
-                        };
-                        if next <= idx {
-                            idx += 1;
-                        } else {
-                            break;
-                        }
-                    }
-                    chosen = Some(index.by_room[r][idx].1);
-                    break;
-                }
-                k -= c;
-            }
-            let n = chosen.unwrap_or_else(|| changed[k]);
-            if let Some(d) = best_disk(topo, free, rules, n, vol.size, vol.data) {
-                return Some((n, d));
-            }
-            // A node passed over: the full scan with the storage rules on every disk.
-            return pick_disk(vol, free, topo, rules, alive, draw);
         }
     }
     None

@@ -18,6 +18,11 @@ pub struct ScoreIndex {
 }
 
 impl ScoreIndex {
+    /// Whether an index was built (fleets of `INDEX_FROM` hosts and more).
+    pub fn is_built(&self) -> bool {
+        !self.base.is_empty()
+    }
+
     pub fn new(topo: &Topology, free: &Free) -> ScoreIndex {
         let base: Vec<f64> = (0..free.cpu.len())
             .map(|n| {

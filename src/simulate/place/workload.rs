@@ -31,6 +31,9 @@ pub struct Volume {
     pub replicas: Vec<(usize, usize)>,
     /// Attached to a running VM; Longhorn rebuilds only attached volumes by default.
     pub attached: bool,
+    /// Its node and disk selectors, as an index into the topology's `tags.selectors`
+    /// (0: none).
+    pub selector: u32,
 }
 
 /// Expand clusters of pools into VMs and volumes.
@@ -57,6 +60,7 @@ pub fn workload(clusters: &[&[Pool]], p: &Platform) -> (Vec<Vm>, Vec<Volume>) {
                             data: size * p.data_fill,
                             replicas: Vec::new(),
                             attached: pool.running,
+                            selector: 0,
                         });
                         vols.len() - 1
                     })

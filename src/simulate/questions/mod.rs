@@ -5,6 +5,7 @@ mod admit;
 mod drain;
 mod fix;
 mod growth;
+mod rebuild;
 mod review;
 mod warnings;
 
@@ -12,4 +13,5 @@ pub use admit::{AdmitError, Decision, Quota, Stranding, decide};
 pub use drain::{DrainError, DrainReport, FurtherFailure, Move, drain, drain_named};
 pub use fix::{fix, passes};
 pub use growth::{max_clusters, quota_admissions, request_active, shape_vcpu, timeline};
+pub use rebuild::{placement_assumptions, rebuild_report};
 pub use review::{review, risk_section};

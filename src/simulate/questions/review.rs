@@ -3,81 +3,20 @@
 
 use super::fix::fix;
 use super::growth::{max_clusters, timeline};
+use super::rebuild::{placement_assumptions, rebuild_report};
 use super::warnings;
 use crate::simulate::failure::headroom::stranded_by_node;
 use crate::simulate::failure::headroom::{self, Headroom, HeadroomVerdict};
-use crate::simulate::failure::rebuild::{
-    self, RebuildResult, Recommendation, SweepPoint, load_node, rebuild_input, rebuild_target,
-    what_if_node,
-};
+use crate::simulate::failure::rebuild::{load_node, rebuild_target, what_if_node};
 use crate::simulate::failure::restart;
 use crate::simulate::failure::risk::{self, Copysets, fleet_risk};
 use crate::simulate::place::Placement;
 use crate::simulate::report::{
-    ByReplicas, Correlated, Estimate, MarkovNote, NO_VOLUMES, RebuildReport, Report, RiskFigures,
-    RiskReport, Warning,
+    ByReplicas, Correlated, Estimate, MarkovNote, NO_VOLUMES, Report, RiskFigures, RiskReport,
+    Warning,
 };
 use crate::simulate::scenario::{Pool, RiskMethod, Scenario};
 use crate::simulate::study::Study;
-
-/// The rebuild after losing `failed`, at the scenario's limit, with the limit sweep.
-pub fn rebuild_report(
-    l: &Study,
-    pl: &Placement,
-    failed: usize,
-    what_if_tib: Option<f64>,
-) -> (RebuildReport, RebuildResult) {
-    let s = &l.scenario;
-    let (input, detached) = rebuild_input(&l.scenario, pl, failed, s.platform.rebuild_limit);
-    let r: RebuildResult = rebuild::simulate(&input);
-    let (sweep, rec): (Vec<SweepPoint>, Recommendation) =
-        rebuild::sweep(&input, s.analysis.warn.rebuild_share);
-    let mut hours: Vec<f64> = r
-        .windows
-        .iter()
-        .map(|w| w.hours.unwrap_or(f64::INFINITY))
-        .collect();
-    hours.sort_by(f64::total_cmp);
-    let finite = |h: Option<&f64>| h.copied().filter(|x| x.is_finite());
-    let report = RebuildReport {
-        failed_node: pl
-            .topo
-            .hosts
-            .get(failed)
-            .map_or_else(String::new, |h| h.name.clone()),
-        what_if_tib,
-        limit: s.platform.rebuild_limit,
-        replicas_to_rebuild: input.jobs.len(),
-        detached_not_rebuilt: detached,
-        tib_to_rebuild: (r.bytes / 1024f64.powi(4)).max(0.0),
-        hours_to_full_redundancy: r.hours_to_full_redundancy,
-        never: r.never.clone(),
-        bottleneck: r.bottleneck.clone(),
-        aborted_rebuilds: r.aborted,
-        abort_restarts: r.abort_restarts,
-        stranded_rebuilds: r.stranded,
-        blocked_rebuilds: r.blocked,
-        exposure_hours_max: if hours.is_empty() {
-            Some(0.0)
-        } else {
-            finite(hours.last())
-        },
-        exposure_hours_median: if hours.is_empty() {
-            Some(0.0)
-        } else {
-            finite(hours.get(hours.len() / 2))
-        },
-        peak_link_share: r.peak_link_share,
-        peak_disk_share: r.peak_disk_share,
-        peak_source_share: r.peak_source_share,
-        peak_source_streams: r.peak_source_streams,
-        sweep,
-        recommended_limit: rec.limit,
-        recommendation_fell_back: rec.fell_back,
-        windows: r.windows.clone(),
-    };
-    (report, r)
-}
 
 #[allow(clippy::too_many_lines)] // the report, assembled in the order it is read
 pub fn review(l: &Study) -> Report {
@@ -185,7 +124,10 @@ pub fn review(l: &Study) -> Report {
         assumptions: l
             .live_summary
             .as_ref()
-            .map_or_else(Vec::new, |(_, a)| a.clone()),
+            .map_or_else(Vec::new, |(_, a)| a.clone())
+            .into_iter()
+            .chain(placement_assumptions(l, &pl))
+            .collect(),
     }
 }
 

@@ -84,7 +84,7 @@ pub struct RebuildWhatIf {
     pub data_tib: f64,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Fleet {
     /// Node classes; nodes of a class are spread round-robin over its racks.
@@ -96,6 +96,24 @@ pub struct Fleet {
     /// Rack -> power domain.
     #[serde(default)]
     pub racks: BTreeMap<String, RackSpec>,
+    /// Whether each rack is a Longhorn zone (its nodes labelled
+    /// `topology.kubernetes.io/zone` with the rack's name), as the reference design does.
+    /// `false`: the nodes carry no zone label, so Longhorn sees one zone and spreads a
+    /// volume's replicas over nodes only. A site's fleet takes its zones from each node's
+    /// `zone` annotation instead, and a dump's from the Nodes' labels.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub racks_are_zones: bool,
+}
+
+impl Default for Fleet {
+    fn default() -> Self {
+        Fleet {
+            classes: Vec::new(),
+            site: None,
+            racks: BTreeMap::new(),
+            racks_are_zones: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -173,8 +191,24 @@ pub struct Platform {
     pub write_mbps_per_volume: f64,
     /// Actual data as a share of a volume's size.
     pub data_fill: f64,
-    /// Harvester version: picks `vm-force-reset-policy`'s default.
+    /// Harvester version: picks `vm-force-reset-policy`'s default, and the Longhorn it
+    /// bundles when `longhorn_version` is unset. A site's `harvester.version` replaces it
+    /// when the scenario leaves it unset.
     pub harvester_version: String,
+    /// Longhorn version (`v1.10`, `v1.11.1`): picks how Longhorn chooses a disk for a new
+    /// replica (most available space up to v1.10, the balance score from v1.11). Unset: the
+    /// one `harvester_version` bundles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub longhorn_version: Option<String>,
+    /// Longhorn `replica-soft-anti-affinity`: two replicas of a volume may share a node
+    /// when no other node can take one.
+    pub replica_soft_anti_affinity: bool,
+    /// Longhorn `replica-zone-soft-anti-affinity`: a replica may go to a zone that already
+    /// holds one when no other zone can take it (`false`: never).
+    pub replica_zone_soft_anti_affinity: bool,
+    /// Longhorn `replica-disk-soft-anti-affinity`: with soft node anti-affinity, two
+    /// replicas may share a disk.
+    pub replica_disk_soft_anti_affinity: bool,
     /// Harvester's `vm-force-reset-policy`; the version's default when unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vm_force_reset_policy: Option<ForceResetPolicy>,
@@ -227,6 +261,10 @@ impl Default for Platform {
             write_mbps_per_volume: 0.5,
             data_fill: 0.6,
             harvester_version: "v1.7".into(),
+            longhorn_version: None,
+            replica_soft_anti_affinity: false,
+            replica_zone_soft_anti_affinity: true,
+            replica_disk_soft_anti_affinity: true,
             vm_force_reset_policy: None,
             pod_start_s: 15.0,
             guest_boot_s: 60.0,
@@ -446,4 +484,32 @@ pub fn default_policy(v: (u32, u32)) -> ForceResetPolicy {
             vm_migration_timeout: None,
         }
     }
+}
+
+/// The Longhorn a Harvester minor version bundles (harvester `deploy/charts/harvester/
+/// Chart.yaml` at each release tag): v1.3 ships Longhorn v1.6, and each Harvester minor
+/// after it the next Longhorn minor (v1.6 -> v1.9, v1.7 -> v1.10, v1.8 -> v1.11).
+pub fn bundled_longhorn(harvester: (u32, u32)) -> (u32, u32) {
+    match harvester {
+        (1, m) if m >= 3 => (1, m + 3),
+        (1, _) => (1, 6),
+        (major, _) => (major, 0),
+    }
+}
+
+/// The Longhorn version the analyses model, and where it comes from (`platform.longhorn_version`,
+/// or the Harvester version's bundled one).
+pub fn longhorn_of(p: &Platform) -> ((u32, u32), String) {
+    if let Some(v) = p.longhorn_version.as_deref().and_then(version) {
+        return (v, format!("Longhorn v{}.{}", v.0, v.1));
+    }
+    let h = version(&p.harvester_version).unwrap_or((1, 7));
+    let l = bundled_longhorn(h);
+    (
+        l,
+        format!(
+            "Longhorn v{}.{}, the one Harvester {} bundles",
+            l.0, l.1, p.harvester_version
+        ),
+    )
 }

@@ -159,6 +159,15 @@ pub(super) fn check_ranges(
             Some("write it like v1.7 or v1.6.1".into()),
         ));
     }
+    if let Some(v) = &p.longhorn_version
+        && crate::simulate::scenario::version(v).is_none_or(|v| v < (1, 0))
+    {
+        return Err(src.error_at(
+            &path!["platform", "longhorn_version"],
+            format!("`{v}` is not a Longhorn version"),
+            Some("write it like v1.10 or v1.11.1".into()),
+        ));
+    }
     if let Some(pol) = &p.vm_force_reset_policy
         && pol.period == 0
     {

@@ -1,8 +1,10 @@
 //! The rebuild model's input from a placement: the surviving nodes' links and disks less
-//! foreground traffic, and one job per volume that lost a replica on the failed node.
+//! foreground traffic, and one job per volume that lost a replica on the failed node, on
+//! the node Longhorn's scheduler creates its new replica on (`place::replace_lost`, the
+//! same burst the headroom analysis re-homes by).
 
-use super::model::{DiskRoom, Job, NodeCaps, RebuildInput, wire_efficiency};
-use crate::simulate::place::Placement;
+use super::model::{Job, NodeCaps, RebuildInput, wire_efficiency};
+use crate::simulate::place::{BurstIndex, Placement, replace_lost};
 use crate::simulate::scenario::{BondMode, Scenario};
 
 /// Rebuild inputs for losing `failed` in a placement; also the replicas of detached
@@ -42,31 +44,32 @@ pub fn rebuild_input(
         .map(|&n| {
             let h = &pl.topo.hosts[n];
             NodeCaps {
+                name: h.name.clone(),
                 rack: h.rack,
                 ingress: (links * link - fg_in[n]).max(0.0),
                 egress: (links * link - fg_out[n]).max(0.0),
                 disk_write: (p.disk_write_mbps * 1e6 * h.disks.len().max(1) as f64 - fg_in[n])
                     .max(0.0),
                 disk_read: p.disk_read_mbps * 1e6 * h.disks.len().max(1) as f64,
-                disks: h
-                    .disks
-                    .iter()
-                    .zip(&pl.free.disk[n])
-                    .map(|(&max, &(sched, used))| DiskRoom { max, sched, used })
-                    .collect(),
             }
         })
         .collect();
-    let on_failed: Vec<usize> = pl.vols_on.get(failed).cloned().unwrap_or_default();
-    let rebuilt = |i: &usize| pl.volumes[*i].attached || p.offline_replica_rebuilding;
-    let detached = on_failed.iter().filter(|i| !rebuilt(i)).count();
-    let jobs = on_failed
+    let rebuilt = |i: usize| pl.volumes[i].attached || p.offline_replica_rebuilding;
+    let mut alive = vec![true; pl.topo.hosts.len()];
+    if let Some(a) = alive.get_mut(failed) {
+        *a = false;
+    }
+    let mut free = pl.free.clone();
+    let index = BurstIndex::new(&pl.topo, &pl.free);
+    let placed = replace_lost(pl, &alive, &[failed], &index, &mut free);
+    let detached = placed.iter().filter(|r| !rebuilt(r.volume)).count();
+    let jobs = placed
         .iter()
-        .filter(|i| rebuilt(i))
-        .map(|&i| {
-            let v = &pl.volumes[i];
+        .filter(|r| rebuilt(r.volume))
+        .map(|r| {
+            let v = &pl.volumes[r.volume];
             Job {
-                volume: i,
+                volume: r.volume,
                 bytes: v.data,
                 size: v.size,
                 holders: v
@@ -75,6 +78,7 @@ pub fn rebuild_input(
                     .filter(|&&(n, _)| n != failed)
                     .map(|&(n, _)| index_of[n])
                     .collect(),
+                target: r.target.map(|(n, _)| index_of[n]),
             }
         })
         .collect();
@@ -88,7 +92,7 @@ pub fn rebuild_input(
             detect_s: p.detection_s,
             wait_s: p.replenishment_wait_s,
             abort_s: p.rebuild_abort_h * 3600.0,
-            rules: pl.rules,
+            racks: pl.topo.racks.clone(),
         },
         detached,
     )

@@ -3,12 +3,13 @@
 
 mod input;
 mod model;
+mod share;
 mod sweep;
 mod what_if;
 
 pub use input::{rebuild_input, rebuild_target};
 pub use model::{
-    DiskRoom, Job, NodeCaps, RebuildInput, RebuildResult, Window, simulate, wire_efficiency,
+    Job, NodeCaps, NodeLoad, RebuildInput, RebuildResult, Window, simulate, wire_efficiency,
 };
 pub use sweep::{Recommendation, SweepPoint, sweep};
 pub use what_if::{WhatIfError, check as check_what_if, largest_class, load_node, what_if_node};

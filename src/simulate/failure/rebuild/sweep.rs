@@ -22,7 +22,12 @@ pub struct Recommendation {
     /// No limit within 10 % of the fastest kept rebuild traffic under the share: the
     /// smallest within 10 % is given instead.
     pub fell_back: bool,
+    /// The rule, in words, with its numbers.
+    pub rule: String,
 }
+
+/// Within this share of the fastest limit's time, a limit counts as as fast.
+pub const NEAR_FASTEST: f64 = 0.10;
 
 /// Rebuild time for limits 1..=8 and the recommended limit: the smallest within 10 % of the
 /// fastest whose rebuild leaves at least `1 - share` of every link and disk to foreground
@@ -36,7 +41,7 @@ pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendati
             SweepPoint {
                 limit: k,
                 hours: r.hours_to_full_redundancy,
-                bottleneck: r.bottleneck,
+                bottleneck: r.limited_by,
                 peak_link_share: r.peak_link_share,
                 peak_disk_share: r.peak_disk_share,
             }
@@ -46,19 +51,27 @@ pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendati
         .iter()
         .filter_map(|p| p.hours)
         .fold(f64::INFINITY, f64::min);
+    let pct = |x: f64| format!("{:.0} %", x * 100.0);
     if !best.is_finite() {
         return (
             points,
             Recommendation {
                 limit: None,
                 fell_back: false,
+                rule: "the smallest limit from 1 to 8 within 10 % of the fastest; none restores full redundancy".into(),
             },
         );
     }
     let near: Vec<&SweepPoint> = points
         .iter()
-        .filter(|p| p.hours.is_some_and(|h| h <= best * 1.10))
+        .filter(|p| p.hours.is_some_and(|h| h <= best * (1.0 + NEAR_FASTEST)))
         .collect();
+    let cut = best * (1.0 + NEAR_FASTEST);
+    let rule = format!(
+        "the smallest limit whose time is at most {cut:.2} h ({} over the fastest in the sweep) and whose rebuild takes at most {} of any node's link and disk (analysis.warn.rebuild_share); if none does, the smallest limit at most {cut:.2} h",
+        pct(NEAR_FASTEST),
+        pct(share),
+    );
     let within = near
         .iter()
         .find(|p| p.peak_link_share <= share && p.peak_disk_share <= share);
@@ -66,10 +79,12 @@ pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendati
         Some(p) => Recommendation {
             limit: Some(p.limit),
             fell_back: false,
+            rule,
         },
         None => Recommendation {
             limit: near.first().map(|p| p.limit),
             fell_back: true,
+            rule,
         },
     };
     (points, rec)

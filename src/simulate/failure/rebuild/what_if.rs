@@ -206,13 +206,15 @@ pub fn load_node(
             data,
             replicas: Vec::new(),
             attached: true,
+            selector: 0,
         };
-        let disk = best_disk(&pl.topo, &pl.free, &pl.rules, node, size, data).ok_or_else(|| {
-            WhatIfError::NodeFull {
-                node: pl.topo.hosts[node].name.clone(),
-                tib: loaded / TIB,
-            }
-        })?;
+        let disk =
+            best_disk(&pl.topo, &pl.free, &pl.rules, node, (size, data, 0)).ok_or_else(|| {
+                WhatIfError::NodeFull {
+                    node: pl.topo.hosts[node].name.clone(),
+                    tib: loaded / TIB,
+                }
+            })?;
         pl.free.add_replica(&pl.topo, node, disk, &vol);
         vol.replicas.push((node, disk));
         for k in 1..r {

@@ -1,0 +1,259 @@
+//! The rebuild after losing a node, as the review reports it: the model at the scenario's
+//! limit, the limit sweep with its recommendation and the rule behind it, the receiving
+//! nodes per rack, and the same rebuild under the other Longhorn disk rule; and the
+//! placement assumptions (zones, Longhorn version, anti-affinity) every report states.
+
+use crate::simulate::failure::rebuild::{self, RebuildResult, rebuild_input};
+use crate::simulate::fleet::Assumption;
+use crate::simulate::place::{DiskChoice, Placement};
+use crate::simulate::report::{OtherRule, RackLoad, RebuildReport};
+use crate::simulate::scenario::longhorn_of;
+use crate::simulate::study::Study;
+
+const TIB: f64 = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// The Longhorn version modelled and how a new replica's place is chosen, in words.
+fn rule_words(choice: DiskChoice, p: &crate::simulate::scenario::Platform) -> String {
+    let zone = if p.replica_zone_soft_anti_affinity {
+        "a node in a zone without a replica of the volume first, else any node without one"
+    } else {
+        "only a node in a zone without a replica of the volume (zone anti-affinity hard)"
+    };
+    let node = if p.replica_soft_anti_affinity {
+        ", else a node that holds one (node anti-affinity soft)"
+    } else {
+        ""
+    };
+    format!(
+        "each new replica's node and disk are chosen when it is created: {zone}{node}; among those, {}; it then waits on that node for a rebuild slot",
+        choice.describe()
+    )
+}
+
+fn other(choice: DiskChoice) -> (DiskChoice, &'static str) {
+    match choice {
+        DiskChoice::MostAvailable => (
+            DiskChoice::BalanceScore,
+            "Longhorn v1.11 and later (Harvester v1.8 and later)",
+        ),
+        DiskChoice::BalanceScore => (
+            DiskChoice::MostAvailable,
+            "Longhorn v1.10 and earlier (Harvester v1.7 and earlier)",
+        ),
+    }
+}
+
+/// The rebuild after losing `failed`, at the scenario's limit, with the limit sweep.
+pub fn rebuild_report(
+    l: &Study,
+    pl: &Placement,
+    failed: usize,
+    what_if_tib: Option<f64>,
+) -> (RebuildReport, RebuildResult) {
+    let s = &l.scenario;
+    let p = &s.platform;
+    let (input, detached) = rebuild_input(s, pl, failed, p.rebuild_limit);
+    let r: RebuildResult = rebuild::simulate(&input);
+    let (sweep, rec) = rebuild::sweep(&input, s.analysis.warn.rebuild_share);
+    let mut hours: Vec<f64> = r
+        .windows
+        .iter()
+        .map(|w| w.hours.unwrap_or(f64::INFINITY))
+        .collect();
+    hours.sort_by(f64::total_cmp);
+    let finite = |h: Option<&f64>| h.copied().filter(|x| x.is_finite());
+    // Per rack: its nodes that may receive (up, schedulable), those that do, and when the
+    // last of them is done.
+    let topo = &pl.topo;
+    let mut by_rack: Vec<RackLoad> = Vec::new();
+    for (ri, rack) in topo.racks.iter().enumerate() {
+        let nodes = (0..topo.hosts.len())
+            .filter(|&n| n != failed && topo.rack_of[n] == ri && !topo.no_replicas[n])
+            .count();
+        let recv: Vec<_> = r.receivers.iter().filter(|x| &x.rack == rack).collect();
+        if recv.is_empty() {
+            continue;
+        }
+        by_rack.push(RackLoad {
+            rack: rack.clone(),
+            receiving_nodes: recv.len(),
+            nodes,
+            replicas: recv.iter().map(|x| x.replicas).sum(),
+            tib: recv.iter().map(|x| x.bytes).sum::<f64>() / TIB,
+            transfer_hours: recv
+                .iter()
+                .map(|x| x.done_s)
+                .try_fold(0.0f64, |a, d| d.map(|d| a.max(d / 3600.0))),
+        });
+    }
+    let choice = pl.rules.choice;
+    let (alt, alt_name) = other(choice);
+    let mut alt_pl = pl.clone();
+    alt_pl.rules.choice = alt;
+    let (alt_input, _) = rebuild_input(s, &alt_pl, failed, p.rebuild_limit);
+    let alt_r = rebuild::simulate(&alt_input);
+    let report = RebuildReport {
+        failed_node: topo
+            .hosts
+            .get(failed)
+            .map_or_else(String::new, |h| h.name.clone()),
+        what_if_tib,
+        limit: p.rebuild_limit,
+        replicas_to_rebuild: input.jobs.len(),
+        detached_not_rebuilt: detached,
+        tib_to_rebuild: (r.bytes / TIB).max(0.0),
+        hours_to_full_redundancy: r.hours_to_full_redundancy,
+        never: r.never.clone(),
+        bottleneck: r.bottleneck.clone(),
+        aborted_rebuilds: r.aborted,
+        abort_restarts: r.abort_restarts,
+        stranded_rebuilds: r.stranded,
+        blocked_rebuilds: r.blocked,
+        exposure_hours_max: if hours.is_empty() {
+            Some(0.0)
+        } else {
+            finite(hours.last())
+        },
+        exposure_hours_median: if hours.is_empty() {
+            Some(0.0)
+        } else {
+            finite(hours.get(hours.len() / 2))
+        },
+        peak_link_share: r.peak_link_share,
+        peak_disk_share: r.peak_disk_share,
+        peak_source_share: r.peak_source_share,
+        peak_source_streams: r.peak_source_streams,
+        sweep,
+        recommended_limit: rec.limit,
+        recommendation_fell_back: rec.fell_back,
+        recommendation_rule: rec.rule,
+        longhorn: longhorn_of(p).1,
+        placement_rule: rule_words(choice, p),
+        receivers: r.receivers.clone(),
+        by_rack,
+        other_rule: (!input.jobs.is_empty()).then(|| OtherRule {
+            longhorn: alt_name.to_string(),
+            placement_rule: rule_words(alt, p),
+            hours_to_full_redundancy: alt_r.hours_to_full_redundancy,
+            bottleneck: alt_r.bottleneck.clone(),
+        }),
+        windows: r.windows.clone(),
+    };
+    (report, r)
+}
+
+/// The inputs every replica placement rests on, with their sources: the zones, the
+/// Longhorn version and its disk rule, and the anti-affinity settings.
+pub fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption> {
+    let p = &l.scenario.platform;
+    let topo = &pl.topo;
+    let scenario_or_default = |path: &[&str]| {
+        let segs: Vec<crate::files::yaml::Seg> = path
+            .iter()
+            .map(|k| crate::files::yaml::Seg::Key((*k).to_string()))
+            .collect();
+        if l.source.has(&segs) {
+            "scenario"
+        } else {
+            "default"
+        }
+    };
+    let names = |v: &[String]| {
+        let shown: Vec<&str> = v.iter().take(6).map(String::as_str).collect();
+        let more = v.len().saturating_sub(6);
+        if more > 0 {
+            format!("{}, and {more} more", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    };
+    let single = topo.zones.len() == 1;
+    let (value, source, note) = if l.live.is_some() {
+        (
+            if single {
+                "one zone: the Nodes carry one topology.kubernetes.io/zone label or none".into()
+            } else {
+                format!(
+                    "the Nodes' topology.kubernetes.io/zone labels: {}",
+                    names(&topo.zones)
+                )
+            },
+            "dump",
+            None,
+        )
+    } else if l.site_topology.is_some() {
+        (
+            if single {
+                "one zone: the site's nodes name one zone or none".into()
+            } else {
+                format!("each site node's zone annotation: {}", names(&topo.zones))
+            },
+            "site",
+            None,
+        )
+    } else if l.scenario.fleet.racks_are_zones {
+        (
+            format!("the racks, each labelled as a zone: {}", names(&topo.racks)),
+            scenario_or_default(&["fleet", "racks_are_zones"]),
+            Some("set fleet.racks_are_zones: false if the nodes carry no zone label".into()),
+        )
+    } else {
+        (
+            "one zone: the nodes carry no zone label (fleet.racks_are_zones: false)".into(),
+            "scenario",
+            None,
+        )
+    };
+    let mut out = vec![Assumption {
+        input: "Longhorn zones (topology.kubernetes.io/zone)".into(),
+        value,
+        source,
+        note,
+    }];
+    if l.live.is_none() {
+        out.push(Assumption {
+            input: "Harvester version".into(),
+            value: p.harvester_version.clone(),
+            source: l.harvester_version_from,
+            note: l.harvester_version_note.clone(),
+        });
+    }
+    let (_, longhorn) = longhorn_of(p);
+    let version_from = if l.longhorn_version_from_dump {
+        "dump"
+    } else if p.longhorn_version.is_some() {
+        "scenario"
+    } else {
+        l.harvester_version_from
+    };
+    out.push(Assumption {
+        input: "Longhorn version (picks how a disk is chosen for a new replica)".into(),
+        value: format!("{longhorn}: {}", pl.rules.choice.describe()),
+        source: version_from,
+        note: None,
+    });
+    for (key, value) in [
+        (
+            "replica_zone_soft_anti_affinity",
+            p.replica_zone_soft_anti_affinity,
+        ),
+        ("replica_soft_anti_affinity", p.replica_soft_anti_affinity),
+        (
+            "replica_disk_soft_anti_affinity",
+            p.replica_disk_soft_anti_affinity,
+        ),
+    ] {
+        // A dump's assumptions list these settings already.
+        if l.live.is_some() {
+            continue;
+        }
+        let setting = key.replace('_', "-");
+        out.push(Assumption {
+            input: format!("{setting} (longhorn.io Setting)"),
+            value: value.to_string(),
+            source: scenario_or_default(&["platform", key]),
+            note: None,
+        });
+    }
+    out
+}

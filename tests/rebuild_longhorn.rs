@@ -1,0 +1,159 @@
+//! The rebuild after losing a node, worked out by hand: where Longhorn's scheduler puts
+//! each replacement replica (at creation, by zone and node anti-affinity and its disk
+//! rule) and how long each receiving node's queue takes under the per-node limit. The
+//! same fleet with racks as zones and with no zones, and under both disk rules.
+
+use rackplan::simulate::failure::headroom;
+use rackplan::simulate::failure::rebuild::{rebuild_input, simulate};
+use rackplan::simulate::fleet::{Host, Topology};
+use rackplan::simulate::place::{DiskChoice, Placement, Vm, Volume};
+use rackplan::simulate::scenario::Scenario;
+
+const TB: f64 = 1e12;
+const GB: f64 = 1e9;
+
+/// Six nodes in three racks (a0 a1 | b0 b1 | c0 c1), one 10 TB disk each. Four volumes
+/// of 360 GB (600 GB nominal) have a replica on a0 and their other two in racks b and c:
+/// V0 on b0 c0, V1 on b1 c1, V2 on b0 c1, V3 on b1 c0. One-replica filler volumes make the
+/// available space before the failure, most first: c1 (10 - 0.72 - 0.5 TB), b1 (- 1),
+/// c0 (- 1.5), b0 (- 2), a1 (- 3).
+fn fleet(zones: bool) -> (Scenario, Placement) {
+    fleet_on(zones, "v1.7")
+}
+
+/// `fleet` with the Harvester version named (which picks the Longhorn disk rule).
+fn fleet_on(zones: bool, harvester: &str) -> (Scenario, Placement) {
+    let names = ["a0", "a1", "b0", "b1", "c0", "c1"];
+    let hosts = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| Host {
+            name: (*n).into(),
+            rack: i / 2,
+            cpu: 64.0,
+            mem_gib: 256.0,
+            disks: vec![10.0 * TB],
+        })
+        .collect();
+    let mut topo = Topology::build(
+        hosts,
+        vec!["ra".into(), "rb".into(), "rc".into()],
+        &[None, None, None],
+    );
+    if !zones {
+        topo.set_zones(&vec![String::new(); 6]);
+    }
+    let vol = |replicas: &[usize], data: f64| Volume {
+        vm: 0,
+        size: data / 0.6,
+        data,
+        replicas: replicas.iter().map(|&n| (n, 0)).collect(),
+        attached: true,
+        selector: 0,
+    };
+    let (a0, a1, b0, b1, c0, c1) = (0, 1, 2, 3, 4, 5);
+    let volumes = vec![
+        vol(&[a0, b0, c0], 360.0 * GB),
+        vol(&[a0, b1, c1], 360.0 * GB),
+        vol(&[a0, b0, c1], 360.0 * GB),
+        vol(&[a0, b1, c0], 360.0 * GB),
+        vol(&[a1], 3.0 * TB),
+        vol(&[b0], 2.0 * TB),
+        vol(&[c0], 1.5 * TB),
+        vol(&[b1], 1.0 * TB),
+        vol(&[c1], 0.5 * TB),
+    ];
+    let vms = vec![Vm {
+        cluster: 0,
+        pool: String::new(),
+        group: None,
+        vcpu: 0.0,
+        mem_gib: 0.0,
+        cpu_req: 0.0,
+        mem_req: 0.0,
+        mem_actual: 0.0,
+        volumes: (0..volumes.len()).collect(),
+        running: false,
+    }];
+    let s: Scenario = serde_saphyr::from_str(
+        &format!("name: by-hand\nplatform: {{harvester_version: {harvester}, rebuild_limit: 2, stream_mbps: 100, detection_s: 45, replenishment_wait_s: 600}}\n"),
+    )
+    .unwrap();
+    let pl = Placement::adopt(topo, vms, volumes, vec![None], &s.platform);
+    (s, pl)
+}
+
+/// (node, replicas it receives, seconds until its last one is done), by node name.
+fn queues(s: &Scenario, pl: &Placement) -> (Vec<(String, usize, f64)>, f64) {
+    let (input, detached) = rebuild_input(s, pl, 0, 2);
+    assert_eq!(detached, 0);
+    assert_eq!(input.jobs.len(), 4, "the four volumes with a replica on a0");
+    let r = simulate(&input);
+    let mut q: Vec<(String, usize, f64)> = r
+        .receivers
+        .iter()
+        .map(|x| (x.node.clone(), x.replicas, x.done_s.expect("completes")))
+        .collect();
+    q.sort_by(|a, b| a.0.cmp(&b.0));
+    (q, r.hours_to_full_redundancy.expect("completes"))
+}
+
+#[track_caller]
+fn close(got: f64, want: f64) {
+    assert!((got - want).abs() < 1.0, "got {got}, want {want}");
+}
+
+#[test]
+fn racks_as_zones_send_every_replacement_to_the_lost_nodes_rack() {
+    let (s, pl) = fleet(true);
+    assert_eq!(pl.rules.choice, DiskChoice::MostAvailable, "Harvester v1.7");
+    // Zones rb and rc hold the other two replicas of every volume; a0 is down, so its
+    // replica marks no zone: zone ra is the only zone without a replica, and a1 its only
+    // node. All four replacements are created on a1, whatever its space.
+    let (q, hours) = queues(&s, &pl);
+    // a1 rebuilds two at a time: 360 GB / 100 MB/s = 3600 s per round, two rounds.
+    assert_eq!(q.len(), 1, "{q:?}");
+    assert_eq!((q[0].0.as_str(), q[0].1), ("a1", 4));
+    close(q[0].2, 7200.0);
+    // Detection 45 s and the 600 s wait come first.
+    close(hours * 3600.0, 45.0 + 600.0 + 7200.0);
+    // The headroom analysis re-homes by the same burst: the same four on a1, none stranded.
+    let h = headroom::scenario(&pl, "node a0", headroom::Kind::Node, &[0]);
+    assert_eq!((h.displaced_replicas, h.stranded_replicas), (4, 0));
+}
+
+#[test]
+fn with_no_zones_the_most_available_disk_of_each_volume_takes_it() {
+    let (s, pl) = fleet(false);
+    // One zone, holding replicas of every volume: no node is in an unused zone, so any node
+    // without a replica may take it, and Longhorn up to v1.10 takes the one with the most
+    // available space (c1 > b1 > c0 > b0 > a1):
+    //   V0 (b0 c0): a1 b1 c1 -> c1;  V1 (b1 c1): a1 b0 c0 -> c0;
+    //   V2 (b0 c1): a1 b1 c0 -> b1;  V3 (b1 c0): a1 b0 c1 -> c1.
+    let (q, hours) = queues(&s, &pl);
+    let want = [("b1", 1), ("c0", 1), ("c1", 2)];
+    assert_eq!(q.len(), 3, "{q:?}");
+    for ((node, n, done), (wn, wc)) in q.iter().zip(want) {
+        assert_eq!((node.as_str(), *n), (wn, wc));
+        // Two slots on c1: every replica streams at once, 3600 s.
+        close(*done, 3600.0);
+    }
+    close(hours * 3600.0, 45.0 + 600.0 + 3600.0);
+}
+
+#[test]
+fn from_longhorn_v1_11_the_balance_score_spreads_by_usable_space() {
+    // Harvester v1.8 bundles Longhorn v1.11.
+    let (s, pl) = fleet_on(false, "v1.8");
+    assert_eq!(pl.rules.choice, DiskChoice::BalanceScore);
+    // Usable = available - scheduled (nominal sizes, 600 GB per test volume), per node:
+    //   a1 10 - 3 - 5 = 2 TB; b0 10 - 2.72 - (3.33 + 1.2) = 2.75; b1 10 - 1.72 - (1.67 +
+    //   1.2) = 5.41; c0 10 - 2.22 - (2.5 + 1.2) = 4.08; c1 10 - 1.22 - (0.83 + 1.2) = 6.75.
+    // Each replica goes to the candidate with the most usable space; its 600 GB nominal
+    // then counts as scheduled there:
+    //   V0: a1 b1 c1 -> c1 (6.15 left);  V1: a1 b0 c0 -> c0 (3.48);
+    //   V2: a1 b1 c0 -> b1 (4.81);       V3: a1 b0 c1 -> c1 (5.55).
+    let (q, _) = queues(&s, &pl);
+    let got: Vec<(&str, usize)> = q.iter().map(|x| (x.0.as_str(), x.1)).collect();
+    assert_eq!(got, [("b1", 1), ("c0", 1), ("c1", 2)]);
+}
