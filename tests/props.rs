@@ -114,6 +114,38 @@ proptest! {
     }
 
     #[test]
+    fn requests_and_rancher_imports_load_or_fail_located_and_judge_quickly(
+        rancher in any::<bool>(), k in 0usize..400, v in nasty()
+    ) {
+        let scenario = repo().join("simulations/reference-factory.yaml");
+        let base = if rancher {
+            // A Rancher Cluster export with its HarvesterConfigs, labelled with its team.
+            std::fs::read_to_string(repo().join("iso-config/example/catalogue/standard.yaml"))
+                .unwrap()
+                .replace("    rackplan.io/shape: standard\n", "    rackplan.io/shape: standard\n    rackplan.io/team: paiement\n")
+        } else {
+            "team: paiement\nname: r\npools:\n  - name: cp\n    count: 3\n    vcpu: 4\n    memory_gib: 8\n    disks_gib: [60]\n    anti_affinity: true\ncount: 2\nduration: 72h\n".to_string()
+        };
+        let text = mutate(&base, k, &v);
+        let loaded = rackplan::simulate::scenario::load(&scenario).unwrap();
+        match rackplan::simulate::scenario::request_from_text(std::path::Path::new("r.yaml"), &text, &loaded.shapes) {
+            Ok(req) => {
+                // What loads is within the stated bounds, and is judged in bounded time.
+                let vms: u64 = u64::from(req.count) * req.pools.iter().map(|p| u64::from(p.count)).sum::<u64>();
+                prop_assert!(vms <= 200_000, "{vms} VMs passed the bounds");
+                for p in &req.pools {
+                    prop_assert!(p.vcpu.is_finite() && p.vcpu >= 0.0 && p.memory_gib.is_finite() && p.memory_gib >= 0.0);
+                }
+                if vms <= 2_000 {
+                    let study = rackplan::simulate::Study::from_file(&scenario).unwrap();
+                    let _ = rackplan::simulate::questions::decide(&study, &req, 1_800_000_000);
+                }
+            }
+            Err(e) => located(&e),
+        }
+    }
+
+    #[test]
     fn redfish_normalisation_of_arbitrary_json_never_panics(
         system in json(), processors in proptest::collection::vec(json(), 0..3),
         drives in proptest::collection::vec(json(), 0..3), ports in proptest::collection::vec((json(), json()), 0..3),
