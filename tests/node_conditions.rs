@@ -97,7 +97,7 @@ fn exhaustive(failed: &[usize], ready_only: bool) -> (usize, usize) {
             }
         }
     }
-    let may = |n: usize| !failed.contains(&n) && !(ready_only && n == NOT_READY);
+    let may = |n: usize| !(failed.contains(&n) || (ready_only && n == NOT_READY));
     let mut room: Vec<usize> = (0..6).map(|n| if may(n) { ROOM[n] } else { 0 }).collect();
     let mut holders: Vec<Vec<usize>> = vols
         .iter()

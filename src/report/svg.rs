@@ -241,7 +241,7 @@ pub fn render(c: &Chart<'_>) -> String {
         }
         let mut line = String::new();
         for w in &words {
-            if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > 118 {
+            if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > 128 {
                 under.push(std::mem::take(&mut line));
             }
             if !line.is_empty() {
@@ -258,7 +258,7 @@ pub fn render(c: &Chart<'_>) -> String {
             s,
             r##"<text x="{}" y="{}" font-size="{}" fill="#555" text-anchor="middle">{}</text>"##,
             W / 2.0,
-            42 + 12 * i,
+            38 + 10 * i,
             if i == 0 && c.note.is_some() { 11 } else { 10 },
             plain(n)
         );

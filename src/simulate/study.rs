@@ -237,7 +237,10 @@ impl Study {
                 self.harvester_version_note =
                     Some(format!("the scenario says {given}; the site wins"));
             }
-            self.scenario.platform.harvester_version = site_version.clone();
+            self.scenario
+                .platform
+                .harvester_version
+                .clone_from(site_version);
             self.harvester_version_from = "site";
         }
         let p = &self.scenario.platform;

@@ -384,6 +384,8 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
             Some("is cordoned or in maintenance")
         } else if n.ready == Some(false) {
             Some("is not Ready")
+        } else if n.pressure {
+            Some("is under disk, memory, PID or network pressure (tainted NoSchedule)")
         } else if n.vm_schedulable == Some(false) {
             Some("has kubevirt.io/schedulable=false (virt-handler not ready)")
         } else {

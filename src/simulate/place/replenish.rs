@@ -105,10 +105,10 @@ impl<'a> Burst<'a> {
             }
             // A disk without a replica of the volume first; one with a replica only under
             // soft disk anti-affinity (`filterDisksWithMatchingReplicas`).
-            if !vol.replicas.contains(&(n, d)) {
-                Some(2)
-            } else {
+            if vol.replicas.contains(&(n, d)) {
                 rules.disk_soft.then_some(3)
+            } else {
+                Some(2)
             }
         } else if !used.contains(&topo.zone_of[n]) {
             Some(0)
@@ -138,16 +138,13 @@ impl<'a> Burst<'a> {
     ) -> Option<(usize, usize)> {
         // The best tier any disk can be in: 0 if a zone without a replica has a node that
         // takes replicas; else 1.
-        let best_possible: u8 = if self
-            .zone_open
-            .iter()
-            .enumerate()
-            .any(|(z, &open)| open && !used.contains(&z))
-        {
-            0
-        } else {
-            1
-        };
+        let best_possible = u8::from(
+            !self
+                .zone_open
+                .iter()
+                .enumerate()
+                .any(|(z, &open)| open && !used.contains(&z)),
+        );
         let mut best: Option<(u8, f64)> = None;
         let mut tied: Vec<(usize, usize)> = Vec::new();
         for &(key, n, d) in &self.index.order {

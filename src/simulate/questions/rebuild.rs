@@ -168,47 +168,45 @@ pub fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption> {
         }
     };
     let single = topo.zones.len() == 1;
+    // Short words: the table fits 80 columns.
     let (value, source, note) = if l.live.is_some() {
         (
             if single {
-                "one zone: the Nodes carry one topology.kubernetes.io/zone label or none".into()
+                "one zone".into()
             } else {
-                format!(
-                    "the Nodes' topology.kubernetes.io/zone labels: {}",
-                    names(&topo.zones)
-                )
+                names(&topo.zones)
             },
             "dump",
-            None,
+            "the Nodes' topology.kubernetes.io/zone labels",
         )
     } else if l.site_topology.is_some() {
         (
             if single {
-                "one zone: the site's nodes name one zone or none".into()
+                "one zone".into()
             } else {
-                format!("each site node's zone annotation: {}", names(&topo.zones))
+                names(&topo.zones)
             },
             "site",
-            None,
+            "each node's zone annotation (topology.kubernetes.io/zone)",
         )
     } else if l.scenario.fleet.racks_are_zones {
         (
-            format!("the racks, each labelled as a zone: {}", names(&topo.racks)),
+            format!("the racks: {}", names(&topo.racks)),
             scenario_or_default(&["fleet", "racks_are_zones"]),
-            Some("set fleet.racks_are_zones: false if the nodes carry no zone label".into()),
+            "each rack labelled topology.kubernetes.io/zone; set fleet.racks_are_zones: false if not",
         )
     } else {
         (
-            "one zone: the nodes carry no zone label (fleet.racks_are_zones: false)".into(),
+            "one zone".into(),
             "scenario",
-            None,
+            "fleet.racks_are_zones: false, the nodes carry no zone label",
         )
     };
     let mut out = vec![Assumption {
-        input: "Longhorn zones (topology.kubernetes.io/zone)".into(),
+        input: "Longhorn zones".into(),
         value,
         source,
-        note,
+        note: Some(note.into()),
     }];
     if l.live.is_none() {
         out.push(Assumption {
@@ -218,7 +216,7 @@ pub fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption> {
             note: l.harvester_version_note.clone(),
         });
     }
-    let (_, longhorn) = longhorn_of(p);
+    let (v, _) = longhorn_of(p);
     let version_from = if l.longhorn_version_from_dump {
         "dump"
     } else if p.longhorn_version.is_some() {
@@ -227,18 +225,38 @@ pub fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption> {
         l.harvester_version_from
     };
     out.push(Assumption {
-        input: "Longhorn version (picks how a disk is chosen for a new replica)".into(),
-        value: format!("{longhorn}: {}", pl.rules.choice.describe()),
+        input: "Longhorn version".into(),
+        value: if p.longhorn_version.is_some() {
+            format!("v{}.{}", v.0, v.1)
+        } else {
+            format!(
+                "v{}.{}, bundled with Harvester {}",
+                v.0, v.1, p.harvester_version
+            )
+        },
         source: version_from,
-        note: None,
+        note: Some(match pl.rules.choice {
+            DiskChoice::MostAvailable => {
+                "a new replica goes to the disk with the most available space".into()
+            }
+            DiskChoice::BalanceScore => {
+                "a new replica goes where usable space stays most even (balance score)".into()
+            }
+        }),
     });
-    for (key, value) in [
+    for (input, key, value) in [
         (
+            "Longhorn zone soft anti-affinity",
             "replica_zone_soft_anti_affinity",
             p.replica_zone_soft_anti_affinity,
         ),
-        ("replica_soft_anti_affinity", p.replica_soft_anti_affinity),
         (
+            "Longhorn node soft anti-affinity",
+            "replica_soft_anti_affinity",
+            p.replica_soft_anti_affinity,
+        ),
+        (
+            "Longhorn disk soft anti-affinity",
             "replica_disk_soft_anti_affinity",
             p.replica_disk_soft_anti_affinity,
         ),
@@ -247,9 +265,8 @@ pub fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption> {
         if l.live.is_some() {
             continue;
         }
-        let setting = key.replace('_', "-");
         out.push(Assumption {
-            input: format!("{setting} (longhorn.io Setting)"),
+            input: input.into(),
             value: value.to_string(),
             source: scenario_or_default(&["platform", key]),
             note: None,

@@ -68,7 +68,7 @@ pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendati
         .collect();
     let cut = best * (1.0 + NEAR_FASTEST);
     let rule = format!(
-        "the smallest limit whose time is at most {cut:.2} h ({} over the fastest in the sweep) and whose rebuild takes at most {} of any node's link and disk (analysis.warn.rebuild_share); if none does, the smallest limit at most {cut:.2} h",
+        "the smallest limit at most {} slower than the fastest (so at most {cut:.2} h) whose rebuild takes at most {} of any node's link and disk (analysis.warn.rebuild_share); else the smallest at most {cut:.2} h",
         pct(NEAR_FASTEST),
         pct(share),
     );
