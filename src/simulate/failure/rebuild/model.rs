@@ -17,18 +17,8 @@
 
 use serde::Serialize;
 
+pub use super::share::NodeCaps;
 use super::share::{CATS, Stream, share};
-
-#[derive(Debug, Clone)]
-pub struct NodeCaps {
-    pub name: String,
-    pub rack: usize,
-    /// Bytes/s.
-    pub ingress: f64,
-    pub egress: f64,
-    pub disk_write: f64,
-    pub disk_read: f64,
-}
 
 #[derive(Debug, Clone)]
 pub struct Job {

@@ -2,7 +2,17 @@
 //! under the per-stream rate (and one bond member per flow), each node's ingress and egress
 //! and its disk write and read throughput; and which of these froze each stream.
 
-use super::model::NodeCaps;
+/// What one surviving node can give rebuilds, bytes/s, after foreground traffic.
+#[derive(Debug, Clone)]
+pub struct NodeCaps {
+    pub name: String,
+    pub rack: usize,
+    /// Bytes/s.
+    pub ingress: f64,
+    pub egress: f64,
+    pub disk_write: f64,
+    pub disk_read: f64,
+}
 
 /// One running rebuild: its job, source and receiving node, bytes left, rate, start, and
 /// what limits it.
