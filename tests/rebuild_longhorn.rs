@@ -157,3 +157,73 @@ fn from_longhorn_v1_11_the_balance_score_spreads_by_usable_space() {
     let got: Vec<(&str, usize)> = q.iter().map(|x| (x.0.as_str(), x.1)).collect();
     assert_eq!(got, [("b1", 1), ("c0", 1), ("c1", 2)]);
 }
+
+/// `fleet.racks_are_zones: false` reaches the placement: one zone, said in the assumptions.
+#[test]
+fn a_scenario_can_say_its_racks_are_not_zones() {
+    use rackplan::simulate::{ScenarioInput, Study, StudyInput};
+    let text = |zones: bool| {
+        format!(
+            "name: z\nfleet:\n  racks_are_zones: {zones}\n  classes:\n    - {{name: c, count: 6, threads: 64, memory_gib: 256, disks: 1, disk_tb: 4, racks: [r1, r2, r3]}}\n\
+             shapes:\n  s: {{pools: [{{name: w, count: 6, vcpu: 2, memory_gib: 4, disks_gib: [100]}}]}}\nclusters: [{{shape: s, count: 1}}]\nanalysis: {{risk_trials: 100}}\n"
+        )
+    };
+    for zones in [true, false] {
+        let t = text(zones);
+        let l = Study::open(&StudyInput {
+            scenario: ScenarioInput::Text {
+                name: std::path::Path::new("z.yaml"),
+                text: &t,
+            },
+            site: None,
+            dump: None,
+            rebuild_what_if: None,
+        })
+        .unwrap();
+        let topo = l.topology();
+        assert_eq!(topo.zones.len(), if zones { 3 } else { 1 });
+        let r = rackplan::simulate::questions::review(&l);
+        let z = r
+            .assumptions
+            .iter()
+            .find(|a| a.input == "Longhorn zones")
+            .unwrap();
+        assert_eq!(z.source, "scenario", "the scenario states the key");
+        assert_eq!(z.value.starts_with("one zone"), !zones, "{}", z.value);
+    }
+}
+
+/// A site names the Harvester it installs: the analyses use that version (and the Longhorn
+/// it bundles), and say so, even when the scenario names another.
+#[test]
+fn the_sites_harvester_version_is_the_one_modelled() {
+    use rackplan::simulate::{ScenarioInput, Study, StudyInput};
+    let repo = crate::support::repo();
+    let l = Study::open(&StudyInput {
+        scenario: ScenarioInput::File(&repo.join("simulations/reference-factory.yaml")),
+        site: Some(&repo.join("inventory/example")),
+        dump: None,
+        rebuild_what_if: None,
+    })
+    .unwrap();
+    assert_eq!(l.scenario.platform.harvester_version, "v1.6.1");
+    let r = rackplan::simulate::questions::review(&l);
+    assert!(
+        r.vm_restart.derivation.contains("Harvester v1.6.1"),
+        "{}",
+        r.vm_restart.derivation
+    );
+    assert!(!r.vm_restart.derivation.contains("v1.7"));
+    let h = r
+        .assumptions
+        .iter()
+        .find(|a| a.input == "Harvester version")
+        .unwrap();
+    assert_eq!((h.value.as_str(), h.source), ("v1.6.1", "site"));
+    assert!(h.note.as_deref().unwrap_or("").contains("v1.7"), "{h:?}");
+    assert!(
+        r.rebuild.longhorn.contains("v1.9"),
+        "{}",
+        r.rebuild.longhorn
+    );
+}

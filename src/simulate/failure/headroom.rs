@@ -1,8 +1,9 @@
 //! The headroom verdict by re-placement: for every failure domain, take its hosts away,
 //! restart every displaced VM greedily as the scheduler would, re-home every lost replica
 //! as Longhorn would (`place::replace_lost`: the same burst and the same rules the rebuild
-//! model's replicas are placed by), and see what is left. Pass only if every scenario places everything.
-//! The "keep 25 % free" rule is computed beside it, and disagreements are named.
+//! model's replicas are placed by), and see what is left. Pass only if every scenario
+//! places everything. The "keep 25 % free" rule is computed beside it, and disagreements
+//! are named.
 
 use rayon::prelude::*;
 use serde::Serialize;

@@ -2,7 +2,7 @@
 //! under the per-stream rate (and one bond member per flow), each node's ingress and egress
 //! and its disk write and read throughput; and which of these froze each stream.
 
-/// What one node can move, in bytes per second.
+/// What one surviving node can give rebuilds, bytes/s, after foreground traffic.
 #[derive(Debug, Clone)]
 pub struct NodeCaps {
     pub name: String,
