@@ -394,3 +394,35 @@ fn check_filters_groups_and_summarises() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("--node nope"), "{}", r.stderr);
 }
+
+/// The finding's text as a person reads it: counts agree with their nouns, and a data disk
+/// spec without a protocol leaves no empty parenthesis.
+#[test]
+fn missing_disks_and_ports_read_as_sentences() {
+    let site = Site::example();
+    let disks = edit_node(&site, "hv-c05", |n| {
+        n.disks.pop();
+    });
+    let ports = edit_node(&site, "hv-c06", |n| {
+        n.nics.truncate(4);
+    });
+    let inputs = rackplan::plan::load_inputs(&site.dir()).unwrap();
+    let report = rackplan::plan::check::check(&inputs);
+    let what = |node: &str, code: &str| {
+        report
+            .findings
+            .iter()
+            .find(|f| f.node == node && f.code == code)
+            .map(|f| format!("{} / {}", f.what, f.why))
+            .unwrap_or_else(|| panic!("no {code} on {node}"))
+    };
+    let d = what(&disks, "data-disks-missing");
+    assert!(!d.contains("( ") && !d.contains("()"), "{d}");
+    assert!(
+        d.contains("data disks (") && d.contains("of at least"),
+        "{d}"
+    );
+    let p = what(&ports, "ports-missing");
+    assert!(!p.contains(" 1 ports"), "{p}");
+    assert!(p.contains("profile gives the"), "{p}");
+}

@@ -117,18 +117,25 @@ pub fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
     if let Some(spec) = &p.data_disks
         && disks.data.len() < spec.count as usize
     {
-        let proto = spec
-            .protocol
-            .map(|x| format!("{x:?}").to_uppercase())
-            .unwrap_or_default();
+        // "NVME of at least 3.84 TB", or "of at least 960 GB" when no protocol is asked.
+        let kind = spec.protocol.map_or_else(
+            || format!("of at least {}", spec.min_size),
+            |x| {
+                format!(
+                    "{} of at least {}",
+                    format!("{x:?}").to_uppercase(),
+                    spec.min_size
+                )
+            },
+        );
         push(
             Severity::Error,
             "data-disks-missing",
             format!(
-                "{} of {} data disks ({proto} of at least {})",
+                "{} of {} data disk{} ({kind})",
                 disks.data.len(),
                 spec.count,
-                spec.min_size
+                plural(spec.count as usize)
             ),
             "Longhorn capacity and rebuild speed are planned on the full set of data disks".into(),
             "install the missing drives or check that they are detected (BIOS/RAID mode)".into(),
@@ -153,12 +160,18 @@ pub fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
                 Severity::Error,
                 "ports-missing",
                 format!(
-                    "{net} network needs {} ports, {} left for it ({} ports on the node)",
+                    "{net} network needs {} port{}, {} left for it ({} port{} on the node)",
                     choice.spec.ports,
+                    plural(choice.spec.ports as usize),
                     choice.ports.len(),
-                    node.nics.len()
+                    node.nics.len(),
+                    plural(node.nics.len())
                 ),
-                "the three bonded networks need two ports each".into(),
+                format!(
+                    "the {role} profile gives the {net} network {} port{}",
+                    choice.spec.ports,
+                    plural(choice.spec.ports as usize)
+                ),
                 "add a network adapter, or annotate which ports serve which network".into(),
             );
         }
@@ -352,4 +365,9 @@ pub fn storage_sizing(inputs: &Inputs, role_of: impl Fn(&str) -> Role) -> (u64, 
         network::storage_ips_needed(&disks_per_node),
         network::usable_storage_ips(&sn.cidr, &sn.exclude),
     )
+}
+
+/// "s" for any count but one.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
