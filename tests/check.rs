@@ -413,8 +413,10 @@ fn missing_disks_and_ports_read_as_sentences() {
             .findings
             .iter()
             .find(|f| f.node == node && f.code == code)
-            .map(|f| format!("{} / {}", f.what, f.why))
-            .unwrap_or_else(|| panic!("no {code} on {node}"))
+            .map_or_else(
+                || panic!("no {code} on {node}"),
+                |f| format!("{} / {}", f.what, f.why),
+            )
     };
     let d = what(&disks, "data-disks-missing");
     assert!(!d.contains("( ") && !d.contains("()"), "{d}");
