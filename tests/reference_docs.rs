@@ -100,3 +100,27 @@ fn the_schemas_reject_what_rackplan_rejects() {
         );
     }
 }
+
+/// `docs --check --output json` answers in JSON like every other command: the drifted
+/// files of a folder that lacks one, and none for the committed reference.
+#[test]
+fn docs_check_speaks_json() {
+    let run = |dir: &Path| {
+        crate::support::json_of(
+            crate::support::rackplan_json(&["docs", "--check", "--out"]).arg(dir),
+        )
+    };
+    let (code, v, err) = run(&repo().join("docs"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["checked"], true);
+    assert_eq!(v["drifted"], serde_json::json!([]));
+    assert!(v["files"].as_u64().unwrap() > 10);
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, v, err) = run(tmp.path());
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        v["drifted"].as_array().unwrap().len() as u64,
+        v["files"].as_u64().unwrap(),
+        "an empty folder lacks every file"
+    );
+}

@@ -10,12 +10,23 @@ use super::error::{Error, exit};
 use super::term;
 use crate::report;
 
-/// `rackplan docs [--out DIR] [--check]`.
-pub fn run(out: &Path, check: bool) -> Result<u8, Error> {
+/// `rackplan docs [--out DIR] [--check]`; `json`: the outcome as JSON (`--output json`).
+pub fn run(out: &Path, check: bool, json: bool) -> Result<u8, Error> {
     let files = crate::docs::generate(&Cli::command());
+    let outcome = |drifted: Vec<String>, written: bool| report::docs::DocsOutcome {
+        dir: out.display().to_string(),
+        files: files.len(),
+        checked: check,
+        drifted,
+        written,
+    };
     if check {
         let drift = crate::docs::drift(out, &files);
-        term::out(&report::docs::check_text(out, files.len(), &drift));
+        if json {
+            term::outln(&report::json(&outcome(drift.clone(), false)));
+        } else {
+            term::out(&report::docs::check_text(out, files.len(), &drift));
+        }
         return Ok(if drift.is_empty() {
             exit::OK
         } else {
@@ -23,7 +34,11 @@ pub fn run(out: &Path, check: bool) -> Result<u8, Error> {
         });
     }
     crate::docs::write(out, &files)?;
-    term::out(&report::docs::written_text(out, files.len()));
+    if json {
+        term::outln(&report::json(&outcome(Vec::new(), true)));
+    } else {
+        term::out(&report::docs::written_text(out, files.len()));
+    }
     Ok(exit::OK)
 }
 

@@ -152,7 +152,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
             at.as_deref(),
             ctx,
         ),
-        Command::Docs { out, check } => docs::run(out, *check),
+        Command::Docs { out, check } => docs::run(out, *check, ctx.json),
         Command::Completions { shell } => Ok(docs::completions(*shell)),
         Command::Status {
             site,

@@ -19,3 +19,14 @@ pub fn check_text(dir: &Path, total: usize, drift: &[String]) -> String {
 pub fn written_text(dir: &Path, total: usize) -> String {
     format!("{total} file(s) written in {}\n", dir.display())
 }
+
+/// `docs` and `docs --check` as JSON: the folder, how many files the code generates, the
+/// drifted ones (with `--check`) and whether they were written.
+#[derive(Debug, serde::Serialize)]
+pub struct DocsOutcome {
+    pub dir: String,
+    pub files: usize,
+    pub checked: bool,
+    pub drifted: Vec<String>,
+    pub written: bool,
+}
