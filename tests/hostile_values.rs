@@ -209,7 +209,18 @@ fn hostile_names_are_escaped_for_each_sink() {
     for bad in ["<script", "<!--", "](javascript", "\u{1b}"] {
         assert!(!md.contains(bad), "Markdown carries {bad:?}");
     }
+    // Provenance: which state the report describes.
+    use sha2::Digest;
+    let digest: String = sha2::Sha256::digest(std::fs::read(&dump).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert!(
+        md.contains(&format!("sha256 {digest}")) && md.contains("by rackplan"),
+        "the report names its dump with its digest: {md}"
+    );
     let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.contains("class=\"provenance\"") && html.contains(&digest));
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!html.contains("<script>alert") && !html.contains('\u{1b}'));
     for svg in std::fs::read_dir(tmp.path()).unwrap() {

@@ -92,8 +92,9 @@ pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
         });
     }
     let progress = term::spinner("simulating failures, rebuilds and risk");
-    let r = questions::review(&study);
+    let mut r = questions::review(&study);
     drop(progress);
+    r.provenance = Some(provenance(&cfg));
     if let Some(dir) = &cfg.plot {
         for (name, body) in report::simulate::plots(&r) {
             fsio::write_atomic(&dir.join(name), body.as_bytes(), Mode::Public)?;
@@ -118,4 +119,27 @@ pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
     } else {
         exit::FINDINGS
     })
+}
+
+/// The report's header: now, this rackplan, and each input with its time and digest.
+fn provenance(cfg: &SimulateConfig) -> crate::simulate::report::Provenance {
+    use crate::files::provenance::describe;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut inputs = Vec::new();
+    if let Some(p) = &cfg.scenario {
+        inputs.push(describe("scenario", p));
+    }
+    if let Some(p) = &cfg.dump {
+        inputs.push(describe("dump", p));
+    }
+    if let Some(p) = &cfg.site {
+        inputs.push(describe("site", p));
+    }
+    crate::simulate::report::Provenance {
+        generated_at: crate::clock::rfc3339(now),
+        rackplan: env!("CARGO_PKG_VERSION").to_string(),
+        inputs,
+    }
 }

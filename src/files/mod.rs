@@ -3,6 +3,7 @@
 //! writer (atomic, modes kept), `secrets` the only place secret values live.
 
 pub mod fsio;
+pub mod provenance;
 pub mod secrets;
 pub mod sitelock;
 pub mod yaml;

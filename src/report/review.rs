@@ -527,6 +527,9 @@ pub fn html(r: &Report) -> String {
         html_escape(&r.scenario),
         html_escape(&r.scenario)
     );
+    if let Some(p) = provenance_text(r) {
+        let _ = writeln!(s, "<p class=\"provenance\">{}</p>", html_escape(&p));
+    }
     for sec in sections(r) {
         let _ = writeln!(
             s,
@@ -574,6 +577,9 @@ pub fn markdown(r: &Report, stem: &str) -> (String, Vec<(String, String)>) {
     let charts = plots(r);
     let mut files = Vec::new();
     let mut s = format!("# Capacity review: {}\n\n", md_cell(&r.scenario));
+    if let Some(p) = provenance_text(r) {
+        let _ = writeln!(s, "_{}_\n", md_cell(&p));
+    }
     for sec in sections(r) {
         let _ = writeln!(s, "## {}\n", md_cell(&sec.title));
         for t in &sec.text {
@@ -610,4 +616,38 @@ pub fn markdown(r: &Report, stem: &str) -> (String, Vec<(String, String)>) {
         }
     }
     (s, files)
+}
+
+/// "Generated 2026-12-01T10:00:00Z by rackplan 0.1.0 from scenario s.yaml (modified …,
+/// sha256 …)": which state the report describes.
+fn provenance_text(r: &Report) -> Option<String> {
+    let p = r.provenance.as_ref()?;
+    let inputs: Vec<String> = p
+        .inputs
+        .iter()
+        .map(|i| {
+            let mut facts = Vec::new();
+            if let Some(m) = &i.modified {
+                facts.push(format!("modified {m}"));
+            }
+            if let Some(h) = &i.sha256 {
+                facts.push(format!("sha256 {h}"));
+            }
+            if facts.is_empty() {
+                format!("{} {}", i.role, i.path)
+            } else {
+                format!("{} {} ({})", i.role, i.path, facts.join(", "))
+            }
+        })
+        .collect();
+    Some(format!(
+        "Generated {} by rackplan {}{}.",
+        p.generated_at,
+        p.rackplan,
+        if inputs.is_empty() {
+            String::new()
+        } else {
+            format!(" from {}", inputs.join("; "))
+        }
+    ))
 }

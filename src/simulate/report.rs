@@ -42,6 +42,8 @@ pub struct Report {
     /// Every input of the analyses with its value and source (dump, scenario, default).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<Assumption>,
+    /// When and from what the answer was made (set by the command that ran it).
+    pub provenance: Option<Provenance>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -251,4 +253,12 @@ pub struct Fix {
     pub searched_nodes: u32,
     pub remove_clusters: Option<RemoveClusters>,
     pub searched_clusters: u32,
+}
+
+/// When, by which rackplan, and from which inputs a report was made.
+#[derive(Debug, Clone, Serialize)]
+pub struct Provenance {
+    pub generated_at: String,
+    pub rackplan: String,
+    pub inputs: Vec<crate::files::provenance::InputFile>,
 }

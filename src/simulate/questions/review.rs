@@ -128,6 +128,7 @@ pub fn review(l: &Study) -> Report {
             .into_iter()
             .chain(placement_assumptions(l, &pl))
             .collect(),
+        provenance: None,
     }
 }
 
