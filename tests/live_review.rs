@@ -5,12 +5,11 @@
 //! and its charts.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rackplan::live::synth;
 use serde_json::Value;
 
-use crate::support::{json_of, rackplan_json, repo, shared};
+use crate::support::{json_of, plain as text, rackplan_json, repo, shared};
 
 fn sample() -> PathBuf {
     shared().join("reference/harvester/support-bundle-sample")
@@ -26,20 +25,6 @@ fn simulate(args: &[&str]) -> (i32, Value, String) {
     let mut cmd = rackplan_json(&["simulate"]);
     cmd.args(args);
     json_of(&mut cmd)
-}
-
-fn text(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "200")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

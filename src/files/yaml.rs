@@ -128,11 +128,10 @@ impl Source {
         }
     }
 
-    /// Whether the file states a value at `path` (a default filled in does not count).
-    pub fn has(&self, path: &[Seg]) -> bool {
-        let Some(mut node) = self.tree.as_ref() else {
-            return false;
-        };
+    /// The deepest node on `path`, and whether it is the one `path` names (every segment
+    /// found) or only its nearest ancestor.
+    fn walk(&self, path: &[Seg]) -> Option<(&Spanned<Node>, bool)> {
+        let mut node = self.tree.as_ref()?;
         for seg in path {
             let next = match (&node.value, seg) {
                 (Node::Map(entries), Seg::Key(k)) => {
@@ -143,32 +142,23 @@ impl Source {
             };
             match next {
                 Some(n) => node = n,
-                None => return false,
+                None => return Some((node, false)),
             }
         }
-        true
+        Some((node, true))
+    }
+
+    /// Whether the file states a value at `path` (a default filled in does not count).
+    pub fn has(&self, path: &[Seg]) -> bool {
+        self.walk(path).is_some_and(|(_, whole)| whole)
     }
 
     /// Line and column (1-based) of the value at `path`, or of its nearest ancestor.
     pub fn locate(&self, path: &[Seg]) -> (usize, usize) {
-        let Some(mut node) = self.tree.as_ref() else {
-            return (1, 1);
-        };
-        for seg in path {
-            let next = match (&node.value, seg) {
-                (Node::Map(entries), Seg::Key(k)) => {
-                    entries.iter().find(|(key, _)| key == k).map(|(_, v)| v)
-                }
-                (Node::Seq(items), Seg::Index(i)) => items.get(*i),
-                _ => None,
-            };
-            match next {
-                Some(n) => node = n,
-                None => break,
-            }
-        }
-        let loc = node.referenced;
-        (loc.line() as usize, loc.column() as usize)
+        self.walk(path).map_or((1, 1), |(node, _)| {
+            let loc = node.referenced;
+            (loc.line() as usize, loc.column() as usize)
+        })
     }
 
     /// An error about the value at `path` (which parsed, but is wrong).
@@ -357,7 +347,7 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<(T, Source), InputError>
 }
 
 /// An error about a whole file (no line to point at).
-fn file_error(path: &Path, message: String, hint: &str) -> InputError {
+pub fn file_error(path: &Path, message: String, hint: &str) -> InputError {
     InputError {
         file: path.display().to_string(),
         line: 0,

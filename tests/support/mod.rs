@@ -183,3 +183,18 @@ pub fn zip_as_bundle(root: &std::path::Path, top: &str, dest: &std::path::Path) 
     z.finish().unwrap();
     n
 }
+
+/// `rackplan <args>` as a person sees it (no colour, 200 columns): exit code, stdout, stderr.
+pub fn plain(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "200")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

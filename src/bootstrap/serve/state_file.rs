@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use miette::{Diagnostic, NamedSource};
+use miette::Diagnostic;
 use serde::{Deserialize, Serialize};
 
 use super::progress::{NodeProgress, Progress};
@@ -90,16 +90,7 @@ pub fn lock(dir: &Path, wait: Duration) -> Result<SiteLock, StateError> {
 }
 
 fn file_error(path: &Path, message: String) -> InputError {
-    InputError {
-        file: path.display().to_string(),
-        line: 0,
-        column: 0,
-        key: "(file)".to_string(),
-        message,
-        hint: Some(HINT.to_string()),
-        src: NamedSource::new(path.display().to_string(), String::new()),
-        span: None,
-    }
+    yaml::file_error(path, message, HINT)
 }
 
 /// The progress recorded in `path`; `None` when there is no file (nothing recorded yet).
