@@ -91,22 +91,37 @@ pub fn schemas() -> BTreeMap<(String, String), Value> {
     out
 }
 
-/// Every document under `manifests/`, in the order the kustomization lists the files:
-/// (file, document).
+/// Every document under `manifests/`, in the order kustomize builds them with `fifo`:
+/// depth-first through the kustomizations, each resource a file or a folder with its own
+/// kustomization. (file under `manifests/`, document).
 pub fn manifests(dir: &Path) -> Vec<(String, Value)> {
-    let k: Value =
-        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap())
-            .unwrap();
     let mut out = Vec::new();
-    for f in k["resources"].as_array().unwrap() {
-        let f = f.as_str().unwrap();
-        let text = std::fs::read_to_string(dir.join(f)).unwrap();
+    kustomize(dir, "", &mut out);
+    out
+}
+
+fn kustomize(root: &Path, sub: &str, out: &mut Vec<(String, Value)>) {
+    let here = root.join(sub);
+    let k: Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(here.join("kustomization.yaml")).unwrap())
+            .unwrap();
+    for r in k["resources"].as_array().unwrap() {
+        let r = r.as_str().unwrap();
+        let rel = if sub.is_empty() {
+            r.to_string()
+        } else {
+            format!("{sub}/{r}")
+        };
+        if root.join(&rel).is_dir() {
+            kustomize(root, &rel, out);
+            continue;
+        }
+        let text = std::fs::read_to_string(root.join(&rel)).unwrap();
         let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
         for d in docs {
-            out.push((f.to_string(), d));
+            out.push((rel.clone(), d));
         }
     }
-    out
 }
 
 /// Core objects have no CRD; the rendered Namespaces are checked by hand.

@@ -193,29 +193,33 @@ fn the_kustomization_keeps_an_order_the_webhooks_accept() {
     let k = yaml(&dir.join("kustomization.yaml"));
     assert_eq!(k["kind"], "Kustomization");
     assert_eq!(k["sortOptions"], json!({"order": "fifo"}));
-    // Every manifest file is listed, once; fleet.yaml files are not resources.
-    let listed: Vec<&str> = k["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r.as_str().unwrap())
-        .collect();
-    let mut on_disk = Vec::new();
-    for b in std::fs::read_dir(&dir).unwrap() {
-        let b = b.unwrap().path();
-        if b.is_dir() {
-            for f in std::fs::read_dir(&b).unwrap() {
-                let f = f.unwrap().path();
-                if f.file_name().unwrap() != "fleet.yaml" {
-                    on_disk.push(f.strip_prefix(&dir).unwrap().display().to_string());
-                }
-            }
-        }
+    // The top level lists the bundle folders in apply order; each folder is a kustomization
+    // of its own (so one bundle applies alone) listing every manifest file in it, once;
+    // fleet.yaml and kustomization.yaml are not resources.
+    assert_eq!(
+        k["resources"],
+        json!(["networks", "day0", "tenants", "images"])
+    );
+    for b in k["resources"].as_array().unwrap() {
+        let b = b.as_str().unwrap();
+        let kb = yaml(&dir.join(b).join("kustomization.yaml"));
+        assert_eq!(kb["kind"], "Kustomization", "{b}");
+        assert_eq!(kb["sortOptions"], json!({"order": "fifo"}), "{b}");
+        let mut listed: Vec<String> = kb["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_string())
+            .collect();
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir.join(b))
+            .unwrap()
+            .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|f| f != "fleet.yaml" && f != "kustomization.yaml")
+            .collect();
+        on_disk.sort();
+        listed.sort();
+        assert_eq!(listed, on_disk, "{b}");
     }
-    on_disk.sort();
-    let mut sorted = listed.clone();
-    sorted.sort_unstable();
-    assert_eq!(sorted, on_disk);
     let docs: Vec<Value> = manifests(&dir).into_iter().map(|(_, d)| d).collect();
     assert!(
         docs.iter()

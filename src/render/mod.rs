@@ -245,6 +245,15 @@ pub fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
         bytes: bundles::kustomization(&manifest_files).into_bytes(),
     });
     for b in bundles::present(&manifest_files) {
+        if let Some(text) = bundles::bundle_kustomization(b, &manifest_files) {
+            files.push(OutputFile {
+                path: format!("manifests/{}/kustomization.yaml", b.dir()),
+                kind: "kustomization",
+                node: None,
+                secret: false,
+                bytes: text.into_bytes(),
+            });
+        }
         if let Some(text) = bundles::fleet_yaml(site, b, &manifest_files) {
             files.push(OutputFile {
                 path: format!("manifests/{}/fleet.yaml", b.dir()),

@@ -111,10 +111,15 @@ pub fn render(
     );
     let _ = writeln!(
         s,
-        "   Or with Fleet, from a Git repository holding this folder: one bundle per folder, each waiting for the one before (`dependsOn` by label, because Helm sorts custom resources by kind inside a bundle). Point a GitRepo at the Harvester cluster with these paths:\n\n   ```yaml\n   paths:"
+        "   One bundle alone: `kubectl apply -k manifests/<bundle>` (each folder is a kustomization of its own), in the order below.\n"
+    );
+    let _ = writeln!(
+        s,
+        "   Or with Fleet, from a Git repository holding this folder: one bundle per folder, each waiting for the one before (`dependsOn` by label, because Helm sorts custom resources by kind inside a bundle). Apply a GitRepo like this one on the Harvester cluster (its embedded Fleet deploys `fleet-local` GitRepos to the cluster itself; set `repo` and `branch` to yours):\n\n   ```yaml\n   apiVersion: fleet.cattle.io/v1alpha1\n   kind: GitRepo\n   metadata:\n     name: {}-manifests\n     namespace: fleet-local\n   spec:\n     repo: https://git.example.com/infra/{}.git\n     branch: main\n     paths:",
+        inputs.site.site.name, inputs.site.site.name
     );
     for b in bundles::present(manifests) {
-        let _ = writeln!(s, "     - manifests/{}", b.dir());
+        let _ = writeln!(s, "       - manifests/{}", b.dir());
     }
     let _ = writeln!(
         s,
