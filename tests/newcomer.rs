@@ -56,6 +56,7 @@ fn schema_of(rel: &str) -> Option<&'static str> {
         "site.yaml" => Some("site"),
         "bmcs.yaml" => Some("bmcs"),
         "nodes.yaml" => Some("nodes"),
+        "scenario.yaml" => Some("scenario"),
         r if r.starts_with("profiles/") => Some("profile"),
         _ => None,
     }
@@ -67,6 +68,7 @@ fn validate_written(site: &Path) {
         "site.yaml",
         "bmcs.yaml",
         "nodes.yaml",
+        "scenario.yaml",
         "profiles/management.yaml",
         "profiles/compute.yaml",
         "profiles/witness.yaml",
@@ -129,6 +131,11 @@ fn from_clone_to_a_site_of_ones_own() {
     // 1. A fresh site, no inventory yet.
     let r = rackplan(cwd, &["init", "lab"]);
     ok(&r, "init");
+    assert!(
+        r.stdout.contains("rackplan simulate --site lab"),
+        "{}",
+        r.stdout
+    );
     let site = cwd.join("lab");
     assert!(
         r.stdout.contains(&format!(
@@ -303,6 +310,14 @@ fn from_clone_to_a_site_of_ones_own() {
     let r = rackplan(cwd, &["simulate", "lab-fleet.yaml"]);
     assert!(r.code == 0 || r.code == 1, "{}\n{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("lab: 5 nodes"), "{}", r.stdout);
+    // 8. Or the site's own starter scenario, which init wrote and named in its next steps:
+    //    no scenario to write, the fleet is the site's, nothing runs yet.
+    let r = rackplan(cwd, &["--output", "json", "simulate", "--site", "lab"]);
+    assert!(r.code == 0 || r.code == 1, "{}\n{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["nodes"], 5, "{v:#}");
+    assert_eq!(v["clusters"], 0, "{v:#}");
+    assert_eq!(v["max_clusters"]["shape"], "standard", "{v:#}");
 }
 
 #[cfg(unix)]

@@ -157,7 +157,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s V -l versio
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l from-cluster -d 'Start from the fleet as it runs: kubectl -o yaml/json output (a file or a folder) or a Harvester support bundle (.zip or unpacked). Its settings win over the scenario\'s' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l drain -d 'With --from-cluster: can these nodes go into maintenance now (NODE[,NODE]). It answers that question alone: no review report, charts or rebuild what-if' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l report -d 'Write the review report: review.html (one self-contained file) or review.md (with its SVG charts beside it)' -r -F
-complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l site -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l site -d 'The fleet is this site\'s nodes (nodes.yaml and its role profiles) instead of the scenario\'s node classes; with no scenario given, the site\'s own scenario.yaml (which `rackplan init` writes) is simulated' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l plot -d 'Write SVG charts into this directory' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l rebuild-data -d 'Rebuild what-if: the failed node holds this much replica data (15TiB, 8TB, 500GiB)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l rebuild-node -d 'Rebuild what-if: the host that fails (default: the first of the largest class)' -r

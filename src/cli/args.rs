@@ -121,7 +121,8 @@ pub enum Command {
     /// Capacity and failure simulation of a scenario.
     Simulate {
         /// Scenario file, e.g. simulations/reference-factory.yaml. With --from-cluster it is
-        /// optional and adds what-ifs (teams, shapes, failure rates) to the running fleet.
+        /// optional and adds what-ifs (teams, shapes, failure rates) to the running fleet;
+        /// with --site alone it is the site's scenario.yaml.
         scenario: Option<PathBuf>,
         /// Start from the fleet as it runs: kubectl -o yaml/json output (a file or a folder)
         /// or a Harvester support bundle (.zip or unpacked). Its settings win over the
@@ -142,6 +143,9 @@ pub enum Command {
         /// (with its SVG charts beside it).
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
+        /// The fleet is this site's nodes (nodes.yaml and its role profiles) instead of the
+        /// scenario's node classes; with no scenario given, the site's own scenario.yaml
+        /// (which `rackplan init` writes) is simulated.
         #[arg(long, value_name = "DIR")]
         site: Option<PathBuf>,
         /// Write SVG charts into this directory.

@@ -354,6 +354,10 @@ pub enum StudyFlagError {
         "give a scenario file (simulations/reference-factory.yaml), or --from-cluster PATH for the fleet as it runs (a scenario beside it adds what-ifs)"
     )]
     NoFleet,
+    #[error(
+        "--site {0}: the site has no scenario.yaml to simulate; `rackplan init {0}` adds the starter one (it keeps every file you edited), or give a scenario file"
+    )]
+    NoSiteScenario(String),
     #[error("--report {0}: give a file ending in .html or .md")]
     ReportName(String),
     #[error("--rebuild-data `{0}`: give a unit (TiB, TB, GiB, GB, PiB or PB), e.g. 15TiB")]
@@ -404,9 +408,18 @@ pub struct SimulateFlags<'a> {
 
 impl SimulateConfig {
     pub fn resolve(f: &SimulateFlags<'_>) -> Result<SimulateConfig, StudyFlagError> {
-        if f.scenario.is_none() && f.from_cluster.is_none() {
-            return Err(StudyFlagError::NoFleet);
-        }
+        // A site with no scenario given simulates its own starter scenario (`init` writes it).
+        let site_scenario = match (f.scenario, f.from_cluster, f.site) {
+            (None, None, Some(site)) => {
+                let p = site.join(crate::scaffold::STARTER_SCENARIO);
+                if !p.is_file() {
+                    return Err(StudyFlagError::NoSiteScenario(site.display().to_string()));
+                }
+                Some(p)
+            }
+            (None, None, None) => return Err(StudyFlagError::NoFleet),
+            _ => None,
+        };
         let report = f
             .report
             .map(|p| report_format(p).map(|r| (p.to_path_buf(), r)))
@@ -416,7 +429,7 @@ impl SimulateConfig {
             .map(|d| parse_size_tib(d).map(|t| (t, f.rebuild_node.map(str::to_string))))
             .transpose()?;
         Ok(SimulateConfig {
-            scenario: f.scenario.map(Path::to_path_buf),
+            scenario: f.scenario.map(Path::to_path_buf).or(site_scenario),
             dump: f.from_cluster.map(Path::to_path_buf),
             site: f.site.map(Path::to_path_buf),
             drain: f
@@ -670,6 +683,37 @@ mod tests {
         for (flags, want) in cases {
             assert_eq!(SimulateConfig::resolve(&flags).unwrap_err(), want);
         }
+    }
+
+    #[test]
+    fn a_site_alone_simulates_its_own_scenario() {
+        let dir = tempfile::tempdir().unwrap();
+        let flags = SimulateFlags {
+            site: Some(dir.path()),
+            ..SimulateFlags::default()
+        };
+        assert_eq!(
+            SimulateConfig::resolve(&flags).unwrap_err(),
+            StudyFlagError::NoSiteScenario(dir.path().display().to_string())
+        );
+        let starter = dir.path().join(crate::scaffold::STARTER_SCENARIO);
+        std::fs::write(&starter, "name: s\n").unwrap();
+        let c = SimulateConfig::resolve(&flags).unwrap();
+        assert_eq!(c.scenario.as_deref(), Some(starter.as_path()));
+        assert_eq!(c.site.as_deref(), Some(dir.path()));
+        // A scenario given, or a running fleet, is never replaced by the site's.
+        let given = SimulateConfig::resolve(&SimulateFlags {
+            scenario: Some(Path::new("s.yaml")),
+            ..flags.clone()
+        })
+        .unwrap();
+        assert_eq!(given.scenario.as_deref(), Some(Path::new("s.yaml")));
+        let live = SimulateConfig::resolve(&SimulateFlags {
+            from_cluster: Some(Path::new("dump.yaml")),
+            ..flags
+        })
+        .unwrap();
+        assert_eq!(live.scenario, None);
     }
 
     #[test]

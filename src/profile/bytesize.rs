@@ -102,15 +102,83 @@ impl<'de> Deserialize<'de> for ByteSize {
     }
 }
 
+impl ByteSize {
+    /// The size as a drive label writes it, when that label reads back to exactly these
+    /// bytes: `960GB`, `3.84TB`, `512GiB`. At most three decimals, decimal units first.
+    pub fn label(self) -> Option<String> {
+        const UNITS: [(&str, u64); 8] = [
+            ("PB", 1_000_000_000_000_000),
+            ("TB", 1_000_000_000_000),
+            ("GB", 1_000_000_000),
+            ("MB", 1_000_000),
+            ("PiB", 1 << 50),
+            ("TiB", 1 << 40),
+            ("GiB", 1 << 30),
+            ("MiB", 1 << 20),
+        ];
+        for (unit, size) in UNITS {
+            if self.0 < size {
+                continue;
+            }
+            let (whole, rest) = (self.0 / size, self.0 % size);
+            // The remainder in thousandths of the unit, when it is a whole number of them.
+            let thousandths = u128::from(rest) * 1000;
+            if thousandths % u128::from(size) != 0 {
+                continue;
+            }
+            let frac = format!("{:03}", thousandths / u128::from(size));
+            let frac = frac.trim_end_matches('0');
+            let text = if frac.is_empty() {
+                format!("{whole}{unit}")
+            } else {
+                format!("{whole}.{frac}{unit}")
+            };
+            if ByteSize::parse(&text).ok() == Some(self) {
+                return Some(text);
+            }
+        }
+        None
+    }
+}
+
+/// Written as its label when one reads back exactly (profiles people edit say `960GB`),
+/// else as bytes.
 impl Serialize for ByteSize {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(self.0)
+        match self.label() {
+            Some(text) => s.serialize_str(&text),
+            None => s.serialize_u64(self.0),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_read_back_to_the_same_bytes() {
+        let cases = [
+            (960_000_000_000, Some("960GB")),
+            (3_840_000_000_000, Some("3.84TB")),
+            (480_000_000_000, Some("480GB")),
+            (512 * (1u64 << 30), Some("512GiB")),
+            (1_500_000, Some("1.5MB")),
+            (3_840_755_982_336, None),
+            (1024, None),
+            (0, None),
+        ];
+        for (bytes, want) in cases {
+            let got = ByteSize(bytes).label();
+            assert_eq!(got.as_deref(), want, "{bytes}");
+            if let Some(text) = got {
+                assert_eq!(ByteSize::parse(&text).unwrap(), ByteSize(bytes));
+            }
+            let yaml = crate::files::yaml::to_string(&ByteSize(bytes));
+            let back: ByteSize = serde_saphyr::from_str(&yaml).unwrap();
+            assert_eq!(back, ByteSize(bytes), "{yaml}");
+        }
+    }
 
     #[test]
     fn parses_decimal_and_binary_units() {

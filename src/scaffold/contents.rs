@@ -17,6 +17,53 @@ const SITE_TEMPLATE: &str = include_str!("site_template.yaml");
 /// hold the token) stay out of version control.
 pub(crate) const GITIGNORE_LINES: [&str; 2] = ["secrets/", "iso-config/"];
 
+/// The site's own capacity scenario, which `simulate --site DIR` reads when no scenario is
+/// given.
+pub const STARTER_SCENARIO: &str = "scenario.yaml";
+
+/// The starter scenario: the fleet is the site's (nodes.yaml and the profiles), the shapes
+/// are the reference design's tenant clusters, and nothing runs yet, so the review answers
+/// "how many clusters fit, and does every failure still restart". Platform and failure
+/// inputs keep their documented defaults (Harvester's version comes from site.yaml).
+fn starter_scenario(name: &str) -> String {
+    format!(
+        "{}# The capacity scenario of site `{name}`: `rackplan simulate --site .` reads it when no\n\
+         # scenario is given. The fleet is this site's nodes (nodes.yaml and the role profiles);\n\
+         # platform settings and failure rates keep their defaults (see `rackplan docs` for every key).\n\
+         # Add the clusters that run and the teams that ask for more, then simulate again.\n\
+         name: {name}\n\
+         \n\
+         fleet:\n\
+         \x20 site: .   # this folder: nodes.yaml and the role profiles\n\
+         \n\
+         # Tenant cluster shapes: Rancher RKE2 clusters as VMs (3 control-plane + workers).\n\
+         # `{{import: path/to/cluster.yaml}}` reads a shape from a Rancher Cluster instead.\n\
+         shapes:\n\
+         \x20 standard:\n\
+         \x20   pools:\n\
+         \x20     - {{name: cp, count: 3, vcpu: 4, memory_gib: 8, disks_gib: [60], anti_affinity: true}}\n\
+         \x20     - {{name: workers, count: 3, vcpu: 8, memory_gib: 32, disks_gib: [200]}}\n\
+         \x20 large:\n\
+         \x20   pools:\n\
+         \x20     - {{name: cp, count: 3, vcpu: 8, memory_gib: 16, disks_gib: [80], anti_affinity: true}}\n\
+         \x20     - {{name: workers, count: 6, vcpu: 16, memory_gib: 64, disks_gib: [500]}}\n\
+         \n\
+         # What runs today, e.g. `- {{shape: standard, count: 4}}`.\n\
+         clusters: []\n\
+         \n\
+         # Teams with quotas and dated requests, e.g.\n\
+         #   - name: payments\n\
+         #     vcpu_quota: 300\n\
+         #     requests:\n\
+         #       - {{shape: standard, count: 2, from: 2027-01}}\n\
+         teams: []\n\
+         \n\
+         analysis:\n\
+         \x20 max_clusters_shape: standard\n",
+        modeline("schemas/scenario.schema.json")
+    )
+}
+
 /// Whose a file is, which decides when an existing one is replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Owner {
@@ -206,6 +253,11 @@ pub fn site_files(name: &str, inventory: Option<&Inventory>) -> Contents {
         gitignore.push('\n');
     }
     push(".gitignore", gitignore.into_bytes(), Owner::GitIgnore);
+    push(
+        STARTER_SCENARIO,
+        starter_scenario(name).into_bytes(),
+        Owner::People,
+    );
     for f in formats() {
         push(
             &format!("schemas/{}.schema.json", f.file),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::contents::{GITIGNORE_LINES, Owner, site_files};
+use super::contents::{GITIGNORE_LINES, Owner, STARTER_SCENARIO, site_files};
 use crate::files::fsio::{self, DirMode, FsError, Mode};
 use crate::files::yaml::{InputError, read_input};
 use crate::inventory::Inventory;
@@ -176,6 +176,10 @@ fn outcome(
     next.push(format!("rackplan check --site {site_arg}"));
     next.push(format!("rackplan plan --site {site_arg}"));
     next.push(format!("rackplan render --site {site_arg}"));
+    next.push(format!(
+        "rackplan simulate --site {site_arg}   (the capacity review of this fleet, from {}; add your clusters and teams there)",
+        shown(STARTER_SCENARIO)
+    ));
     Outcome {
         dir: dir.display().to_string(),
         written: written.iter().map(|r| shown(r)).collect(),
