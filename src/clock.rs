@@ -6,28 +6,39 @@
 #[error("`{0}`: give a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC)")]
 pub struct BadDate(pub String);
 
-/// A date as days since 1970-01-01 (proleptic Gregorian).
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = i64::from((m + 9) % 12);
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+/// The Julian day number of 1970-01-01.
+const EPOCH_JULIAN_DAY: i64 = 2_440_588;
+
+/// A calendar date, when it exists (the `time` crate's range: years -9999 to 9999).
+fn date(y: i64, m: u32, d: u32) -> Option<time::Date> {
+    let month = time::Month::try_from(u8::try_from(m).ok()?).ok()?;
+    time::Date::from_calendar_date(i32::try_from(y).ok()?, month, u8::try_from(d).ok()?).ok()
 }
 
-/// Days since 1970-01-01 -> (year, month, day).
+/// A date as days since 1970-01-01 (proleptic Gregorian); `None` for a date that does not
+/// exist (30 February) or lies outside years -9999 to 9999.
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> Option<i64> {
+    date(y, m, d).map(|d| i64::from(d.to_julian_day()) - EPOCH_JULIAN_DAY)
+}
+
+/// Days since 1970-01-01 -> (year, month, day), held to years -9999 to 9999 (a moment
+/// outside reads as the nearest end of that range).
 pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    let (lo, hi) = (
+        time::Date::MIN.to_julian_day(),
+        time::Date::MAX.to_julian_day(),
+    );
+    let jd = i32::try_from(
+        z.saturating_add(EPOCH_JULIAN_DAY)
+            .clamp(i64::from(lo), i64::from(hi)),
+    )
+    .unwrap_or(hi);
+    let d = time::Date::from_julian_day(jd).unwrap_or(time::Date::MAX);
+    (
+        i64::from(d.year()),
+        u32::from(u8::from(d.month())),
+        u32::from(d.day()),
+    )
 }
 
 /// A moment in whole seconds since the epoch, from `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM[:SS][Z]`.
@@ -43,9 +54,7 @@ pub fn parse_at(s: &str) -> Result<i64, BadDate> {
         m.parse().map_err(|_| bad())?,
         d.parse().map_err(|_| bad())?,
     );
-    if !(1..=12).contains(&m) || d == 0 || civil_from_days(days_from_civil(y, m, d)) != (y, m, d) {
-        return Err(bad());
-    }
+    let days = days_from_civil(y, m, d).ok_or_else(bad)?;
     let mut secs = 0i64;
     let time = time.trim_end_matches('Z');
     if !time.is_empty() {
@@ -62,7 +71,7 @@ pub fn parse_at(s: &str) -> Result<i64, BadDate> {
             secs += v * [3600, 60, 1][i];
         }
     }
-    Ok(days_from_civil(y, m, d) * 86_400 + secs)
+    Ok(days * 86_400 + secs)
 }
 
 /// Seconds since the epoch -> `YYYY-MM-DDTHH:MM:SSZ`, or the date alone at midnight.
@@ -91,12 +100,17 @@ mod tests {
 
     #[test]
     fn civil_dates_round_trip() {
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(1970, 1, 1), Some(0));
+        assert_eq!(days_from_civil(2000, 3, 1), Some(11_017));
+        assert_eq!(days_from_civil(2027, 2, 29), None);
         for z in (-800_000..800_000).step_by(997) {
             let (y, m, d) = civil_from_days(z);
-            assert_eq!(days_from_civil(y, m, d), z);
+            assert_eq!(days_from_civil(y, m, d), Some(z));
         }
+        // Far moments are held to the calendar's range, never a panic.
+        assert_eq!(civil_from_days(i64::MAX), (9999, 12, 31));
+        assert_eq!(civil_from_days(i64::MIN), (-9999, 1, 1));
+        assert!(format_at(i64::MAX / 2, false).starts_with("9999-12-31T"));
         assert_eq!(
             format_at(parse_at("2027-02-27").unwrap() + 72 * 3600, false),
             "2027-03-02T00:00:00Z"

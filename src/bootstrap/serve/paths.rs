@@ -3,22 +3,22 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// Percent-decode a request path; `None` for a bad escape or bytes that are not UTF-8.
+/// Percent-decode a request path; `None` for a `%` not followed by two hex digits (the
+/// decoder would pass it through as text) or bytes that are not UTF-8.
 fn decode(p: &str) -> Option<String> {
     let b = p.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let h = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(h, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
+    let escapes_ok = b.iter().enumerate().all(|(i, &c)| {
+        c != b'%'
+            || b.get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    });
+    if !escapes_ok {
+        return None;
     }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode(b)
+        .decode_utf8()
+        .ok()
+        .map(std::borrow::Cow::into_owned)
 }
 
 /// A request path made safe: decoded, relative, no `..`, no backslash, no NUL; empty and
@@ -83,6 +83,8 @@ mod tests {
             "/",
             "/a%00b",
             "/%zz",
+            "/a%2",
+            "/%c3%28",
         ] {
             assert!(safe_relative(bad).is_none(), "{bad}");
         }
@@ -90,6 +92,7 @@ mod tests {
             safe_relative("/harvester-v1.6.1-vmlinuz-amd64"),
             Some(PathBuf::from("harvester-v1.6.1-vmlinuz-amd64"))
         );
+        assert_eq!(safe_relative("/a%20b"), Some(PathBuf::from("a b")));
         assert_eq!(
             safe_relative("/manifests/networks/20-vlanconfigs.yaml"),
             Some(PathBuf::from("manifests/networks/20-vlanconfigs.yaml"))
