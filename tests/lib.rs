@@ -38,4 +38,5 @@ mod sim;
 mod sim_honesty;
 mod ssh;
 mod tables;
+mod terminal_widths;
 mod trust;

@@ -15,6 +15,7 @@ pub mod error;
 pub mod escape;
 pub mod init;
 pub mod plan;
+mod records;
 pub mod render;
 pub mod review;
 pub mod serve;
@@ -54,8 +55,8 @@ pub fn style() -> Style {
 
 /// A table: a header and rows of cells, drawn by [`fmt::Display`] in the thread's style.
 /// Boxed tables wrap a cell only between words: every column is at least as wide as its
-/// longest word, so a serial, a URL or a host name is never cut (a table too wide for the
-/// terminal grows past it instead).
+/// longest word, so a serial, a URL or a host name is never cut; a table whose longest
+/// words do not fit side by side becomes one record per row.
 pub struct Grid {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
@@ -186,8 +187,7 @@ impl fmt::Display for Grid {
         };
         // Start from every column's widest line; narrow the widest column that still has
         // room above its longest word until the table fits (three columns of border and
-        // padding per cell, one more at the end). A table whose longest words do not fit
-        // grows past the width instead of cutting one.
+        // padding per cell, one more at the end).
         let mut w: Vec<usize> = (0..cols).map(full).collect();
         let total = |w: &[usize]| w.iter().map(|x| x + 3).sum::<usize>() + 1;
         while total(&w) > width {
@@ -198,6 +198,26 @@ impl fmt::Display for Grid {
                 break;
             };
             w[i] -= 1;
+        }
+        // Still too wide: its longest words do not fit side by side in boxes. Without
+        // borders (two spaces between columns), else one record per row.
+        if total(&w) > width {
+            let mut w: Vec<usize> = (0..cols).map(full).collect();
+            let bare = |w: &[usize]| w.iter().sum::<usize>() + 2 * cols.saturating_sub(1);
+            while bare(&w) > width {
+                let Some(i) = (0..cols)
+                    .filter(|&i| w[i] > longest[i])
+                    .max_by_key(|&i| (w[i], std::cmp::Reverse(i)))
+                else {
+                    break;
+                };
+                w[i] -= 1;
+            }
+            return f.write_str(&if bare(&w) <= width {
+                records::borderless(&self.header, &self.rows, &w)
+            } else {
+                records::records(&self.header, &self.rows, width)
+            });
         }
         let mut t = Table::new();
         t.load_preset(UTF8_FULL_CONDENSED)
@@ -215,9 +235,9 @@ impl fmt::Display for Grid {
     }
 }
 
-/// Wrap prose lines longer than the width at word boundaries (box style only; table lines
-/// and plain output are left as they are). A wrapped line continues under its own indent
-/// plus two spaces.
+/// Wrap prose lines longer than the width at word boundaries, a number kept with its unit
+/// (box style only; table lines and plain output are left as they are). A wrapped line
+/// continues under its own indent plus two spaces.
 pub fn wrap_prose(text: &str) -> String {
     match style() {
         Style::Boxed(width) => wrap_prose_at(text, width),
@@ -243,7 +263,8 @@ pub fn wrap_prose_at(text: &str, width: u16) -> String {
         let mut cur = body[..indent].to_string();
         let mut cur_len = indent;
         let mut first = true;
-        for word in body.split_whitespace() {
+        for word in tokens(body) {
+            let word = word.as_str();
             let wl = word.chars().count();
             let start = cur_len == indent || (!first && cur_len == indent + 2);
             if !start && cur_len + 1 + wl > width {
