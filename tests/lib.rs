@@ -11,6 +11,7 @@ mod check;
 mod cli;
 mod crds;
 mod deploy;
+mod example_dump;
 mod fleet_facts;
 mod hostile_bmc;
 mod hostile_values;

@@ -146,8 +146,25 @@ pub fn each(s: &Spec, out: &mut dyn FnMut(Value)) {
                 "guestcluster.harvesterhci.io/name": cluster,
                 "harvesterhci.io/machineSetName": machine_set,
             });
+            // As docker-machine-driver-harvester creates them: a virtio root disk booted
+            // first, a cloud-init disk, one bridge interface on the team's VLAN network.
+            let mac = format!(
+                "52:54:00:{:02x}:{:02x}:{:02x}",
+                c / 256 % 256,
+                c % 256,
+                k % 256
+            );
             let domain = json!({
                 "cpu": {"cores": vcpu, "sockets": 1, "threads": 1},
+                "devices": {
+                    "disks": [
+                        {"name": "disk-0", "bootOrder": 1, "disk": {"bus": "virtio"}},
+                        {"name": "cloudinitdisk", "disk": {"bus": "virtio"}},
+                    ],
+                    "interfaces": [{"name": "nic-0", "bridge": {}, "model": "virtio", "macAddress": mac}],
+                },
+                "features": {"acpi": {"enabled": true}},
+                "machine": {"type": "q35"},
                 "memory": {"guest": format!("{}Mi", mem * 1024 - 100)},
                 "resources": {
                     "limits": {"cpu": vcpu.to_string(), "memory": format!("{mem}Gi")},
@@ -157,7 +174,11 @@ pub fn each(s: &Spec, out: &mut dyn FnMut(Value)) {
             let mut spec = json!({
                 "domain": domain,
                 "evictionStrategy": "LiveMigrateIfPossible",
-                "volumes": [{"name": "disk-0", "persistentVolumeClaim": {"claimName": claim}}],
+                "networks": [{"name": "nic-0", "multus": {"networkName": format!("{ns}/vlan-{ns}")}}],
+                "volumes": [
+                    {"name": "disk-0", "persistentVolumeClaim": {"claimName": claim}},
+                    {"name": "cloudinitdisk", "cloudInitNoCloud": {"secretRef": {"name": format!("{vm}-cloudinit")}}},
+                ],
             });
             if cp {
                 spec["affinity"] = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -174,7 +195,9 @@ pub fn each(s: &Spec, out: &mut dyn FnMut(Value)) {
                 "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance",
                 "metadata": {"name": vm, "namespace": ns, "labels": labels},
                 "spec": spec,
-                "status": {"phase": "Running", "nodeName": node_name(node),
+                "status": {"phase": "Running", "nodeName": node_name(node), "qosClass": "Burstable",
+                           "migrationMethod": "LiveMigration",
+                           "interfaces": [{"name": "nic-0", "mac": mac, "interfaceName": "eth0"}],
                            "conditions": [{"type": "Ready", "status": "True"}, {"type": "LiveMigratable", "status": "True"}]},
             }));
             let size = f64::from(disk) * 1024f64.powi(3);
