@@ -124,3 +124,44 @@ fn docs_check_speaks_json() {
         "an empty folder lacks every file"
     );
 }
+
+/// Every command's man page carries the global options, worked examples and the exit
+/// status with the environment variables, and describes every option it lists.
+#[test]
+fn man_pages_have_global_options_examples_and_exit_status() {
+    let dir = repo().join("docs/man");
+    let mut pages = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "rackplan.1" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for want in [
+            r"\fB\-\-output\fR",
+            r"\fB\-q\fR, \fB\-\-quiet\fR",
+            ".SH \"EXIT STATUS\"",
+            "RACKPLAN_SITE",
+        ] {
+            assert!(text.contains(want), "{name}: no {want}");
+        }
+        if name != "rackplan-help.1" {
+            assert!(text.contains(".SH \"EXAMPLES\""), "{name}: no EXAMPLES");
+        }
+        // Each option (a .TP line) is followed by its description, not by the next option.
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            if *l == ".TP" {
+                let desc = lines.get(i + 2).copied().unwrap_or("");
+                assert!(
+                    !desc.is_empty() && desc != ".TP" && !desc.starts_with(".SH"),
+                    "{name}: {} has no description",
+                    lines.get(i + 1).copied().unwrap_or("")
+                );
+            }
+        }
+        pages += 1;
+    }
+    assert!(pages >= 12, "{pages}");
+}

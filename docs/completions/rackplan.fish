@@ -171,7 +171,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s q -l quie
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s V -l version -d 'Print version'
-complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l site -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l site -d 'The fleet is this site\'s nodes (nodes.yaml and its role profiles) instead of the scenario\'s node classes' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l from-cluster -d 'Judge the request on the fleet as it runs: a kubectl dump or a support bundle (its Nodes, VMs, volumes and settings replace the scenario\'s fleet and clusters)' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l at -d 'Judge the request at this date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ); default now' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand admit" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'

@@ -166,6 +166,8 @@ pub enum Command {
         request: PathBuf,
         /// The scenario with the fleet, the shapes and the teams' quotas.
         scenario: PathBuf,
+        /// The fleet is this site's nodes (nodes.yaml and its role profiles) instead of the
+        /// scenario's node classes.
         #[arg(long, value_name = "DIR")]
         site: Option<PathBuf>,
         /// Judge the request on the fleet as it runs: a kubectl dump or a support bundle
@@ -188,6 +190,7 @@ pub enum Command {
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
+        /// The shell the script is for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },

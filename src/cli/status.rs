@@ -58,8 +58,12 @@ pub fn run(
     loop {
         let s = poll()?;
         polls += 1;
-        if ctx.json {
+        if ctx.json && watch {
+            // One document per poll, one per line (JSON Lines), for a consumer reading as
+            // the polls come.
             term::outln(&report::json_line(&s));
+        } else if ctx.json {
+            term::outln(&report::json(&s));
         } else {
             if redraw && polls > 1 {
                 // Home and clear: the table updates in place.

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 /// Worked examples per command, shown under its help.
-fn command_example(name: &str) -> &'static str {
+pub(crate) fn command_example(name: &str) -> &'static str {
     match name {
         "init" => {
             "rackplan init my-site\nrackplan discover redfish --site my-site\nrackplan init my-site --from my-site/nodes.yaml"

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::commands::command_page;
+use super::commands::{command_example, command_page};
 use super::formats::{format_page, formats};
 use crate::files::fsio::{self, FsError, Mode};
 
@@ -74,15 +74,44 @@ pub fn generate(cli: &clap::Command) -> BTreeMap<String, Vec<u8>> {
         .render(&mut buf)
         .expect("writing to memory");
     out.insert("man/rackplan.1".into(), buf);
-    for sub in root.get_subcommands().filter(|c| c.get_name() != "help") {
+    // The root's closing help: exit codes and environment variables.
+    let exit_status = cli
+        .get_after_help()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    // Built, so the global options (--output, -q, -v, --color) appear on every page.
+    let mut built = cli.clone();
+    built.build();
+    for sub in built.get_subcommands().filter(|c| c.get_name() != "help") {
         let name = format!("rackplan-{}", sub.get_name());
         let mut buf = Vec::new();
         clap_mangen::Man::new(sub.clone().name(name.clone()))
             .render(&mut buf)
             .expect("writing to memory");
+        let example = command_example(sub.get_name());
+        if !example.is_empty() {
+            buf.extend(roff_section("EXAMPLES", example).into_bytes());
+        }
+        buf.extend(roff_section("EXIT STATUS", &exit_status).into_bytes());
         out.insert(format!("man/{name}.1"), buf);
     }
     out
+}
+
+/// A man page section of preformatted lines, escaped for roff: a backslash is `\e`, and a
+/// line starting with `.` or `'` is not read as a request.
+fn roff_section(title: &str, text: &str) -> String {
+    let mut s = format!(".SH \"{title}\"\n.nf\n");
+    for line in text.lines() {
+        let line = line.replace('\\', "\\e").replace('-', "\\-");
+        if line.starts_with(['.', '\'']) {
+            s.push_str("\\&");
+        }
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s.push_str(".fi\n");
+    s
 }
 
 /// The completion script of one shell.
