@@ -11,6 +11,7 @@ mod check;
 mod cli;
 mod crds;
 mod deploy;
+mod discover_run;
 mod example_dump;
 mod fleet_facts;
 mod hostile_bmc;

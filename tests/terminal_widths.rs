@@ -14,40 +14,70 @@ fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// Drop terminal control sequences (colour, cursor, line clearing) and what a progress line
-/// drew before it was cleared; carriage returns from the terminal's line discipline too.
-fn screen(raw: &str) -> String {
-    let mut out = Vec::new();
-    for line in raw.split('\n') {
-        let line = line.replace('\r', "");
-        // Whatever a line drew before its last "clear line" is gone from the screen.
-        let line = line.rsplit("\u{1b}[2K").next().unwrap_or("");
-        let mut text = String::new();
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
-            if c == '\u{1b}' {
+/// What stays on a screen `columns` wide after `raw` is written to it: a small terminal
+/// emulation (lines wrap at the width, `\r` returns, `ESC[2K` clears the line, other
+/// control sequences are dropped), so a progress bar redrawn in place leaves nothing and a
+/// line indicatif pads to the width wraps as the terminal wraps it.
+fn screen(raw: &str, columns: u16) -> String {
+    let width = usize::from(columns);
+    let mut lines: Vec<Vec<char>> = vec![Vec::new()];
+    let mut col = 0usize;
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => {
                 if chars.peek() == Some(&'[') {
                     chars.next();
+                    let mut seq = String::new();
                     for c in chars.by_ref() {
+                        seq.push(c);
                         if c.is_ascii_alphabetic() || c == '~' {
                             break;
                         }
                     }
+                    if seq == "2K" {
+                        lines.last_mut().expect("one line").clear();
+                    }
                 } else {
                     chars.next();
                 }
-            } else {
-                text.push(c);
+            }
+            '\r' => col = 0,
+            '\n' => {
+                lines.push(Vec::new());
+                col = 0;
+            }
+            c if c.is_control() => {}
+            c => {
+                if col == width {
+                    lines.push(Vec::new());
+                    col = 0;
+                }
+                let line = lines.last_mut().expect("one line");
+                if line.len() <= col {
+                    line.resize(col, ' ');
+                    line.push(c);
+                } else {
+                    line[col] = c;
+                }
+                col += 1;
             }
         }
-        out.push(text);
     }
-    out.join("\n").trim_end().to_string()
+    let text: Vec<String> = lines
+        .into_iter()
+        .map(|l| l.into_iter().collect::<String>().trim_end().to_string())
+        .collect();
+    text.join("\n").trim_end().to_string()
 }
 
 /// Run rackplan in a pseudo-terminal `columns` wide; (exit code, what stays on screen).
 fn in_terminal(cwd: &Path, columns: u16, args: &[&str]) -> (i32, String) {
-    let mut cmd = quote(env!("CARGO_BIN_EXE_rackplan"));
+    // The pseudo-terminal gets the size too, as a real one has it (progress bars ask it).
+    let mut cmd = format!(
+        "stty cols {columns} rows 50 && exec {}",
+        quote(env!("CARGO_BIN_EXE_rackplan"))
+    );
     for a in args {
         cmd.push(' ');
         cmd.push_str(&quote(a));
@@ -61,7 +91,7 @@ fn in_terminal(cwd: &Path, columns: u16, args: &[&str]) -> (i32, String) {
         .output()
         .expect("util-linux `script` runs");
     let code = out.status.code().unwrap_or(-1);
-    (code, screen(&String::from_utf8_lossy(&out.stdout)))
+    (code, screen(&String::from_utf8_lossy(&out.stdout), columns))
 }
 
 fn widest(text: &str) -> usize {
@@ -158,9 +188,22 @@ fn discovery_fits_the_terminal() {
         assert_eq!(code, 0, "{text}");
         assert!(text.contains("2 of 2 BMC(s) inventoried"), "{text}");
         assert_fits("discover", columns, &text);
+        // One line per BMC that ended, above the progress bar; they end in either order
+        // and take varying time, so the snapshot has them sorted and without the seconds.
+        assert_eq!(text.matches("done    ").count(), 2, "{text}");
         let text = text
             .replace(&dell.url(), "<dell>")
             .replace(&lenovo.url(), "<lenovo>");
+        let (mut done, rest): (Vec<String>, Vec<String>) = text
+            .lines()
+            .map(|l| match (l.starts_with("done    "), l.rfind(", ")) {
+                (true, Some(i)) => format!("{}, <seconds>", &l[..i]),
+                _ => l.to_string(),
+            })
+            .partition(|l| l.starts_with("done    "));
+        done.sort();
+        done.extend(rest);
+        let text = done.join("\n");
         insta::assert_snapshot!(format!("discover_at_{columns}"), text);
     }
     assert!(widest(&first) <= 80, "{first}");

@@ -19,6 +19,10 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     // Fail early on an unreadable inventory; the merge re-reads it under the lock.
     store::load_or_empty(&nodes_path)?;
 
+    // The site's lock is taken before the first request: a second discovery started
+    // alongside waits (--wait-lock) or stops at once, instead of crawling for nothing. The
+    // merge still re-reads the files under it, so a hand edit made during the crawl is kept.
+    let _lock = ctx.lock_site(dir)?;
     let bar = term::progress(file.bmcs.len(), "BMCs", ctx.json);
     let now = utc_now();
     let mut outcomes = term::runtime()?.block_on(redfish::discover(
@@ -27,17 +31,13 @@ pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
         &cfg.options,
         &now,
         &|o| {
+            // Each BMC that ends leaves one line above the bar (none off a terminal).
+            bar.println(term::fit_line(&report::discover::progress_line(o)));
             bar.inc(1);
-            if !o.ok {
-                bar.set_message(format!("{} failed", o.address));
-            }
         },
     ));
     bar.finish_and_clear();
 
-    // The merge works on the files as they are now, under the site's lock: a hand edit or
-    // another discovery that finished during the crawl is kept.
-    let _lock = ctx.lock_site(dir)?;
     let mut inv = store::load_or_empty(&nodes_path)?;
     let merge = redfish::apply(&mut inv, &file.bmcs, &mut outcomes, &now);
     store::save(&nodes_path, &inv)?;

@@ -65,6 +65,23 @@ pub fn outln(text: &str) {
     out(&s);
 }
 
+/// One line for the terminal: what a server sent shown visibly (no escape sequences), cut
+/// to the table width with an ellipsis so a progress line never wraps.
+pub fn fit_line(text: &str) -> String {
+    let clean = crate::report::escape::terminal(text);
+    let first = clean.lines().next().unwrap_or("");
+    let width = match crate::report::style() {
+        crate::report::Style::Boxed(w) => usize::from(w),
+        crate::report::Style::Plain => usize::MAX,
+    };
+    if first.chars().count() <= width {
+        return first.to_string();
+    }
+    let mut cut: String = first.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
 /// A line to stderr; a closed stderr is ignored (there is nobody to tell). Escape sequences
 /// are shown visibly, except the colours rackplan adds itself when stderr is coloured.
 pub fn errln(text: &str) {

@@ -232,6 +232,9 @@ pub struct MergeReport {
     pub updated: Vec<String>,
     pub marked_stale: Vec<String>,
     pub untouched: Vec<String>,
+    /// Nodes kept whose BMC is no longer in bmcs.yaml: "id (address)". Never deleted (a
+    /// BMC taken out of the list by mistake loses nothing); people remove retired ones.
+    pub orphaned: Vec<String>,
 }
 
 /// What only the OS sees (disk paths, NIC names) survives a discovery that did not ask the

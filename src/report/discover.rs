@@ -85,6 +85,13 @@ pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
         ));
     }
     out.push('\n');
+    if !merge.orphaned.is_empty() {
+        out.push_str(&format!(
+            "{} node(s) kept whose BMC is no longer in bmcs.yaml: {}; remove them from nodes.yaml if they are retired\n",
+            merge.orphaned.len(),
+            merge.orphaned.join(", ")
+        ));
+    }
     let disks: Vec<&crate::inventory::Disk> = outcomes
         .iter()
         .flat_map(|o| &o.found)
@@ -157,6 +164,29 @@ pub struct MergeJson<'a> {
     pub marked_stale: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub untouched: Option<&'a [String]>,
+    /// Nodes kept whose BMC is no longer in bmcs.yaml (Redfish discovery only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub orphaned: Option<&'a [String]>,
+}
+
+/// The line a BMC leaves on the terminal when its crawl ends: what it gave, or why not
+/// (the summary after the run has the details).
+pub fn progress_line(o: &BmcOutcome) -> String {
+    if o.ok {
+        format!(
+            "done    {}: {} system(s), {} requests, {:.1} s",
+            o.address,
+            o.found.len(),
+            o.requests,
+            o.seconds
+        )
+    } else {
+        format!(
+            "FAILED  {}: {}",
+            o.address,
+            o.error.as_deref().unwrap_or("failed")
+        )
+    }
 }
 
 /// `discover redfish --output json`.
@@ -177,6 +207,7 @@ impl<'a> RedfishJson<'a> {
                 updated: &merge.updated,
                 marked_stale: &merge.marked_stale,
                 untouched: Some(&merge.untouched),
+                orphaned: Some(&merge.orphaned),
             },
         }
     }
@@ -205,6 +236,7 @@ impl<'a> SshJson<'a> {
                 updated: &fold.merge.updated,
                 marked_stale: &fold.merge.marked_stale,
                 untouched: None,
+                orphaned: None,
             },
         }
     }

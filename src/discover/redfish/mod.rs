@@ -299,7 +299,8 @@ pub async fn discover(
         let o = one(e, site_dir, opts, now, &shared).await;
         match &o.error {
             None => tracing::info!(bmc = %o.address, requests = o.requests, seconds = o.seconds, nodes = o.nodes.len(), "crawled"),
-            Some(err) => tracing::warn!(bmc = %o.address, requests = o.requests, "crawl failed: {err}"),
+            // The run's summary lists every failure; the log has it at -v.
+            Some(err) => tracing::info!(bmc = %o.address, requests = o.requests, "crawl failed: {err}"),
         }
         progress(&o);
         o
@@ -397,7 +398,18 @@ pub fn apply(
             }
         }
     }
-    let report = crate::inventory::store::merge(inv, found, now);
+    let mut report = crate::inventory::store::merge(inv, found, now);
+    report.orphaned = inv
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            let b = n.bmc.as_ref()?;
+            (!outcomes
+                .iter()
+                .any(|o| o.url == b.address || o.address == b.address))
+            .then(|| format!("{} ({})", n.id, b.address))
+        })
+        .collect();
     for (id, msg) in stale_sections {
         if let Some(n) = inv.nodes.iter_mut().find(|n| n.id == id) {
             n.stale = Some(crate::inventory::Stale {
