@@ -62,6 +62,13 @@ fn the_real_bundle_unpacked_and_zipped_gives_the_same_review_and_says_what_it_la
         let live = &v["live"];
         assert_eq!(live["nodes"], 1);
         assert_eq!(live["vmis_running"], 0);
+        // About when the bundle was taken (it is named 2022-03-22T23-49-32Z): the newest
+        // timestamp its objects record, also in the report's provenance.
+        assert_eq!(live["newest_object"], "2022-03-22T23:49:24Z");
+        assert_eq!(
+            v["provenance"]["inputs"][0]["newest_object"],
+            "2022-03-22T23:49:24Z"
+        );
         // No VMIs, volumes or replicas in the sample: said, not shown as zeros.
         let skipped: Vec<&str> = live["skipped_analyses"]
             .as_array()

@@ -94,7 +94,8 @@ pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
     let progress = term::spinner("simulating failures, rebuilds and risk");
     let mut r = questions::review(&study);
     drop(progress);
-    r.provenance = Some(provenance(&cfg));
+    let newest = r.live.as_ref().and_then(|l| l.newest_object.clone());
+    r.provenance = Some(provenance(&cfg, newest));
     if let Some(dir) = &cfg.plot {
         for (name, body) in report::simulate::plots(&r) {
             fsio::write_atomic(&dir.join(name), body.as_bytes(), Mode::Public)?;
@@ -122,7 +123,10 @@ pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
 }
 
 /// The report's header: now, this rackplan, and each input with its time and digest.
-fn provenance(cfg: &SimulateConfig) -> crate::simulate::report::Provenance {
+fn provenance(
+    cfg: &SimulateConfig,
+    dump_newest: Option<String>,
+) -> crate::simulate::report::Provenance {
     use crate::files::provenance::describe;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -132,7 +136,9 @@ fn provenance(cfg: &SimulateConfig) -> crate::simulate::report::Provenance {
         inputs.push(describe("scenario", p));
     }
     if let Some(p) = &cfg.dump {
-        inputs.push(describe("dump", p));
+        let mut d = describe("dump", p);
+        d.newest_object = dump_newest;
+        inputs.push(d);
     }
     if let Some(p) = &cfg.site {
         inputs.push(describe("site", p));

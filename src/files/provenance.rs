@@ -16,6 +16,9 @@ pub struct InputFile {
     pub modified: Option<String>,
     /// SHA-256 of its bytes, when it is a regular file.
     pub sha256: Option<String>,
+    /// For a dump: the newest timestamp its objects record, about when it was taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newest_object: Option<String>,
 }
 
 /// `path` as an input: its modification time, and its SHA-256 when it is a regular file
@@ -37,6 +40,7 @@ pub fn describe(role: &str, path: &Path) -> InputFile {
         path: path.display().to_string(),
         modified,
         sha256,
+        newest_object: None,
     }
 }
 

@@ -184,6 +184,10 @@ pub struct LiveState {
     pub notes: Vec<String>,
     /// What does not add up, in the operator's words.
     pub findings: Vec<String>,
+    /// The newest timestamp any object read records (RFC 3339): about when the dump was
+    /// taken, for a reader of the review.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newest_object: Option<String>,
 }
 
 fn flag(v: &Value) -> bool {
@@ -386,6 +390,44 @@ pub struct Prepared {
     item: Item,
     /// Fields present but unreadable, each naming the file, the object and the field.
     notes: Vec<String>,
+    /// The object's newest timestamp, seconds since the epoch.
+    stamp: Option<i64>,
+}
+
+/// The newest moment an object records: its creation, its managed fields' writes and its
+/// conditions' transitions, probes and heartbeats. Fractions of a second are dropped;
+/// anything that is not an RFC 3339 UTC time is ignored (a dump's text is untrusted).
+fn newest_stamp(v: &Value) -> Option<i64> {
+    let at = |x: &Value| {
+        let t = text(x)?;
+        let t = t.split_once('.').map_or(t, |(whole, _)| whole);
+        crate::clock::parse_at(t.trim_end_matches('Z')).ok()
+    };
+    let meta = &v["metadata"];
+    let managed = meta["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| &f["time"]);
+    let conditions = v["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| {
+            [
+                "lastTransitionTime",
+                "lastHeartbeatTime",
+                "lastProbeTime",
+                "lastUpdateTime",
+            ]
+            .into_iter()
+            .map(move |k| &c[k])
+        });
+    std::iter::once(&meta["creationTimestamp"])
+        .chain(managed)
+        .chain(conditions)
+        .filter_map(at)
+        .max()
 }
 
 /// Quantities the analyses need, by kind: (path, what it must be, reader).
@@ -495,6 +537,7 @@ pub fn prepare(o: Object) -> Prepared {
         key: None,
         item,
         notes: Vec::new(),
+        stamp: None,
     };
     let (group, version) = o
         .api_version
@@ -521,6 +564,7 @@ pub fn prepare(o: Object) -> Prepared {
     }
     let key = Some((format!("{group}/{}", o.kind), o.id()));
     let notes = unreadable(&o, group);
+    let stamp = newest_stamp(&o.value);
     let item = match (group, o.kind.as_str()) {
         ("", "Node") => Item::Node(node(&o)),
         ("kubevirt.io", "VirtualMachineInstance") => Item::Vmi(vmi(&o)),
@@ -540,7 +584,12 @@ pub fn prepare(o: Object) -> Prepared {
         }
         _ => Item::Rancher(o.value),
     };
-    Prepared { key, item, notes }
+    Prepared {
+        key,
+        item,
+        notes,
+        stamp,
+    }
 }
 
 /// Adds typed objects as they come; `finish` records what is missing and what does not
@@ -549,6 +598,7 @@ pub fn prepare(o: Object) -> Prepared {
 pub struct Builder {
     s: LiveState,
     seen: std::collections::HashSet<(String, String)>,
+    newest: Option<i64>,
 }
 
 impl Builder {
@@ -558,6 +608,7 @@ impl Builder {
         {
             return;
         }
+        self.newest = self.newest.max(p.stamp);
         let s = &mut self.s;
         s.notes.extend(p.notes);
         match p.item {
@@ -582,6 +633,7 @@ impl Builder {
 
     pub fn finish(self, notes: Vec<String>) -> LiveState {
         let mut s = self.s;
+        s.newest_object = self.newest.map(|t| crate::clock::format_at(t, false));
         let mut all = notes;
         all.append(&mut s.notes);
         s.notes = all;
@@ -690,4 +742,29 @@ fn findings(s: &mut LiveState) {
         }
     }
     s.findings = f;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_stamp_reads_creation_writes_and_conditions_and_ignores_garbage() {
+        let v = serde_json::json!({
+            "metadata": {
+                "creationTimestamp": "2024-01-01T00:00:00Z",
+                "managedFields": [{"time": "2024-02-01T10:00:00Z"}, {"time": "yesterday"}],
+            },
+            "status": {"conditions": [
+                {"lastHeartbeatTime": "2024-03-01T12:30:15.123456Z"},
+                {"lastTransitionTime": "9999-99-99T99:99:99Z"},
+                {"lastProbeTime": null},
+            ]},
+        });
+        assert_eq!(
+            newest_stamp(&v).map(|t| crate::clock::format_at(t, false)),
+            Some("2024-03-01T12:30:15Z".to_string())
+        );
+        assert_eq!(newest_stamp(&serde_json::json!({"metadata": {}})), None);
+    }
 }

@@ -633,6 +633,9 @@ fn provenance_text(r: &Report) -> Option<String> {
             if let Some(h) = &i.sha256 {
                 facts.push(format!("sha256 {h}"));
             }
+            if let Some(t) = &i.newest_object {
+                facts.push(format!("newest object {t}"));
+            }
             if facts.is_empty() {
                 format!("{} {}", i.role, i.path)
             } else {

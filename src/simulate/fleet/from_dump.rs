@@ -455,11 +455,16 @@ pub struct LiveSummary {
     pub vms_skipped: Option<String>,
     /// Tenant clusters named by the VMs' `guestcluster.harvesterhci.io/name` label.
     pub tenant_clusters: usize,
+    /// The newest timestamp among the objects read (creation, writes, conditions): about
+    /// when the dump was taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newest_object: Option<String>,
 }
 
 pub fn summary(state: &LiveState, fleet: &LiveFleet, source: &str) -> LiveSummary {
     LiveSummary {
         source: source.to_string(),
+        newest_object: state.newest_object.clone(),
         nodes: state.nodes.len(),
         witness_nodes: state.nodes.iter().filter(|n| n.witness).count(),
         vmis_running: state.vmis.iter().filter(|v| v.occupies()).count(),
