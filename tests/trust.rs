@@ -251,7 +251,7 @@ fn a_render_on_a_full_disk_leaves_the_old_output_whole() {
     let out = site.tmp.path().join("full");
     std::fs::create_dir_all(&out).unwrap();
     let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=200k", "tmpfs"])
+        .args(["-t", "tmpfs", "-o", "size=400k", "tmpfs"])
         .arg(&out)
         .status()
         .is_ok_and(|s| s.success());
@@ -272,7 +272,7 @@ fn a_render_on_a_full_disk_leaves_the_old_output_whole() {
     let before = snapshot(&out);
     // Fill the disk, change the token so every config would change, render again.
     let filler = out.join("filler");
-    let _ = std::fs::write(&filler, vec![0u8; 200 * 1024]);
+    let _ = std::fs::write(&filler, vec![0u8; 400 * 1024]);
     site.write(
         "secrets/token.example",
         "another-cluster-token-for-this-test\n",
