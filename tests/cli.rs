@@ -44,6 +44,45 @@ fn json_output_is_machine_readable() {
     assert_eq!(v["files"].as_array().unwrap().len(), 50);
 }
 
+/// Every JSON document opens with its `schema_version`, whatever the command.
+#[test]
+fn every_json_document_opens_with_its_schema_version() {
+    let site = Site::example();
+    let scenario = crate::support::repo().join("simulations/reference-factory.yaml");
+    let scenario = scenario.to_str().unwrap();
+    let request = site.tmp.path().join("request.yaml");
+    std::fs::write(&request, "team: paiement\nshape: standard\ncount: 1\n").unwrap();
+    let request = request.to_str().unwrap();
+    let new_site = site.tmp.path().join("fresh");
+    let new_site = new_site.to_str().unwrap();
+    let docs = site.tmp.path().join("docs");
+    let docs = docs.to_str().unwrap();
+    let runs: [&[&str]; 8] = [
+        &["check", "--site", "{site}"],
+        &["plan", "--site", "{site}", "--dry-run"],
+        &["render", "--site", "{site}"],
+        &["status", "--site", "{site}"],
+        &["simulate", scenario],
+        &["admit", request, scenario, "--at", "2027-03-01"],
+        &["init", new_site],
+        &["docs", "--out", docs],
+    ];
+    for args in runs {
+        let mut a = vec!["--output", "json"];
+        a.extend_from_slice(args);
+        let r = site.run(&a);
+        assert!(r.code == 0 || r.code == 1, "{args:?}: {}", r.stderr);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", r.stdout));
+        let first = v.as_object().and_then(|o| o.iter().next());
+        assert_eq!(
+            first.map(|(k, v)| (k.as_str(), v.clone())),
+            Some(("schema_version", serde_json::json!(1))),
+            "{args:?}"
+        );
+    }
+}
+
 #[test]
 fn missing_inventory_says_what_to_run() {
     let site = Site::example();

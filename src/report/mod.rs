@@ -286,11 +286,34 @@ pub fn wrap_prose_at(text: &str, width: u16) -> String {
     out
 }
 
-/// One JSON document on one line (for logs).
-pub fn json_line<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+/// The version of every JSON document's shape, its first key `schema_version`: raised when
+/// a field is removed or changes meaning (new fields do not raise it).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A document with `schema_version` first; anything but an object is left as it is.
+fn versioned<T: Serialize>(value: &T) -> serde_json::Result<serde_json::Value> {
+    let v = serde_json::to_value(value)?;
+    Ok(match v {
+        serde_json::Value::Object(fields) => {
+            let mut out = serde_json::Map::with_capacity(fields.len() + 1);
+            out.insert("schema_version".into(), SCHEMA_VERSION.into());
+            out.extend(fields);
+            serde_json::Value::Object(out)
+        }
+        other => other,
+    })
 }
 
+/// One JSON document on one line (a poll of `status --watch`, a log line of `serve`).
+pub fn json_line<T: Serialize>(value: &T) -> String {
+    versioned(value)
+        .and_then(|v| serde_json::to_string(&v))
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+/// One JSON document, pretty-printed: what `--output json` prints.
 pub fn json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string_pretty(value).expect("report data serializes")
+    versioned(value)
+        .and_then(|v| serde_json::to_string_pretty(&v))
+        .expect("report data serializes")
 }
