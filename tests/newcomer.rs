@@ -302,7 +302,8 @@ fn from_clone_to_a_site_of_ones_own() {
     .unwrap();
     let r = rackplan(cwd, &["simulate", "lab-fleet.yaml"]);
     assert!(r.code == 0 || r.code == 1, "{}\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("lab: 5 nodes"), "{}", r.stdout);
+    assert!(r.stdout.contains("Capacity review: lab\n"), "{}", r.stdout);
+    assert!(r.stdout.contains("5 nodes in"), "{}", r.stdout);
 }
 
 #[cfg(unix)]

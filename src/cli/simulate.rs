@@ -96,7 +96,7 @@ pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
     drop(progress);
     r.provenance = Some(provenance(&cfg));
     if let Some(dir) = &cfg.plot {
-        for (name, body) in report::simulate::plots(&r) {
+        for (name, body) in report::charts::plots(&r) {
             fsio::write_atomic(&dir.join(name), body.as_bytes(), Mode::Public)?;
         }
     }

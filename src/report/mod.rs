@@ -8,11 +8,13 @@ use std::fmt;
 
 pub mod admit;
 pub mod boot;
+pub mod charts;
 pub mod check;
 pub mod discover;
 pub mod docs;
 pub mod error;
 pub mod escape;
+pub mod findings;
 pub mod init;
 pub mod plan;
 pub mod render;
@@ -21,6 +23,7 @@ pub mod serve;
 pub mod simulate;
 pub mod status;
 pub mod svg;
+pub mod words;
 
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
