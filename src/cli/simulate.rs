@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use super::config::{ReportFormat, SimulateConfig, SimulateFlags};
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::files::fsio::{self, Mode};
 use crate::report;
 use crate::simulate::scenario::RebuildWhatIf;

@@ -5,8 +5,8 @@
 //! Its own file so that `check` (which reports the gaps) and `roles` (which only asks
 //! whether a node fits) both use it without importing each other.
 
-use super::Inputs;
 use super::findings::{Finding, Severity};
+use super::inputs::Inputs;
 use crate::inventory::{LinkState, Node};
 use crate::network;
 use crate::profile::{NetworkKind, Profile, Role, select_disks, select_ports};

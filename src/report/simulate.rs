@@ -2,7 +2,7 @@
 //! sentences, boxed tables), and the `--drain` answer.
 
 use super::findings::{self, Block, Findings};
-use super::table;
+use super::grid::table;
 use crate::simulate::{self, Report};
 
 /// The review as terminal text.

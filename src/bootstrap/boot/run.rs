@@ -8,7 +8,7 @@ use futures_util::future::join_all;
 use serde::Serialize;
 
 use super::targets::Target;
-use super::{Action, Plan, execute, plan};
+use super::virtual_media::{Action, Plan, execute, plan};
 use crate::redfish::client::Limits;
 use crate::redfish::connect::connect;
 

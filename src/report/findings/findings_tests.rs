@@ -3,7 +3,8 @@
 //! storage the dump lacks. Rendered as Markdown, as the HTML's visible text, and as
 //! terminal text; and the `--drain` answer.
 
-use super::{Block, findings};
+use super::build::findings;
+use super::model::Block;
 use crate::report::charts::plots;
 use crate::report::review::{html_of, markdown_of};
 use crate::report::simulate::{drain_text, findings_text};
