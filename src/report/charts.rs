@@ -2,9 +2,9 @@
 //! rebuild's limit sweep, and data-loss rate by replica count.
 
 use super::svg::{self, Series};
-use super::words::group;
 use crate::simulate::scenario::RiskMethod;
 use crate::simulate::{self, Report};
+use crate::words::group;
 
 /// The SVG charts of a run, as (file name, SVG text).
 #[allow(clippy::too_many_lines)] // four charts

@@ -21,7 +21,6 @@ pub mod serve;
 pub mod simulate;
 pub mod status;
 pub mod svg;
-pub mod words;
 
 pub use grid::{
     Grid, Style, json, json_line, set_plain, set_width, style, table, wrap_prose, wrap_prose_at,

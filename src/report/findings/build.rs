@@ -5,9 +5,9 @@
 
 use super::model::{Findings, Section};
 use super::storage::{rebuild_section, risk_section};
-use crate::report::words::{group, pct, sentence};
 use crate::simulate::Report;
 use crate::simulate::failure::headroom::{Kind, ScenarioResult};
+use crate::words::{group, pct, sentence};
 
 /// Failing single nodes shown in the headroom table beside the racks, power feeds, sets and
 /// the tightest node.

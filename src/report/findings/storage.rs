@@ -3,9 +3,9 @@
 //! risk of data loss with every figure's interval and method.
 
 use super::model::Section;
-use crate::report::words::{group, hours, pct, round_count, sentence, share};
 use crate::simulate::failure::risk::{EXACT_EXPECTATION, Rate};
 use crate::simulate::report::{Estimate, RebuildReport, RiskFigures};
+use crate::words::{group, hours, pct, round_count, sentence, share};
 
 /// A rate of events per year with its 95 % interval, read aloud: "2.43e-7 per year (95 %
 /// CI 2.11e-7 to 2.80e-7), about one every 4,100,000 years".
