@@ -43,5 +43,6 @@ pub mod report;
 pub mod scaffold;
 pub mod simulate;
 pub mod site;
+pub mod units;
 pub mod vocab;
 pub mod words;

@@ -125,7 +125,7 @@ fn the_real_bundle_unpacked_and_zipped_gives_the_same_review_and_says_what_it_la
     let (code, out, err) = text(&["simulate", "--from-cluster", folder.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("Rebuild and risk: skipped, the dump has no"),
+        out.contains("Rebuild and risk\n  Skipped: the dump has no"),
         "{out}"
     );
     assert!(!out.contains("Rebuild after losing"), "{out}");

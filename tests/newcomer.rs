@@ -309,7 +309,8 @@ fn from_clone_to_a_site_of_ones_own() {
     .unwrap();
     let r = rackplan(cwd, &["simulate", "lab-fleet.yaml"]);
     assert!(r.code == 0 || r.code == 1, "{}\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("lab: 5 nodes"), "{}", r.stdout);
+    assert!(r.stdout.contains("Capacity review: lab\n"), "{}", r.stdout);
+    assert!(r.stdout.contains("5 nodes in"), "{}", r.stdout);
     // 8. Or the site's own starter scenario, which init wrote and named in its next steps:
     //    no scenario to write, the fleet is the site's, nothing runs yet.
     let r = rackplan(cwd, &["--output", "json", "simulate", "--site", "lab"]);

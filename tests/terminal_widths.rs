@@ -138,7 +138,7 @@ fn check_simulate_admit_and_status_fit_the_terminal() {
         assert_fits("check", columns, &check);
         let (code, sim) = in_terminal(site.tmp.path(), columns, &["simulate", scenario]);
         assert_eq!(code, 0, "{sim}");
-        assert!(sim.contains("Verdict: PASS"), "{sim}");
+        assert!(sim.contains("Verdict\n  PASS"), "{sim}");
         assert_fits("simulate", columns, &sim);
         let (code, admit) = in_terminal(
             site.tmp.path(),

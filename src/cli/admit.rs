@@ -3,9 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use super::config::AdmitConfig;
+use super::ctx::Ctx;
 use super::error::{Error, exit};
 use super::simulate::open_study;
-use super::{Ctx, term};
+use super::term;
 use crate::report;
 use crate::simulate::{questions, scenario};
 

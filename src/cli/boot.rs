@@ -1,8 +1,9 @@
 //! `rackplan boot`: plan (and with --yes, run) the virtual-media boot of nodes.
 
 use super::config::BootConfig;
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::bootstrap::boot::run::{RunOptions, run as boot_all};
 use crate::bootstrap::boot::{Action, gate, targets};
 use crate::cli::args::BootArgs;

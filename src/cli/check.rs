@@ -1,7 +1,8 @@
 //! `rackplan check`: every node against its profile and the site.
 
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::cli::args::{CheckArgs, SeverityArg};
 use crate::plan::{Finding, Severity};
 use crate::{plan, report};

@@ -1,8 +1,9 @@
 //! `rackplan discover redfish`: crawl the BMCs of bmcs.yaml into nodes.yaml.
 
 use super::config::RedfishConfig;
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::cli::args::RedfishArgs;
 use crate::discover::redfish;
 use crate::files::fsio;

@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::inventory::store;
 use crate::report;
 use crate::scaffold;

@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::{plan, report};
 
 pub fn run(site: &Path, release: &[String], dry_run: bool, ctx: &Ctx) -> Result<u8, Error> {

@@ -2,8 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::{plan, render, report};
 
 pub fn run(site: &Path, out: Option<&PathBuf>, ctx: &Ctx) -> Result<u8, Error> {

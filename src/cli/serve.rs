@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use super::config::ServeConfig;
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::cli::args::ServeArgs;
 use crate::{bootstrap::serve, plan, render, report};
 

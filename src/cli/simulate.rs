@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use super::config::{ReportFormat, SimulateConfig, SimulateFlags};
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::files::fsio::{self, Mode};
 use crate::report;
 use crate::simulate::scenario::RebuildWhatIf;
@@ -97,7 +98,7 @@ pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
     let newest = r.live.as_ref().and_then(|l| l.newest_object.clone());
     r.provenance = Some(provenance(&cfg, newest));
     if let Some(dir) = &cfg.plot {
-        for (name, body) in report::simulate::plots(&r) {
+        for (name, body) in report::charts::plots(&r) {
             fsio::write_atomic(&dir.join(name), body.as_bytes(), Mode::Public)?;
         }
     }

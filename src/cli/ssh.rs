@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use super::config::{HostsFrom, SshConfig, SshConfigError};
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, term};
+use super::term;
 use crate::cli::args::SshArgs;
 use crate::discover::ssh::{self, HostSpec, fold, site_file};
 use crate::inventory::{store, utc_now};

@@ -5,8 +5,9 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Duration;
 
+use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::{Ctx, config, term};
+use super::{config, term};
 use crate::bootstrap::status::{self, Status};
 use crate::report;
 

@@ -11,50 +11,19 @@
 //! skipped and why. Errors name the file and the object (`longhorn-system/pvc-1234:
 //! spec.size: ...`).
 
+mod assemble;
+mod decode;
+mod error;
 mod objects;
 mod quantity;
+mod read;
 mod source;
 pub mod synth;
 
+pub use error::LiveError;
 pub use objects::{
     LiveState, LonghornDisk, LonghornNode, Missing, Node, Object, Replica, Settings, Vm, Vmi,
     Volume,
 };
 pub use quantity::{bytes, millicores};
-
-use std::path::Path;
-
-/// Why a dump could not be read at all (a bad object is a note, not an error).
-#[derive(Debug, thiserror::Error)]
-pub enum LiveError {
-    #[error("{path}: {message}")]
-    Read { path: String, message: String },
-}
-
-/// Read a dump (file, folder, unpacked bundle or bundle `.zip`) into the fleet state.
-/// Objects are typed one at a time as they are read (a JSON list streams), so memory
-/// holds the typed fleet, not the dump's text as a tree.
-pub fn read(path: &Path) -> Result<LiveState, LiveError> {
-    let mut b = objects::Builder::default();
-    let notes = source::for_each_object(path, &mut b)?;
-    let skipped = notes.clone();
-    let state = b.finish(notes);
-    // With no Node, nothing can be analysed; when inputs were skipped, they are the likely
-    // reason and are named here rather than lost behind a later "no Node".
-    if state.nodes.is_empty() && !skipped.is_empty() {
-        const SHOWN: usize = 5;
-        let mut message = format!(
-            "no Node object was read, and {} input(s) were skipped: {}",
-            skipped.len(),
-            skipped[..skipped.len().min(SHOWN)].join("; ")
-        );
-        if skipped.len() > SHOWN {
-            message.push_str(&format!("; and {} more", skipped.len() - SHOWN));
-        }
-        return Err(LiveError::Read {
-            path: path.display().to_string(),
-            message,
-        });
-    }
-    Ok(state)
-}
+pub use read::read;

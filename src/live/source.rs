@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::LiveError;
-use super::objects::{Builder, Object, Prepared, prepare};
+use super::assemble::Builder;
+use super::decode::{Prepared, prepare};
+use super::error::LiveError;
+use super::objects::Object;
 
 /// Largest single file read, or entry unpacked from an archive (a support bundle's biggest
 /// list is far below this).

@@ -6,8 +6,8 @@ use std::net::Ipv4Addr;
 
 use serde::Serialize;
 
-use super::Inputs;
 use super::allocations::{Allocation, Lock};
+use super::inputs::Inputs;
 use super::roles::RoleSource;
 use crate::files::secrets;
 use crate::files::yaml::InputError;

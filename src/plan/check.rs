@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use super::Inputs;
 use super::disk_paths::disk_paths;
 use super::findings::{Finding, Severity};
 use super::fit::{against_profile, harvester_minima, meets_profile, storage_sizing};
+use super::inputs::Inputs;
 use super::roles::{self, MANAGEMENT_NODES, RoleDecision};
 use crate::inventory::Node;
 use crate::network;

@@ -5,13 +5,13 @@
 //! Its own file so that `check` (which reports the gaps) and `roles` (which only asks
 //! whether a node fits) both use it without importing each other.
 
-use super::Inputs;
 use super::findings::{Finding, Severity};
+use super::inputs::Inputs;
 use crate::inventory::{LinkState, Node};
 use crate::network;
 use crate::profile::{NetworkKind, Profile, Role, select_disks, select_ports};
 
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+use crate::units::GIB;
 
 /// True when the node meets the profile's hardware minima (no error-level gap).
 pub fn meets_profile(node: &Node, profile: &Profile) -> bool {

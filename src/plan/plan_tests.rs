@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use super::allocate::{Change, InstallMode, plan};
+use super::allocations::Lock;
+use super::inputs::{Inputs, load_inputs};
 use super::roles::{RoleSource, assign};
-use super::{Inputs, Lock, load_inputs};
 use crate::profile::Role;
 
 fn example() -> Inputs {

@@ -11,8 +11,9 @@
 //! data disk (the M.2 boot device of a compute node); data disks are the rest that meet the
 //! data spec, in id order (all of them: a fifth NVMe is Longhorn capacity too).
 
-use super::{NetworkKind, NetworkSpec, Profile};
+use super::model::{NetworkSpec, Profile};
 use crate::inventory::{Disk, Nic, Node};
+use crate::vocab::NetworkKind;
 
 /// The ports chosen for one network.
 #[derive(Debug, Clone, PartialEq)]

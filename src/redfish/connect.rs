@@ -91,19 +91,6 @@ pub fn explain(e: &FetchError) -> String {
     }
 }
 
-/// [`open`], its error as text (for boot's per-target report).
-// The one `Result<_, String>` left here: boot's runner (src/bootstrap) stores the text;
-// it can call `open` and keep the typed error when it next changes.
-pub async fn connect(
-    entry: &BmcEntry,
-    site_dir: &Path,
-    limits: &Limits,
-) -> Result<BmcClient, String> {
-    open(entry, site_dir, limits)
-        .await
-        .map_err(|e| e.to_string())
-}
-
 /// A logged-in client for one BMC of bmcs.yaml (or an address with no entry: no
 /// credentials, default trust). First-use trust is not offered here: boot acts on the
 /// machine, so the BMC must already be pinned or trusted.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::table;
+use super::grid::table;
 use crate::plan::check::CheckReport;
 use crate::plan::roles::RoleDecision;
 use crate::plan::{Finding, Severity};

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::table;
+use super::grid::table;
 use crate::discover::redfish::BmcOutcome;
 use crate::discover::ssh::HostOutcome;
 use crate::discover::ssh::fold::SshFold;

@@ -1,6 +1,6 @@
 //! `plan`: the allocation table.
 
-use super::table;
+use super::grid::table;
 use crate::plan::allocate::{Change, PlanOutcome};
 
 pub fn plan_table(p: &PlanOutcome) -> String {

@@ -12,7 +12,7 @@ pub(crate) fn borderless(header: &[String], rows: &[Vec<String>], widths: &[usiz
             .iter()
             .enumerate()
             .map(|(i, &w)| {
-                super::wrap_cell(row.get(i).map_or("", String::as_str), w)
+                super::wrap::wrap_cell(row.get(i).map_or("", String::as_str), w)
                     .split('\n')
                     .map(str::to_string)
                     .collect()
@@ -62,7 +62,7 @@ pub(crate) fn records(header: &[String], rows: &[Vec<String>], width: usize) -> 
         }
         for (i, name) in header.iter().enumerate() {
             let cell = row.get(i).map_or("", String::as_str);
-            let wrapped = super::wrap_cell(cell, value_width);
+            let wrapped = super::wrap::wrap_cell(cell, value_width);
             let mut lines = wrapped.split('\n');
             if beside {
                 let pad = " ".repeat(label_width + 2);

@@ -1,6 +1,6 @@
 //! `render`: the table of files written.
 
-use super::table;
+use super::grid::table;
 use crate::render::RenderOutcome;
 
 pub fn render_table(r: &RenderOutcome) -> String {

@@ -5,7 +5,7 @@ use std::net::Ipv4Addr;
 
 use ipnet::Ipv4Net;
 
-use super::Site;
+use super::model::Site;
 use crate::files::yaml::{InputError, Seg, Source};
 use crate::path;
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::{Action, plan};
+use super::virtual_media::{Action, plan};
 use crate::redfish::fetch::{Fetch, FetchError};
 
 struct Mem(HashMap<String, Value>);

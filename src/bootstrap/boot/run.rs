@@ -8,9 +8,9 @@ use futures_util::future::join_all;
 use serde::Serialize;
 
 use super::targets::Target;
-use super::{Action, Plan, execute, plan};
+use super::virtual_media::{Action, Plan, execute, plan};
 use crate::redfish::client::Limits;
-use crate::redfish::connect::connect;
+use crate::redfish::connect::open;
 
 /// What happened at one node.
 #[derive(Debug, Clone, Serialize)]
@@ -64,10 +64,10 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
         requests: 0,
         forced_past: Vec::new(),
     };
-    let client = match connect(&t.entry, site_dir, limits).await {
+    let client = match open(&t.entry, site_dir, limits).await {
         Ok(c) => c,
         Err(e) => {
-            r.error = Some(e);
+            r.error = Some(e.to_string());
             return r;
         }
     };

@@ -59,20 +59,47 @@ enum Bus {
     Sas,
 }
 
-fn bus(drive: &Value) -> Result<Bus, String> {
+fn bus(drive: &Value) -> Result<Bus, NoById> {
     match text(drive, "Protocol").map(str::trim) {
         Some("NVMe") => Ok(Bus::Nvme),
         Some("PCIe") if text(drive, "MediaType") == Some("SSD") => Ok(Bus::Nvme),
         Some("SATA") => Ok(Bus::Sata),
         Some("SAS") => Ok(Bus::Sas),
-        Some(p) if !p.is_empty() => Err(format!(
-            "the BMC gives protocol `{p}`, for which udev's by-id rules are not known here"
-        )),
-        _ => Err(
-            "the BMC gives no Protocol, so NVMe, SATA or SAS (and with it the by-id rule) is unknown"
-                .into(),
-        ),
+        Some(p) if !p.is_empty() => Err(NoById::UnknownProtocol(p.to_string())),
+        _ => Err(NoById::NoProtocol),
     }
+}
+
+/// Why a drive's by-id name cannot be derived from what the BMC says (each read as the
+/// first half of a doubt, followed by what to do).
+#[derive(Debug, thiserror::Error)]
+enum NoById {
+    #[error("the BMC gives protocol `{0}`, for which udev's by-id rules are not known here")]
+    UnknownProtocol(String),
+    #[error(
+        "the BMC gives no Protocol, so NVMe, SATA or SAS (and with it the by-id rule) is unknown"
+    )]
+    NoProtocol,
+    #[error("the BMC gives no {0}")]
+    Missing(&'static str),
+    #[error("the BMC gives an empty {0}")]
+    Empty(&'static str),
+    #[error("{0} `{1}` holds non-ASCII characters: not the drive's own Identify string")]
+    NonAscii(&'static str, String),
+    #[error("{0} `{1}` is longer than the {2} characters a drive reports: the BMC reformatted it")]
+    TooLong(&'static str, String, usize),
+    #[error("SerialNumber `{0}` is a placeholder")]
+    Placeholder(String),
+    #[error(
+        "{0} `{1}` starts with blanks, which udev keeps in one NVMe link and drops in the other (systemd#27155)"
+    )]
+    LeadingBlanks(&'static str, String),
+    #[error(
+        "{0} `{1}` holds padding inside it: the escaped and unescaped NVMe links differ, and the BMC's spacing may not be the drive's"
+    )]
+    Padding(&'static str, String),
+    #[error("{0} `{1}` holds `{2}`, which udev writes differently in its two NVMe links")]
+    Escaped(&'static str, String, char),
 }
 
 /// A character `udev_replace_chars` keeps.
@@ -94,44 +121,37 @@ fn ata_form(s: &str) -> String {
 }
 
 /// A Model or SerialNumber as given, checked against what udev would read from the device.
-fn field<'a>(drive: &'a Value, key: &str, max: usize, nvme: bool) -> Result<&'a str, String> {
+fn field<'a>(
+    drive: &'a Value,
+    key: &'static str,
+    max: usize,
+    nvme: bool,
+) -> Result<&'a str, NoById> {
     let Some(raw) = text(drive, key) else {
-        return Err(format!("the BMC gives no {key}"));
+        return Err(NoById::Missing(key));
     };
     let t = raw.trim_end();
     if t.trim().is_empty() {
-        return Err(format!("the BMC gives an empty {key}"));
+        return Err(NoById::Empty(key));
     }
     if !t.is_ascii() {
-        return Err(format!(
-            "{key} `{}` holds non-ASCII characters: not the drive's own Identify string",
-            t.trim()
-        ));
+        return Err(NoById::NonAscii(key, t.trim().to_string()));
     }
     if t.trim().len() > max {
-        return Err(format!(
-            "{key} `{}` is longer than the {max} characters a drive reports: the BMC reformatted it",
-            t.trim()
-        ));
+        return Err(NoById::TooLong(key, t.trim().to_string(), max));
     }
     if key == "SerialNumber" && crate::inventory::text::placeholder(t) {
-        return Err(format!("SerialNumber `{}` is a placeholder", t.trim()));
+        return Err(NoById::Placeholder(t.trim().to_string()));
     }
     if nvme {
         if t.starts_with(char::is_whitespace) {
-            return Err(format!(
-                "{key} `{t}` starts with blanks, which udev keeps in one NVMe link and drops in the other (systemd#27155)"
-            ));
+            return Err(NoById::LeadingBlanks(key, t.to_string()));
         }
         if t.contains("  ") || t.chars().any(|c| c.is_whitespace() && c != ' ') {
-            return Err(format!(
-                "{key} `{t}` holds padding inside it: the escaped and unescaped NVMe links differ, and the BMC's spacing may not be the drive's"
-            ));
+            return Err(NoById::Padding(key, t.to_string()));
         }
         if let Some(c) = t.chars().find(|c| *c != ' ' && !kept(*c)) {
-            return Err(format!(
-                "{key} `{t}` holds `{c}`, which udev writes differently in its two NVMe links"
-            ));
+            return Err(NoById::Escaped(key, t.to_string(), c));
         }
     }
     Ok(t)

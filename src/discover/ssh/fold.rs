@@ -6,7 +6,8 @@
 use crate::inventory::store::{self, Discovery, MergeReport};
 use crate::inventory::{Inventory, Node};
 
-use super::{HostOutcome, reconcile};
+use super::reconcile;
+use super::run::HostOutcome;
 
 /// What the fold did: the merge report and, per outcome (same order), the id of the
 /// record it went into (`None` for a host that gave no OS view).

@@ -16,6 +16,22 @@ pub struct Assumption {
     pub note: Option<String>,
 }
 
+/// Why a setting of the dump is not used: its value does not read as the setting's type.
+/// The review names it beside the value used instead.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SettingError {
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    #[error("`{value}` is not a whole number from {lo} to {hi}")]
+    OutOfRange { value: String, lo: u32, hi: u32 },
+    #[error("`{0}` is not true or false")]
+    NotABool(String),
+    #[error("`{raw}`: {why}")]
+    NotJson { raw: String, why: String },
+    #[error("`{0}` has no cpu and memory percentages")]
+    NoPercentages(String),
+}
+
 /// A Longhorn setting's value for the v1 data engine: plain (`"3"`) or, from Longhorn 1.10,
 /// per engine (`{"v1":"3","v2":"3"}`).
 fn engine_value(raw: &str) -> String {
@@ -54,7 +70,7 @@ pub fn platform(
         }
     };
     let mut record = |input: &str,
-                      from_dump: Option<Result<String, String>>,
+                      from_dump: Option<Result<String, SettingError>>,
                       scenario_value: String,
                       differs_from_default: bool,
                       used: String| {
@@ -83,23 +99,26 @@ pub fn platform(
             }),
         }
     };
-    let num = |s: &str| -> Result<f64, String> {
+    let num = |s: &str| -> Result<f64, SettingError> {
         s.trim()
             .parse::<f64>()
             .ok()
             .filter(|x| x.is_finite() && *x >= 0.0)
-            .ok_or_else(|| format!("`{s}` is not a number"))
+            .ok_or_else(|| SettingError::NotANumber(s.to_string()))
     };
 
     // Harvester overcommit-config: {"cpu":1600,"memory":150,"storage":200}.
     let oc = hv("overcommit-config").map(|raw| {
         serde_json::from_str::<serde_json::Value>(&raw)
-            .map_err(|e| format!("`{raw}`: {e}"))
+            .map_err(|e| SettingError::NotJson {
+                raw: raw.clone(),
+                why: e.to_string(),
+            })
             .and_then(|v| {
                 let f = |k: &str| v[k].as_f64().filter(|x| *x > 0.0);
                 match (f("cpu"), f("memory")) {
                     (Some(c), Some(m)) => Ok((c, m, f("storage"))),
-                    _ => Err(format!("`{raw}` has no cpu and memory percentages")),
+                    _ => Err(SettingError::NoPercentages(raw.clone())),
                 }
             })
     });
@@ -146,12 +165,16 @@ pub fn platform(
         (given.minimal_available_pct - d.minimal_available_pct).abs() > 1e-9,
         show(p.minimal_available_pct),
     );
-    let int = |s: &str, lo: u32, hi: u32| -> Result<u32, String> {
+    let int = |s: &str, lo: u32, hi: u32| -> Result<u32, SettingError> {
         s.trim()
             .parse::<u32>()
             .ok()
             .filter(|x| (lo..=hi).contains(x))
-            .ok_or_else(|| format!("`{s}` is not a whole number from {lo} to {hi}"))
+            .ok_or_else(|| SettingError::OutOfRange {
+                value: s.to_string(),
+                lo,
+                hi,
+            })
     };
     let rep = lh("default-replica-count").map(|v| int(&v, 1, 20));
     if let Some(Ok(x)) = &rep {
@@ -190,7 +213,7 @@ pub fn platform(
     let offline = lh("offline-replica-rebuilding").map(|v| match v.as_str() {
         "true" | "enabled" => Ok(true),
         "false" | "disabled" | "" => Ok(false),
-        other => Err(format!("`{other}` is not true or false")),
+        other => Err(SettingError::NotABool(other.to_string())),
     });
     if let Some(Ok(x)) = &offline {
         p.offline_replica_rebuilding = *x;
@@ -208,8 +231,12 @@ pub fn platform(
         p.harvester_version = v;
     }
     let policy = hv("vm-force-reset-policy").map(|raw| {
-        serde_json::from_str::<crate::simulate::scenario::ForceResetPolicy>(&raw)
-            .map_err(|e| format!("`{raw}`: {e}"))
+        serde_json::from_str::<crate::simulate::scenario::ForceResetPolicy>(&raw).map_err(|e| {
+            SettingError::NotJson {
+                raw: raw.clone(),
+                why: e.to_string(),
+            }
+        })
     });
     if let Some(Ok(x)) = &policy {
         p.vm_force_reset_policy = Some(*x);
@@ -236,7 +263,7 @@ pub fn platform(
     let boolean = |v: String| match v.trim() {
         "true" => Ok(true),
         "false" => Ok(false),
-        other => Err(format!("`{other}` is not true or false")),
+        other => Err(SettingError::NotABool(other.to_string())),
     };
     for (name, given_v, default_v) in [
         (

@@ -21,7 +21,7 @@ use crate::live::LiveState;
 use crate::simulate::place::{Placement, Vm, Volume};
 use crate::simulate::scenario::Platform;
 
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+use crate::units::GIB;
 
 /// The adopted fleet and what could not be taken into it.
 #[derive(Clone)]

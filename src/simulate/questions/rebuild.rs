@@ -10,7 +10,7 @@ use crate::simulate::report::{OtherRule, RackLoad, RebuildReport};
 use crate::simulate::scenario::longhorn_of;
 use crate::simulate::study::Study;
 
-const TIB: f64 = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+use crate::units::TIB;
 
 /// The Longhorn version modelled and how a new replica's place is chosen, in words.
 fn rule_words(choice: DiskChoice, p: &crate::simulate::scenario::Platform) -> String {

@@ -6,7 +6,7 @@ use crate::simulate::report::{RebuildReport, Warning};
 use crate::simulate::study::Study;
 
 fn pct(x: f64) -> String {
-    format!("{:.0} %", x * 100.0)
+    crate::words::percent(x, 0)
 }
 
 /// The limits a capacity review must know are crossed.

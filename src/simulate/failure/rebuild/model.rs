@@ -406,8 +406,7 @@ fn describe(
 mod tests {
     use super::*;
 
-    const TIB: f64 = 1024.0 * 1024.0 * 1024.0 * 1024.0;
-    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    use crate::units::{GIB, TIB};
 
     fn caps(n: usize, rack: usize, ingress: f64, egress: f64) -> NodeCaps {
         NodeCaps {

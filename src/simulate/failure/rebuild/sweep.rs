@@ -51,7 +51,7 @@ pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendati
         .iter()
         .filter_map(|p| p.hours)
         .fold(f64::INFINITY, f64::min);
-    let pct = |x: f64| format!("{:.0} %", x * 100.0);
+    let pct = |x: f64| crate::words::percent(x, 0);
     if !best.is_finite() {
         return (
             points,

@@ -8,7 +8,7 @@ use crate::simulate::fleet::Topology;
 use crate::simulate::place::{Placement, Volume, best_disk, pick_disk};
 use crate::simulate::scenario::{NodeClass, Platform, Pool, RebuildWhatIf};
 
-const TIB: f64 = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+use crate::units::TIB;
 
 /// Why the what-if cannot be run on its node.
 #[derive(Debug, Clone, thiserror::Error)]

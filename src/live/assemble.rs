@@ -1,0 +1,160 @@
+//! Assembling the typed objects of a dump into the fleet state, and the findings for what
+//! does not add up (a VMI on a node the dump does not have, a replica on an unknown disk, a
+//! volume with fewer replicas than it asks for).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::decode::{Item, Prepared};
+use super::objects::{LiveState, Missing};
+
+/// Adds typed objects as they come; `finish` records what is missing and what does not
+/// add up.
+#[derive(Default)]
+pub struct Builder {
+    s: LiveState,
+    seen: std::collections::HashSet<(String, String)>,
+    newest: Option<i64>,
+}
+
+impl Builder {
+    pub fn insert(&mut self, p: Prepared) {
+        if let Some(k) = p.key
+            && !self.seen.insert(k)
+        {
+            return;
+        }
+        self.newest = self.newest.max(p.stamp);
+        let s = &mut self.s;
+        s.notes.extend(p.notes);
+        match p.item {
+            Item::Node(x) => s.nodes.push(x),
+            Item::Vmi(x) => s.vmis.push(x),
+            Item::Vm(x) => s.vms.push(x),
+            Item::LonghornNode(x) => s.longhorn_nodes.push(x),
+            Item::Volume(x) => s.volumes.push(x),
+            Item::Replica(x) => s.replicas.push(x),
+            Item::LonghornSetting(k, v) => {
+                s.settings.longhorn.insert(k, v);
+            }
+            Item::HarvesterSetting(k, v) => {
+                s.settings.harvester.insert(k, v);
+            }
+            Item::Rancher(v) => s.rancher.push(v),
+            Item::Skipped(m) => s.skipped.push(m),
+            Item::Note(m) => s.notes.push(m),
+            Item::Nothing => {}
+        }
+    }
+
+    pub fn finish(self, notes: Vec<String>) -> LiveState {
+        let mut s = self.s;
+        s.newest_object = self.newest.map(|t| crate::clock::format_at(t, false));
+        let mut all = notes;
+        all.append(&mut s.notes);
+        s.notes = all;
+        complete(s)
+    }
+}
+
+/// The kinds no object was read for, and the findings.
+fn complete(mut s: LiveState) -> LiveState {
+    for (kind, needed_for, present) in [
+        (
+            "Node (v1)",
+            "every analysis: the hosts",
+            !s.nodes.is_empty(),
+        ),
+        (
+            "VirtualMachineInstance (kubevirt.io/v1)",
+            "headroom, drain: what runs where",
+            !s.vmis.is_empty(),
+        ),
+        (
+            "Node (longhorn.io)",
+            "storage headroom, rebuild: the disks",
+            !s.longhorn_nodes.is_empty(),
+        ),
+        (
+            "Volume (longhorn.io)",
+            "rebuild, risk: the volumes",
+            !s.volumes.is_empty(),
+        ),
+        (
+            "Replica (longhorn.io)",
+            "rebuild, drain: where the replicas are",
+            !s.replicas.is_empty(),
+        ),
+    ] {
+        if !present {
+            s.missing.push(Missing { kind, needed_for });
+        }
+    }
+    findings(&mut s);
+    s
+}
+
+fn findings(s: &mut LiveState) {
+    let nodes: BTreeSet<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
+    let mut f = Vec::new();
+    if !nodes.is_empty() {
+        for v in s.vmis.iter().filter(|v| v.occupies()) {
+            match &v.node {
+                Some(n) if !nodes.contains(n.as_str()) => f.push(format!(
+                    "VMI {}/{} runs on node {n}, which the dump has no Node for",
+                    v.namespace, v.name
+                )),
+                None => f.push(format!(
+                    "VMI {}/{} is {} but names no node",
+                    v.namespace,
+                    v.name,
+                    v.phase.as_deref().unwrap_or("?")
+                )),
+                _ => {}
+            }
+        }
+    }
+    if !s.longhorn_nodes.is_empty() {
+        let disks: BTreeSet<(&str, &str)> = s
+            .longhorn_nodes
+            .iter()
+            .flat_map(|n| {
+                n.disks
+                    .iter()
+                    .filter_map(|d| Some((n.name.as_str(), d.uuid.as_deref()?)))
+            })
+            .collect();
+        for r in &s.replicas {
+            if let (Some(n), Some(d)) = (&r.node, &r.disk_uuid)
+                && !disks.contains(&(n.as_str(), d.as_str()))
+            {
+                f.push(format!(
+                    "replica {} is on disk {d} of node {n}, which no Longhorn Node lists",
+                    r.name
+                ));
+            }
+        }
+    }
+    if !s.replicas.is_empty() {
+        let mut healthy: BTreeMap<&str, u32> = BTreeMap::new();
+        for r in &s.replicas {
+            if let Some(v) = &r.volume
+                && r.state.as_deref() == Some("running")
+            {
+                *healthy.entry(v.as_str()).or_default() += 1;
+            }
+        }
+        for v in &s.volumes {
+            let want = v.replicas.unwrap_or(0);
+            let have = healthy.get(v.name.as_str()).copied().unwrap_or(0);
+            let attached = v.state.as_deref() == Some("attached");
+            if attached && have < want {
+                f.push(format!(
+                    "volume {} asks for {want} replicas and has {have} running ({})",
+                    v.name,
+                    v.robustness.as_deref().unwrap_or("robustness unknown")
+                ));
+            }
+        }
+    }
+    s.findings = f;
+}

@@ -1,0 +1,435 @@
+//! Decoding one object of a dump into its typed record: each field the analyses use read as
+//! untrusted text (absent, `"null"`, floats and quantities all handled), and what cannot be
+//! read named.
+
+use serde_json::Value;
+
+use super::objects::{LonghornDisk, LonghornNode, Node, Object, Replica, Vm, Vmi, Volume};
+use super::quantity::{bytes, millicores, text};
+
+fn flag(v: &Value) -> bool {
+    v.as_bool()
+        .or_else(|| text(v).map(|s| s.eq_ignore_ascii_case("true")))
+        .unwrap_or(false)
+}
+
+/// A list of strings (tags, selectors); anything else is none.
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| text(x).map(str::to_string))
+        .collect()
+}
+
+/// A condition's status from a list (v1 style) or a map keyed by type (old Longhorn).
+fn condition(conds: &Value, kind: &str) -> Option<bool> {
+    let c = match conds {
+        Value::Array(a) => a.iter().find(|c| c["type"] == kind)?,
+        Value::Object(m) => m.get(kind)?,
+        _ => return None,
+    };
+    text(&c["status"]).map(|s| s == "True")
+}
+
+fn node(o: &Object) -> Node {
+    let v = &o.value;
+    let labels = &v["metadata"]["labels"];
+    Node {
+        name: o.name.clone(),
+        cpu_milli: millicores(&v["status"]["allocatable"]["cpu"]),
+        memory_bytes: bytes(&v["status"]["allocatable"]["memory"]),
+        pods: bytes(&v["status"]["allocatable"]["pods"]),
+        zone: text(&labels["topology.kubernetes.io/zone"]).map(str::to_string),
+        cordoned: flag(&v["spec"]["unschedulable"]),
+        maintenance: text(&v["metadata"]["annotations"]["harvesterhci.io/maintain-status"])
+            .map(str::to_string),
+        ready: condition(&v["status"]["conditions"], "Ready"),
+        pressure: [
+            "DiskPressure",
+            "PIDPressure",
+            "MemoryPressure",
+            "NetworkUnavailable",
+        ]
+        .iter()
+        .any(|k| condition(&v["status"]["conditions"], k) == Some(true)),
+        vm_schedulable: text(&labels["kubevirt.io/schedulable"]).map(|s| s == "true"),
+        witness: flag(&labels["node-role.harvesterhci.io/witness"]),
+    }
+}
+
+fn vcpus(cpu: &Value) -> u32 {
+    let n = |k: &str| cpu[k].as_f64().map_or(1, |x| x.clamp(1.0, 4096.0) as u32);
+    n("cores")
+        .saturating_mul(n("sockets"))
+        .saturating_mul(n("threads"))
+}
+
+fn vmi(o: &Object) -> Vmi {
+    let v = &o.value;
+    let d = &v["spec"]["domain"];
+    Vmi {
+        namespace: o.namespace.clone().unwrap_or_default(),
+        name: o.name.clone(),
+        node: text(&v["status"]["nodeName"]).map(str::to_string),
+        phase: text(&v["status"]["phase"]).map(str::to_string),
+        cpu_request_milli: millicores(&d["resources"]["requests"]["cpu"]),
+        memory_request_bytes: bytes(&d["resources"]["requests"]["memory"]),
+        cpu_limit_milli: millicores(&d["resources"]["limits"]["cpu"]),
+        memory_limit_bytes: bytes(&d["resources"]["limits"]["memory"]),
+        vcpus: vcpus(&d["cpu"]),
+        guest_cluster: text(&v["metadata"]["labels"]["guestcluster.harvesterhci.io/name"])
+            .map(str::to_string),
+        live_migratable: condition(&v["status"]["conditions"], "LiveMigratable"),
+        anti_affinity: v["spec"]["affinity"]["podAntiAffinity"]
+            ["requiredDuringSchedulingIgnoredDuringExecution"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| t["topologyKey"] == "kubernetes.io/hostname")
+            .map(|t| t["labelSelector"].to_string()),
+        claims: v["spec"]["volumes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| text(&x["persistentVolumeClaim"]["claimName"]).map(str::to_string))
+            .collect(),
+    }
+}
+
+fn vm(o: &Object) -> Vm {
+    let v = &o.value;
+    let strategy = text(&v["spec"]["runStrategy"]).map(str::to_string);
+    let wants = match strategy.as_deref() {
+        Some("Halted") => false,
+        Some(_) => true,
+        None => flag(&v["spec"]["running"]),
+    };
+    let d = &v["spec"]["template"]["spec"]["domain"];
+    Vm {
+        namespace: o.namespace.clone().unwrap_or_default(),
+        name: o.name.clone(),
+        run_strategy: strategy,
+        wants_running: wants,
+        cpu_limit_milli: millicores(&d["resources"]["limits"]["cpu"]),
+        memory_limit_bytes: bytes(&d["resources"]["limits"]["memory"]),
+        guest_cluster: text(&v["metadata"]["labels"]["guestcluster.harvesterhci.io/name"])
+            .map(str::to_string),
+        maintain_strategy: text(&v["metadata"]["labels"]["harvesterhci.io/maintain-mode-strategy"])
+            .map(str::to_string),
+    }
+}
+
+fn longhorn_node(o: &Object) -> LonghornNode {
+    let v = &o.value;
+    let status = &v["status"]["diskStatus"];
+    let disks = v["spec"]["disks"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, d)| {
+            let s = &status[name];
+            LonghornDisk {
+                name: name.clone(),
+                uuid: text(&s["diskUUID"]).map(str::to_string),
+                path: text(&d["path"]).map(str::to_string),
+                maximum: bytes(&s["storageMaximum"]),
+                available: bytes(&s["storageAvailable"]),
+                reserved: bytes(&d["storageReserved"]),
+                scheduled: bytes(&s["storageScheduled"]),
+                allow_scheduling: flag(&d["allowScheduling"]),
+                schedulable: condition(&s["conditions"], "Schedulable"),
+                ready: condition(&s["conditions"], "Ready"),
+                tags: strings(&d["tags"]),
+            }
+        })
+        .collect();
+    LonghornNode {
+        name: o.name.clone(),
+        allow_scheduling: flag(&v["spec"]["allowScheduling"]),
+        zone: text(&v["status"]["zone"]).map(str::to_string),
+        disks,
+        ready: condition(&v["status"]["conditions"], "Ready"),
+        schedulable: condition(&v["status"]["conditions"], "Schedulable"),
+        tags: strings(&v["spec"]["tags"]),
+    }
+}
+
+fn volume(o: &Object) -> Volume {
+    let v = &o.value;
+    Volume {
+        name: o.name.clone(),
+        size: bytes(&v["spec"]["size"]),
+        actual_size: bytes(&v["status"]["actualSize"]),
+        replicas: v["spec"]["numberOfReplicas"]
+            .as_f64()
+            .or_else(|| text(&v["spec"]["numberOfReplicas"]).and_then(|s| s.parse().ok()))
+            .filter(|n| (0.0..=64.0).contains(n))
+            .map(|n| n as u32),
+        state: text(&v["status"]["state"]).map(str::to_string),
+        robustness: text(&v["status"]["robustness"]).map(str::to_string),
+        node: text(&v["status"]["currentNodeID"]).map(str::to_string),
+        pvc: text(&v["status"]["kubernetesStatus"]["pvcName"]).map(str::to_string),
+        node_selector: strings(&v["spec"]["nodeSelector"]),
+        disk_selector: strings(&v["spec"]["diskSelector"]),
+    }
+}
+
+fn replica(o: &Object) -> Replica {
+    let v = &o.value;
+    Replica {
+        name: o.name.clone(),
+        volume: text(&v["spec"]["volumeName"]).map(str::to_string),
+        node: text(&v["spec"]["nodeID"]).map(str::to_string),
+        disk_uuid: text(&v["spec"]["diskID"]).map(str::to_string),
+        state: text(&v["status"]["currentState"]).map(str::to_string),
+    }
+}
+
+/// (group, kind) -> the versions rackplan reads.
+fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> {
+    Some(match (group, kind) {
+        ("", "Node")
+        | ("kubevirt.io", "VirtualMachine" | "VirtualMachineInstance")
+        | ("provisioning.cattle.io", "Cluster")
+        | ("rke-machine-config.cattle.io", "HarvesterConfig") => &["v1"],
+        ("longhorn.io", "Node" | "Volume" | "Replica" | "Setting") => &["v1beta1", "v1beta2"],
+        ("harvesterhci.io", "Setting") => &["v1beta1"],
+        _ => return None,
+    })
+}
+
+/// One object typed, ready to be added: typing needs no shared state, so it runs on many
+/// threads; adding (which drops duplicates) runs on one.
+pub struct Prepared {
+    /// (group/kind, namespace/name): the same object in two files counts once.
+    pub(super) key: Option<(String, String)>,
+    pub(super) item: Item,
+    /// Fields present but unreadable, each naming the file, the object and the field.
+    pub(super) notes: Vec<String>,
+    /// The object's newest timestamp, seconds since the epoch.
+    pub(super) stamp: Option<i64>,
+}
+
+/// The newest moment an object records: its creation, its managed fields' writes and its
+/// conditions' transitions, probes and heartbeats. Fractions of a second are dropped;
+/// anything that is not an RFC 3339 UTC time is ignored (a dump's text is untrusted).
+fn newest_stamp(v: &Value) -> Option<i64> {
+    let at = |x: &Value| {
+        let t = text(x)?;
+        let t = t.split_once('.').map_or(t, |(whole, _)| whole);
+        crate::clock::parse_at(t.trim_end_matches('Z')).ok()
+    };
+    let meta = &v["metadata"];
+    let managed = meta["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| &f["time"]);
+    let conditions = v["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| {
+            [
+                "lastTransitionTime",
+                "lastHeartbeatTime",
+                "lastProbeTime",
+                "lastUpdateTime",
+            ]
+            .into_iter()
+            .map(move |k| &c[k])
+        });
+    std::iter::once(&meta["creationTimestamp"])
+        .chain(managed)
+        .chain(conditions)
+        .filter_map(at)
+        .max()
+}
+
+/// Quantities the analyses need, by kind: (path, what it must be, reader).
+type Reader = fn(&Value) -> Option<f64>;
+const FIELDS: &[(&str, &str, &[&str], &str, Reader)] = &[
+    (
+        "",
+        "Node",
+        &["status", "allocatable", "cpu"],
+        "a CPU quantity",
+        millicores,
+    ),
+    (
+        "",
+        "Node",
+        &["status", "allocatable", "memory"],
+        "a byte quantity",
+        bytes,
+    ),
+    (
+        "kubevirt.io",
+        "VirtualMachineInstance",
+        &["spec", "domain", "resources", "requests", "cpu"],
+        "a CPU quantity",
+        millicores,
+    ),
+    (
+        "kubevirt.io",
+        "VirtualMachineInstance",
+        &["spec", "domain", "resources", "requests", "memory"],
+        "a byte quantity",
+        bytes,
+    ),
+    (
+        "kubevirt.io",
+        "VirtualMachineInstance",
+        &["spec", "domain", "resources", "limits", "cpu"],
+        "a CPU quantity",
+        millicores,
+    ),
+    (
+        "kubevirt.io",
+        "VirtualMachineInstance",
+        &["spec", "domain", "resources", "limits", "memory"],
+        "a byte quantity",
+        bytes,
+    ),
+    (
+        "longhorn.io",
+        "Volume",
+        &["spec", "size"],
+        "a byte count",
+        bytes,
+    ),
+    (
+        "longhorn.io",
+        "Volume",
+        &["status", "actualSize"],
+        "a byte count",
+        bytes,
+    ),
+];
+
+/// A note for each quantity that is there but cannot be read: the analysis then treats it
+/// as absent, and says so.
+fn unreadable(o: &Object, group: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (g, kind, path, what, read) in FIELDS {
+        if *g != group || *kind != o.kind {
+            continue;
+        }
+        let v = path.iter().fold(&o.value, |v, k| &v[*k]);
+        if text(v).is_none() && !v.is_number() {
+            continue;
+        }
+        if read(v).is_none() {
+            out.push(format!(
+                "{}: {}: {}: `{}` is not {what}; taken as absent",
+                o.file,
+                o.id(),
+                path.join("."),
+                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+            ));
+        }
+    }
+    out
+}
+
+pub enum Item {
+    Node(Node),
+    Vmi(Vmi),
+    Vm(Vm),
+    LonghornNode(LonghornNode),
+    Volume(Volume),
+    Replica(Replica),
+    LonghornSetting(String, String),
+    HarvesterSetting(String, String),
+    Rancher(Value),
+    Skipped(String),
+    Note(String),
+    Nothing,
+}
+
+/// Type one object.
+pub fn prepare(o: Object) -> Prepared {
+    let nothing = |item| Prepared {
+        key: None,
+        item,
+        notes: Vec::new(),
+        stamp: None,
+    };
+    let (group, version) = o
+        .api_version
+        .rsplit_once('/')
+        .unwrap_or(("", &o.api_version));
+    let Some(versions) = known(group, &o.kind) else {
+        return nothing(Item::Nothing);
+    };
+    if !versions.contains(&version) {
+        return nothing(Item::Skipped(format!(
+            "{} {} {} ({}): API version {version} is not one rackplan reads ({})",
+            o.kind,
+            o.id(),
+            o.api_version,
+            o.file,
+            versions.join(", ")
+        )));
+    }
+    if o.name.is_empty() {
+        return nothing(Item::Note(format!(
+            "{}: a {} without a name; skipped",
+            o.file, o.kind
+        )));
+    }
+    let key = Some((format!("{group}/{}", o.kind), o.id()));
+    let notes = unreadable(&o, group);
+    let stamp = newest_stamp(&o.value);
+    let item = match (group, o.kind.as_str()) {
+        ("", "Node") => Item::Node(node(&o)),
+        ("kubevirt.io", "VirtualMachineInstance") => Item::Vmi(vmi(&o)),
+        ("kubevirt.io", "VirtualMachine") => Item::Vm(vm(&o)),
+        ("longhorn.io", "Node") => Item::LonghornNode(longhorn_node(&o)),
+        ("longhorn.io", "Volume") => Item::Volume(volume(&o)),
+        ("longhorn.io", "Replica") => Item::Replica(replica(&o)),
+        ("longhorn.io", "Setting") => match text(&o.value["value"]) {
+            Some(v) => Item::LonghornSetting(o.name.clone(), v.to_string()),
+            None => Item::Nothing,
+        },
+        ("harvesterhci.io", "Setting") => {
+            match text(&o.value["value"]).or_else(|| text(&o.value["default"])) {
+                Some(v) => Item::HarvesterSetting(o.name.clone(), v.to_string()),
+                None => Item::Nothing,
+            }
+        }
+        _ => Item::Rancher(o.value),
+    };
+    Prepared {
+        key,
+        item,
+        notes,
+        stamp,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_stamp_reads_creation_writes_and_conditions_and_ignores_garbage() {
+        let v = serde_json::json!({
+            "metadata": {
+                "creationTimestamp": "2024-01-01T00:00:00Z",
+                "managedFields": [{"time": "2024-02-01T10:00:00Z"}, {"time": "yesterday"}],
+            },
+            "status": {"conditions": [
+                {"lastHeartbeatTime": "2024-03-01T12:30:15.123456Z"},
+                {"lastTransitionTime": "9999-99-99T99:99:99Z"},
+                {"lastProbeTime": null},
+            ]},
+        });
+        assert_eq!(
+            newest_stamp(&v).map(|t| crate::clock::format_at(t, false)),
+            Some("2024-03-01T12:30:15Z".to_string())
+        );
+        assert_eq!(newest_stamp(&serde_json::json!({"metadata": {}})), None);
+    }
+}

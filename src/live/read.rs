@@ -1,0 +1,36 @@
+//! Reading a dump: a file, a folder or a support bundle, its documents decoded into the
+//! live state, each skipped file named.
+
+use super::assemble::Builder;
+use super::error::LiveError;
+use super::objects::LiveState;
+use super::source;
+use std::path::Path;
+
+/// Read a dump (file, folder, unpacked bundle or bundle `.zip`) into the fleet state.
+/// Objects are typed one at a time as they are read (a JSON list streams), so memory
+/// holds the typed fleet, not the dump's text as a tree.
+pub fn read(path: &Path) -> Result<LiveState, LiveError> {
+    let mut b = Builder::default();
+    let notes = source::for_each_object(path, &mut b)?;
+    let skipped = notes.clone();
+    let state = b.finish(notes);
+    // With no Node, nothing can be analysed; when inputs were skipped, they are the likely
+    // reason and are named here rather than lost behind a later "no Node".
+    if state.nodes.is_empty() && !skipped.is_empty() {
+        const SHOWN: usize = 5;
+        let mut message = format!(
+            "no Node object was read, and {} input(s) were skipped: {}",
+            skipped.len(),
+            skipped[..skipped.len().min(SHOWN)].join("; ")
+        );
+        if skipped.len() > SHOWN {
+            message.push_str(&format!("; and {} more", skipped.len() - SHOWN));
+        }
+        return Err(LiveError::Read {
+            path: path.display().to_string(),
+            message,
+        });
+    }
+    Ok(state)
+}

@@ -1,0 +1,458 @@
+//! Render a site: resolve its secrets, build every output file (per-node installer configs,
+//! manifests, the iPXE menu, the catalogue) and write them with an index of what rackplan
+//! owns.
+
+use super::{bundles, catalogue, ipxe, manifests, node, summary, validate};
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::node::{NodeContext, ResolvedSecrets};
+use crate::files::fsio::{self, FsError, Mode};
+use crate::files::secrets::SecretRef;
+use crate::files::yaml::InputError;
+use crate::path;
+use crate::plan::Inputs;
+use crate::plan::check::check;
+use crate::plan::findings::{Finding, has_errors};
+use crate::profile::Role;
+
+/// The index of files a render wrote, so the next render can remove what it no longer makes.
+const INDEX: &str = ".rackplan-files";
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Input(#[from] Box<InputError>),
+    #[error("{} node(s) have error findings; nothing was rendered", count_nodes(.0))]
+    Findings(Vec<Finding>),
+    #[error("the plan is out of date: {0}")]
+    Stale(String),
+    #[error("generated config for {node} would fail the installer's validation: {}", problems.join("; "))]
+    Invalid { node: String, problems: Vec<String> },
+    #[error(transparent)]
+    Fs(#[from] FsError),
+}
+
+fn count_nodes(f: &[Finding]) -> usize {
+    f.iter()
+        .filter(|f| f.severity == crate::plan::Severity::Error)
+        .map(|f| f.node.as_str())
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
+/// One generated file.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutputFile {
+    /// Path relative to the output directory.
+    pub path: String,
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    pub secret: bool,
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RenderOutcome {
+    pub out_dir: String,
+    pub files: Vec<OutputFile>,
+    pub removed: Vec<String>,
+}
+
+fn resolve(inputs: &Inputs) -> Result<ResolvedSecrets, Box<InputError>> {
+    let s = &inputs.site.site.secrets;
+    let src = &inputs.site.source;
+    let dir = &inputs.site.dir;
+    let get = |key: &str, r: &SecretRef| {
+        r.resolve(dir).map_err(|msg| {
+            Box::new(src.error_at(
+                &path!["secrets", key],
+                msg.to_string(),
+                Some("secrets are read from the named environment variable or file (relative to the site directory)".into()),
+            ))
+        })
+    };
+    let token = get("token", &s.token)?;
+    if !token.expose().chars().all(|c| (' '..='~').contains(&c)) {
+        return Err(Box::new(src.error_at(
+            &path!["secrets", "token"],
+            "the token holds characters the installer rejects",
+            Some("use printable ASCII only (no tabs, newlines or non-ASCII)".into()),
+        )));
+    }
+    let password = s
+        .password
+        .as_ref()
+        .map(|r| get("password", r))
+        .transpose()?;
+    let password_hash = s
+        .password_hash
+        .as_ref()
+        .map(|r| get("password_hash", r))
+        .transpose()?;
+    if let Some(h) = &password_hash {
+        let t = h.expose();
+        if !(t.starts_with("$6$") || t.starts_with("$5$")) || t.split('$').count() < 4 {
+            return Err(Box::new(src.error_at(
+                &path!["secrets", "password_hash"],
+                "the password hash is not a SHA crypt hash",
+                Some("give a `$6$...` hash (e.g. from `openssl passwd -6`), or use `password` to have rackplan hash it".into()),
+            )));
+        }
+    }
+    let ssh_keys = match &s.ssh_authorized_keys {
+        Some(r) => get("ssh_authorized_keys", r)?
+            .expose()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(ResolvedSecrets {
+        token,
+        password,
+        password_hash,
+        ssh_keys,
+    })
+}
+
+/// Build every file in memory; nothing is written.
+/// Every planned node's webhook key, by hostname, for `serve` to check webhooks against.
+pub fn webhook_keys(inputs: &Inputs) -> Result<HashMap<String, String>, RenderError> {
+    let secrets = resolve(inputs)?;
+    Ok(inputs
+        .lock
+        .nodes
+        .iter()
+        .map(|a| {
+            (
+                a.hostname.clone(),
+                crate::files::secrets::webhook_key(&secrets.token, &a.hostname),
+            )
+        })
+        .collect())
+}
+
+pub fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
+    let report = check(inputs);
+    if has_errors(&report.findings) {
+        return Err(RenderError::Findings(report.findings));
+    }
+    let lock = &inputs.lock;
+    for n in &inputs.inventory.nodes {
+        match lock.get(&n.id) {
+            None => {
+                return Err(RenderError::Stale(format!(
+                    "node {} has no allocation; run `rackplan plan`",
+                    n.id
+                )));
+            }
+            Some(a) if a.role != report.roles[&n.id].role => {
+                return Err(RenderError::Stale(format!(
+                    "node {} is {} in the lock but {} now; run `rackplan plan`",
+                    n.id, a.role, report.roles[&n.id].role
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    let secrets = resolve(inputs)?;
+    let site = &inputs.site.site;
+    let mut planned: Vec<_> = inputs
+        .inventory
+        .nodes
+        .iter()
+        .map(|n| {
+            let a = lock.get(&n.id).expect("checked above");
+            let p = inputs
+                .profiles
+                .get(a.role)
+                .expect("check found every profile");
+            (n, p, a)
+        })
+        .collect();
+    planned.sort_by(|x, y| (x.2.role, &x.2.hostname).cmp(&(y.2.role, &y.2.hostname)));
+
+    // Each node's config (a SHA-512-crypt hash, the installer's rules) is independent of
+    // the others: built across cores, kept in the planned order.
+    use rayon::prelude::*;
+    let per_node: Vec<[OutputFile; 2]> = planned
+        .par_iter()
+        .map(|(node, profile, alloc)| node_files(inputs, &secrets, node, profile, alloc))
+        .collect::<Result<_, _>>()?;
+    let mut files: Vec<OutputFile> = per_node.into_iter().flatten().collect();
+    let for_manifests: Vec<_> = planned
+        .iter()
+        .filter(|(_, _, a)| a.role != Role::Witness)
+        .map(|(n, p, a)| (*n, *p, a.hostname.as_str()))
+        .collect();
+    let manifest_files = manifests::build(site, &for_manifests);
+    // `check` refuses a network a role gives no ports; this holds whatever the profiles say.
+    for doc in manifest_files.iter().flat_map(|m| &m.docs) {
+        if doc["kind"] == "VlanConfig"
+            && doc
+                .pointer("/spec/uplink/nics")
+                .and_then(serde_json::Value::as_array)
+                .is_none_or(Vec::is_empty)
+        {
+            return Err(RenderError::Invalid {
+                node: format!(
+                    "VlanConfig {}",
+                    doc.pointer("/metadata/name")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("?")
+                ),
+                problems: vec![
+                    "uplink.nics is empty: give the network ports in the role profile".into(),
+                ],
+            });
+        }
+    }
+    for m in &manifest_files {
+        files.push(OutputFile {
+            path: format!("manifests/{}", m.path()),
+            kind: "manifest",
+            node: None,
+            secret: false,
+            bytes: manifests::to_yaml(m).into_bytes(),
+        });
+    }
+    files.push(OutputFile {
+        path: "manifests/kustomization.yaml".into(),
+        kind: "kustomization",
+        node: None,
+        secret: false,
+        bytes: bundles::kustomization(&manifest_files).into_bytes(),
+    });
+    for b in bundles::present(&manifest_files) {
+        if let Some(text) = bundles::bundle_kustomization(b, &manifest_files) {
+            files.push(OutputFile {
+                path: format!("manifests/{}/kustomization.yaml", b.dir()),
+                kind: "kustomization",
+                node: None,
+                secret: false,
+                bytes: text.into_bytes(),
+            });
+        }
+        if let Some(text) = bundles::fleet_yaml(site, b, &manifest_files) {
+            files.push(OutputFile {
+                path: format!("manifests/{}/fleet.yaml", b.dir()),
+                kind: "fleet-bundle",
+                node: None,
+                secret: false,
+                bytes: text.into_bytes(),
+            });
+        }
+    }
+    let templates = catalogue_files(inputs)?;
+    let shapes: Vec<String> = templates.iter().map(|(s, _)| s.clone()).collect();
+    for (shape, text) in templates {
+        files.push(OutputFile {
+            path: format!("catalogue/{shape}.yaml"),
+            kind: "catalogue",
+            node: None,
+            secret: false,
+            bytes: text.into_bytes(),
+        });
+    }
+    let summary = summary::render(inputs, &planned, &manifest_files, &shapes);
+    files.push(OutputFile {
+        path: "SUMMARY.md".into(),
+        kind: "summary",
+        node: None,
+        secret: false,
+        bytes: summary.into_bytes(),
+    });
+    Ok(files)
+}
+
+/// A node's install config (checked against the installer's rules) and its iPXE script.
+fn node_files(
+    inputs: &Inputs,
+    secrets: &ResolvedSecrets,
+    node: &crate::inventory::Node,
+    profile: &crate::profile::Profile,
+    alloc: &crate::plan::Allocation,
+) -> Result<[OutputFile; 2], RenderError> {
+    let site = &inputs.site.site;
+    let create = inputs.lock.cluster_init.as_deref() == Some(alloc.id.as_str());
+    let cfg = node::build(&NodeContext {
+        site,
+        node,
+        alloc,
+        profile,
+        create,
+        secrets,
+    });
+    let problems = validate::installer_check(&cfg, true);
+    if !problems.is_empty() {
+        return Err(RenderError::Invalid {
+            node: alloc.hostname.clone(),
+            problems,
+        });
+    }
+    let header = format!(
+        "# Harvester install config for {} (node {}), written by rackplan.\n\
+         # Holds the cluster token and a password hash: keep it private (mode 0600).\n",
+        alloc.hostname, alloc.id
+    );
+    Ok([
+        OutputFile {
+            path: format!("nodes/{}/config.yaml", alloc.hostname),
+            kind: "install-config",
+            node: Some(alloc.id.clone()),
+            secret: true,
+            bytes: format!("{header}{}", crate::files::yaml::to_string(&cfg)).into_bytes(),
+        },
+        OutputFile {
+            path: format!("nodes/{}/boot.ipxe", alloc.hostname),
+            kind: "ipxe",
+            node: Some(alloc.id.clone()),
+            secret: false,
+            bytes: ipxe::script(site, alloc, create).into_bytes(),
+        },
+    ])
+}
+
+/// `catalogue/<shape>.yaml` for each offered shape of the scenario `catalogue:` names.
+fn catalogue_files(inputs: &Inputs) -> Result<Vec<(String, String)>, RenderError> {
+    let site = &inputs.site.site;
+    let Some(c) = &site.catalogue else {
+        return Ok(Vec::new());
+    };
+    let src = &inputs.site.source;
+    let at = |p: Vec<crate::files::yaml::Seg>, msg: String, hint: Option<String>| {
+        RenderError::Input(Box::new(src.error_at(&p, msg, hint)))
+    };
+    let path = inputs.site.dir.join(&c.scenario);
+    if !path.is_file() {
+        return Err(at(
+            path!["catalogue", "scenario"],
+            format!("no scenario file at {}", path.display()),
+            Some("the path is relative to site.yaml".into()),
+        ));
+    }
+    let loaded = crate::simulate::scenario::load(&path).map_err(Box::new)?;
+    let offered: Vec<String> = match &c.shapes {
+        Some(list) => {
+            for (i, s) in list.iter().enumerate() {
+                if !loaded.shapes.contains_key(s) {
+                    return Err(at(
+                        path!["catalogue", "shapes", i],
+                        format!("scenario {} has no shape `{s}`", path.display()),
+                        Some(format!(
+                            "one of: {}",
+                            loaded.shapes.keys().cloned().collect::<Vec<_>>().join(", ")
+                        )),
+                    ));
+                }
+            }
+            list.clone()
+        }
+        None => loaded.shapes.keys().cloned().collect(),
+    };
+    let mut out = Vec::new();
+    for shape in offered {
+        let docs = catalogue::shape_docs(
+            site,
+            c,
+            &loaded.scenario.name,
+            &shape,
+            &loaded.shapes[&shape],
+        )
+        .map_err(|p| {
+            at(
+                path!["catalogue"],
+                format!("shape `{}` of {}: {}", p.shape, path.display(), p.message),
+                Some(
+                    "fix the shape in the scenario, or leave it out with `catalogue.shapes`".into(),
+                ),
+            )
+        })?;
+        let mut text = format!(
+            "# Rancher cluster template `{shape}` from scenario `{}`, shape `{shape}`.\n\
+             # Apply to the Rancher server (kubectl apply -f), or copy it per team and rename.\n\
+             # Generated by rackplan from site.yaml; re-render instead of editing.\n",
+            loaded.scenario.name
+        );
+        for (i, d) in docs.iter().enumerate() {
+            if i > 0 {
+                text.push_str("---\n");
+            }
+            text.push_str(&crate::files::yaml::to_string(d));
+        }
+        out.push((shape, text));
+    }
+    Ok(out)
+}
+
+/// Write the files into `out`, removing what an earlier render wrote and this one did not.
+pub fn write(out: &Path, files: Vec<OutputFile>) -> Result<RenderOutcome, RenderError> {
+    let old: BTreeSet<String> = std::fs::read_to_string(out.join(INDEX))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    let new: BTreeSet<String> = files.iter().map(|f| f.path.clone()).collect();
+    // Temporary files of a run that was killed may hold secrets.
+    fsio::remove_leftovers(out);
+    // Every file is written in full first; only then are they renamed into place. A full
+    // disk fails the run while the old output is still whole (the staged files are
+    // dropped, which removes them), never leaving some configs new and some old.
+    // Staging (write and fsync each temporary file) runs across cores; the renames and the
+    // one fsync per directory follow on one thread.
+    use rayon::prelude::*;
+    let staged: Vec<Option<fsio::Staged>> = files
+        .par_iter()
+        .map(|f| {
+            let mode = if f.secret { Mode::Secret } else { Mode::Public };
+            fsio::stage(&out.join(&f.path), &f.bytes, mode)
+        })
+        .collect::<Result<_, _>>()?;
+    fsio::commit_all(staged.into_iter().flatten().collect())?;
+    let mut removed = Vec::new();
+    for stale in old.difference(&new) {
+        // Only plain relative paths we wrote ourselves.
+        if stale.split('/').any(|c| c == ".." || c.is_empty()) {
+            continue;
+        }
+        let p = out.join(stale);
+        if p.is_file() {
+            std::fs::remove_file(&p).map_err(|source| FsError {
+                action: "cannot remove",
+                path: p.clone(),
+                source,
+            })?;
+            if let Some(parent) = p.parent() {
+                let _ = std::fs::remove_dir(parent);
+            }
+            removed.push(stale.clone());
+        }
+    }
+    let index: String = new.iter().map(|p| format!("{p}\n")).collect();
+    fsio::write_atomic(&out.join(INDEX), index.as_bytes(), Mode::Public)?;
+    Ok(RenderOutcome {
+        out_dir: out.display().to_string(),
+        files,
+        removed,
+    })
+}
+
+/// Default output directory: `iso-config/<site>/` beside the `inventory/` folder that holds
+/// the site (the repository layout), else `iso-config/` inside the site folder, so the
+/// output never depends on the folder rackplan was started from.
+pub fn default_out_dir(site_dir: &Path, site_name: &str) -> PathBuf {
+    match site_dir
+        .parent()
+        .filter(|p| p.file_name().is_some_and(|n| n == "inventory"))
+        .and_then(Path::parent)
+    {
+        Some(root) => root.join("iso-config").join(site_name),
+        None => site_dir.join("iso-config"),
+    }
+}

@@ -1,0 +1,80 @@
+//! The review as data: sections with a heading, sentences, tables and charts, in the order
+//! they are read. Renderers (terminal text, HTML, Markdown) lay it out and add nothing.
+
+/// The findings of one review.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Findings {
+    /// The scenario (or dump) reviewed.
+    pub scenario: String,
+    pub passes: bool,
+    /// "Generated … by rackplan … from …", when the run recorded its provenance. Reports
+    /// that are kept (HTML, Markdown) show it; the terminal does not.
+    pub provenance: Option<String>,
+    pub sections: Vec<Section>,
+}
+
+/// One part of the review.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// A stable anchor: verdict, fix, dump, headroom, capacity, rebuild, risk, warnings,
+    /// assumptions.
+    pub id: &'static str,
+    pub heading: String,
+    pub blocks: Vec<Block>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// A sentence (or a few), ending with its full stop.
+    Text(String),
+    Table(Table),
+    /// The file name of a chart of [`crate::report::charts::plots`] shown here.
+    Chart(&'static str),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub head: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Screens show at most this many rows and say how many more there are; reports show
+    /// every row.
+    pub screen_rows: Option<usize>,
+}
+
+impl Section {
+    pub fn new(id: &'static str, heading: impl Into<String>) -> Section {
+        Section {
+            id,
+            heading: heading.into(),
+            blocks: Vec::new(),
+        }
+    }
+
+    pub fn text(&mut self, s: impl Into<String>) -> &mut Self {
+        self.blocks.push(Block::Text(s.into()));
+        self
+    }
+
+    pub fn table(&mut self, head: &[&str], rows: Vec<Vec<String>>) -> &mut Self {
+        self.blocks.push(Block::Table(Table {
+            head: head.iter().map(|h| (*h).to_string()).collect(),
+            rows,
+            screen_rows: None,
+        }));
+        self
+    }
+
+    /// A table of which screens show the first `n` rows.
+    pub fn long_table(&mut self, head: &[&str], rows: Vec<Vec<String>>, n: usize) -> &mut Self {
+        self.table(head, rows);
+        if let Some(Block::Table(t)) = self.blocks.last_mut() {
+            t.screen_rows = Some(n);
+        }
+        self
+    }
+
+    pub fn chart(&mut self, name: &'static str) -> &mut Self {
+        self.blocks.push(Block::Chart(name));
+        self
+    }
+}

@@ -1,0 +1,247 @@
+//! The storage sections of the review: the rebuild after losing a node (where its replicas
+//! go, how long, the limit sweep and the recommended limit with the rule behind it), and the
+//! risk of data loss with every figure's interval and method.
+
+use super::model::Section;
+use crate::simulate::failure::risk::{EXACT_EXPECTATION, Rate};
+use crate::simulate::report::{Estimate, RebuildReport, RiskFigures};
+use crate::words::{group, hours, pct, round_count, sentence, share};
+
+/// A rate of events per year with its 95 % interval, read aloud: "2.43e-7 per year (95 %
+/// CI 2.11e-7 to 2.80e-7), about one every 4,100,000 years".
+pub fn rate_text(d: &Rate) -> String {
+    if d.is_zero() {
+        return "none (no copyset, or no failure of that kind, in the model)".into();
+    }
+    if d.upper_bound_only {
+        return format!(
+            "none in {} trial-years: fewer than one every {} years (95 % upper bound, not an estimate)",
+            group(d.draws),
+            round_count(1.0 / d.ci95[1].max(1e-300))
+        );
+    }
+    format!(
+        "{:.2e} per year (95 % CI {:.2e} to {:.2e}), about one every {} years",
+        d.per_year,
+        d.ci95[0],
+        d.ci95[1],
+        round_count(1.0 / d.per_year)
+    )
+}
+
+#[allow(clippy::too_many_lines)] // the rebuild, top to bottom
+pub fn rebuild_section(rb: &RebuildReport) -> Section {
+    let mut b = Section::new(
+        "rebuild",
+        format!("Rebuild after losing {}", rb.failed_node),
+    );
+    let what_if = rb
+        .what_if_tib
+        .map_or_else(String::new, |t| format!(", what-if: it holds {t} TiB"));
+    b.text(match rb.hours_to_full_redundancy {
+        Some(hrs) => format!(
+            "After losing {}{what_if} ({} replicas, {:.2} TiB), full redundancy returns in {hrs:.2} h at concurrent-replica-rebuild-per-node-limit {}; bottleneck: {}.",
+            rb.failed_node,
+            rb.replicas_to_rebuild,
+            rb.tib_to_rebuild.max(0.0),
+            rb.limit,
+            rb.bottleneck
+        ),
+        None => format!(
+            "After losing {}{what_if} ({} replicas, {:.2} TiB), full redundancy is never restored at limit {}: {}.",
+            rb.failed_node,
+            rb.replicas_to_rebuild,
+            rb.tib_to_rebuild.max(0.0),
+            rb.limit,
+            rb.never.as_deref().unwrap_or("")
+        ),
+    });
+    if rb.replicas_to_rebuild > 0 {
+        b.text(format!(
+            "Placement ({}): {}.",
+            rb.longhorn, rb.placement_rule
+        ));
+        b.table(
+            &[
+                "rack",
+                "receiving nodes",
+                "replicas",
+                "TiB",
+                "transfer hours",
+            ],
+            rb.by_rack
+                .iter()
+                .map(|x| {
+                    vec![
+                        x.rack.clone(),
+                        format!("{} of {}", x.receiving_nodes, x.nodes),
+                        x.replicas.to_string(),
+                        format!("{:.2}", x.tib),
+                        hours(x.transfer_hours),
+                    ]
+                })
+                .collect(),
+        );
+    }
+    if let Some(o) = &rb.other_rule {
+        b.text(format!(
+            "With the disk rule of {}, it would be {} ({}).",
+            o.longhorn,
+            o.hours_to_full_redundancy
+                .map_or_else(|| "never complete".into(), |h| format!("{h:.2} h")),
+            o.bottleneck
+        ));
+    }
+    b.text(match (rb.exposure_hours_median, rb.exposure_hours_max) {
+        (Some(m), Some(x)) => format!(
+            "Exposure per volume (hours without full redundancy): median {m:.2} h, max {x:.2} h."
+        ),
+        (m, _) => format!(
+            "Exposure per volume (hours without full redundancy): median {}, max never (some volumes stay without full redundancy until the node is replaced).",
+            m.map_or_else(|| "never".into(), |m| format!("{m:.2} h"))
+        ),
+    });
+    if rb.detached_not_rebuilt > 0 {
+        b.text(format!(
+            "{} replica(s) of detached volumes are not rebuilt until their VM starts (offline replica rebuilding is off).",
+            rb.detached_not_rebuilt
+        ));
+    }
+    b.table(
+        &[
+            "limit",
+            "hours",
+            "peak link share",
+            "peak disk share",
+            "bottleneck",
+        ],
+        rb.sweep
+            .iter()
+            .map(|p| {
+                vec![
+                    p.limit.to_string(),
+                    hours(p.hours),
+                    pct(p.peak_link_share),
+                    pct(p.peak_disk_share),
+                    p.bottleneck.clone(),
+                ]
+            })
+            .collect(),
+    );
+    b.text(match rb.recommended_limit {
+        Some(k) => format!(
+            "Recommendation: set concurrent-replica-rebuild-per-node-limit to {k}{}. Rule: {}.",
+            if rb.recommendation_fell_back {
+                " (no limit near the fastest keeps rebuild traffic under the share; the smallest near it)"
+            } else {
+                ""
+            },
+            rb.recommendation_rule
+        ),
+        None => {
+            "No concurrent-replica-rebuild-per-node-limit from 1 to 8 restores full redundancy."
+                .into()
+        }
+    });
+    b.chart("rebuild-limit.svg");
+    b
+}
+
+/// The risk section: every figure a rate with its interval, the method named.
+pub fn risk_section(k: &RiskFigures) -> Section {
+    let e = &k.estimate;
+    let mut rk = Section::new("risk", "Risk of data loss");
+    rk.text(format!("Model: {}.", e.model));
+    rk.text(format!(
+        "Estimated by {}{}.",
+        e.method_name,
+        match (e.trials, e.years) {
+            (Some(t), Some(y)) => format!(", {} trials x {y} years", group(u64::from(t))),
+            _ => String::new(),
+        }
+    ));
+    rk.text(format!(
+        "Exposure window of a permanently failed node: {:.2} h ({}).",
+        k.exposure_window_h, k.exposure_window_from
+    ));
+    rk.text(format!("Data loss: {}.", rate_text(&e.data_loss)));
+    rk.text(format!(
+        "A volume unavailable: {}.",
+        rate_text(&e.unavailable)
+    ));
+    rk.text(if e.vm_downtime_method == EXACT_EXPECTATION {
+        format!(
+            "VM downtime: {:.1} VM-hours per year ({}).",
+            e.expected_vm_downtime_hours_per_year, e.vm_downtime_method
+        )
+    } else {
+        format!(
+            "VM downtime: {:.1} VM-hours per year (95 % CI {:.1} to {:.1}).",
+            e.expected_vm_downtime_hours_per_year, e.ci95_vm_downtime[0], e.ci95_vm_downtime[1]
+        )
+    });
+    rk.table(
+        &[
+            "replicas",
+            "data-loss events per year (95 % CI)",
+            "draws",
+            "found",
+        ],
+        k.by_replicas
+            .iter()
+            .map(|x| {
+                vec![
+                    x.replicas.to_string(),
+                    rate_text(&x.data_loss),
+                    group(x.data_loss.draws),
+                    group(x.data_loss.hits),
+                ]
+            })
+            .collect(),
+    );
+    rk.text(format!(
+        "One replica group against the Markov chain: {}.",
+        k.markov.explanation.trim_end_matches('.')
+    ));
+    let c = &k.correlated;
+    let figure = |e: &Estimate, mc: f64, ci: [f64; 2], hits: u64| {
+        format!(
+            "{} {} (Monte Carlo {}, 95 % CI {} to {}, {} of {} trials)",
+            e.method,
+            share(e.value),
+            share(mc),
+            share(ci[0]),
+            share(ci[1]),
+            group(hits),
+            group(u64::from(c.trials))
+        )
+    };
+    rk.text(format!(
+        "{} nodes failing at once, the chance that some volume loses all its replicas: with Longhorn's placement ({} copysets), {}.",
+        c.failed_nodes,
+        group(c.longhorn_copysets as u64),
+        figure(
+            &c.longhorn,
+            c.longhorn_monte_carlo,
+            c.longhorn_ci95,
+            c.longhorn_hits
+        )
+    ));
+    rk.text(match &c.not_compared {
+        Some(why) => format!("Copyset placement: {}", sentence(why)),
+        None => format!(
+            "With copyset placement, scatter width {} (measured {:.1}, {} copysets): {}.",
+            c.scatter_width,
+            c.scatter_width_measured,
+            group(c.copyset_copysets as u64),
+            figure(
+                &c.copyset,
+                c.copyset_monte_carlo,
+                c.copyset_ci95,
+                c.copyset_hits
+            )
+        ),
+    });
+    rk.chart("risk-replicas.svg");
+    rk
+}

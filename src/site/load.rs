@@ -1,0 +1,38 @@
+//! Loading `site.yaml`: parsed (unknown keys rejected), then its values checked against
+//! each other.
+
+use std::path::{Path, PathBuf};
+
+use super::model::Site;
+use super::validate::validate;
+use crate::files::yaml::{self, InputError, Source};
+
+/// A loaded site: the parsed file, its text (for located errors) and its directory.
+#[derive(Debug, Clone)]
+pub struct LoadedSite {
+    pub site: Site,
+    pub source: Source,
+    pub dir: PathBuf,
+}
+
+impl LoadedSite {
+    pub fn profiles_dir(&self) -> PathBuf {
+        self.dir.join(&self.site.profiles_dir)
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+}
+
+/// Load `<dir>/site.yaml` and check it.
+pub fn load(dir: &Path) -> Result<LoadedSite, InputError> {
+    let path = dir.join("site.yaml");
+    let (site, source): (Site, Source) = yaml::load(&path)?;
+    validate(&site, &source)?;
+    Ok(LoadedSite {
+        site,
+        source,
+        dir: dir.to_path_buf(),
+    })
+}
