@@ -12,6 +12,7 @@
 //! spec.size: ...`).
 
 mod objects;
+mod pins;
 mod quantity;
 mod source;
 pub mod synth;
@@ -20,6 +21,7 @@ pub use objects::{
     LiveState, LonghornDisk, LonghornNode, Missing, Node, Object, Replica, Settings, Vm, Vmi,
     Volume,
 };
+pub use pins::NodeRequirement;
 pub use quantity::{bytes, millicores};
 
 use std::path::Path;

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::pins::{NodeRequirement, false_reason, host_devices, node_affinity, string_map};
 use super::quantity::{bytes, millicores, text};
 
 /// One object of the dump, with where it came from.
@@ -52,6 +53,10 @@ pub struct Node {
     pub vm_schedulable: Option<bool>,
     /// Witness nodes run etcd only and hold no VMs.
     pub witness: bool,
+    /// Its labels (the rolling upgrade reads roles from them and matches VMs' node
+    /// selectors and required node affinity against them).
+    #[serde(skip)]
+    pub labels: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -74,6 +79,21 @@ pub struct Vmi {
     /// The label selector of a required pod anti-affinity on `kubernetes.io/hostname`
     /// (VMs matching it may not share a host), as canonical JSON.
     pub anti_affinity: Option<String>,
+    /// The LiveMigratable condition's reason when it is False.
+    #[serde(skip)]
+    pub migratable_reason: Option<String>,
+    /// `spec.evictionStrategy` (unset: the cluster's, `None` in KubeVirt).
+    #[serde(skip)]
+    pub eviction_strategy: Option<String>,
+    /// Host devices and GPUs (vGPUs) passed through: `hostDevice x (vendor/dev)`.
+    #[serde(skip)]
+    pub host_devices: Vec<String>,
+    /// `spec.nodeSelector` as `key=value`.
+    #[serde(skip)]
+    pub node_selector: Vec<(String, String)>,
+    /// Required node affinity: any term matches when all its requirements do.
+    #[serde(skip)]
+    pub node_affinity: Vec<Vec<NodeRequirement>>,
 }
 
 impl Vmi {
@@ -234,6 +254,7 @@ fn node(o: &Object) -> Node {
         .any(|k| condition(&v["status"]["conditions"], k) == Some(true)),
         vm_schedulable: text(&labels["kubevirt.io/schedulable"]).map(|s| s == "true"),
         witness: flag(&labels["node-role.harvesterhci.io/witness"]),
+        labels: string_map(labels),
     }
 }
 
@@ -267,6 +288,11 @@ fn vmi(o: &Object) -> Vmi {
             .flatten()
             .find(|t| t["topologyKey"] == "kubernetes.io/hostname")
             .map(|t| t["labelSelector"].to_string()),
+        migratable_reason: false_reason(&v["status"]["conditions"], "LiveMigratable"),
+        eviction_strategy: text(&v["spec"]["evictionStrategy"]).map(str::to_string),
+        host_devices: host_devices(&d["devices"]),
+        node_selector: string_map(&v["spec"]["nodeSelector"]).into_iter().collect(),
+        node_affinity: node_affinity(&v["spec"]["affinity"]),
         claims: v["spec"]["volumes"]
             .as_array()
             .into_iter()

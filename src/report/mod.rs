@@ -21,6 +21,7 @@ pub mod serve;
 pub mod simulate;
 pub mod status;
 pub mod svg;
+pub mod upgrade;
 
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;

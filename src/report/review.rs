@@ -93,6 +93,14 @@ fn sections(r: &Report) -> Vec<Section> {
         ));
     }
     out.push(v);
+    if let Some(u) = &r.upgrade {
+        let (title, text, tables) = super::upgrade::section(u);
+        let mut sec = Section::new("upgrade", &title);
+        sec.text = text;
+        sec.tables = tables;
+        sec.charts.push("upgrade-timeline.svg");
+        out.push(sec);
+    }
 
     let mut f = Section::new("fix", "What would fix it");
     match &r.fix {

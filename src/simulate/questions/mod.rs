@@ -7,6 +7,8 @@ mod fix;
 mod growth;
 mod rebuild;
 mod review;
+mod upgrade;
+mod upgrade_step;
 mod warnings;
 
 pub use admit::{AdmitError, Decision, Quota, Stranding, decide};
@@ -15,3 +17,7 @@ pub use fix::{fix, passes};
 pub use growth::{max_clusters, quota_admissions, request_active, shape_vcpu, timeline};
 pub use rebuild::{placement_assumptions, rebuild_report};
 pub use review::{review, risk_section};
+pub use upgrade::{
+    BetterOrder, Blocker, NextFailure, Segment, Step, UpgradeError, UpgradeReport, VmFate, minutes,
+    upgrade,
+};
