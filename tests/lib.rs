@@ -39,3 +39,4 @@ mod sim_honesty;
 mod ssh;
 mod tables;
 mod trust;
+mod upgrade;

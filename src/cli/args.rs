@@ -146,7 +146,12 @@ pub enum Command {
         upgrade: bool,
         /// With --upgrade: the nodes in this order (NODE[,NODE]); nodes left out follow in
         /// Harvester's order.
-        #[arg(long, value_name = "NODES", value_delimiter = ',', requires = "upgrade")]
+        #[arg(
+            long,
+            value_name = "NODES",
+            value_delimiter = ',',
+            requires = "upgrade"
+        )]
         order: Vec<String>,
         /// Write the review report: review.html (one self-contained file) or review.md
         /// (with its SVG charts beside it).

@@ -68,8 +68,11 @@ pub fn string_map(v: &Value) -> BTreeMap<String, String> {
 /// The condition's reason when its status is False.
 pub fn false_reason(conds: &Value, kind: &str) -> Option<String> {
     let c = conds.as_array()?.iter().find(|c| c["type"] == kind)?;
-    (text(&c["status"]) == Some("False"))
-        .then(|| text(&c["reason"]).unwrap_or("(no reason given)").to_string())
+    (text(&c["status"]) == Some("False")).then(|| {
+        text(&c["reason"])
+            .unwrap_or("(no reason given)")
+            .to_string()
+    })
 }
 
 /// Required node affinity terms (`nodeSelectorTerms`, their `matchExpressions`; a
@@ -116,4 +119,3 @@ pub fn host_devices(devices: &Value) -> Vec<String> {
     }
     out
 }
-

@@ -64,7 +64,11 @@ fn step_rows(u: &UpgradeReport) -> (Vec<String>, Vec<Vec<String>>) {
 pub fn text(u: &UpgradeReport) -> String {
     let mut out = format!("Rolling upgrade of {}: {}\n", u.fleet, u.sentence);
     if !u.blockers.is_empty() {
-        let _ = writeln!(out, "\nBlockers ({}), each with what to do:", u.blockers.len());
+        let _ = writeln!(
+            out,
+            "\nBlockers ({}), each with what to do:",
+            u.blockers.len()
+        );
         for b in u.blockers.iter().take(SHOWN) {
             let _ = writeln!(out, "  - {}\n    do: {}", b.what, b.fix);
         }

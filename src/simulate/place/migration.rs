@@ -74,7 +74,11 @@ impl MigrationConfig {
                 }
             },
         };
-        c.parallel_per_cluster = count("parallelMigrationsPerCluster", c.parallel_per_cluster, notes);
+        c.parallel_per_cluster = count(
+            "parallelMigrationsPerCluster",
+            c.parallel_per_cluster,
+            notes,
+        );
         c.parallel_outbound_per_node = count(
             "parallelOutboundMigrationsPerNode",
             c.parallel_outbound_per_node,
@@ -165,7 +169,11 @@ pub fn migrate(c: &MigrationConfig, link: &MigrationLink, bytes: f64, rate: f64)
 /// Migrations leaving one node, in the order the evacuation starts them: each one's
 /// outcome and start, and when the last ends. At most `slots()` run at once, each at the
 /// rate its share of the node's egress gives while that many run.
-pub fn evacuate(c: &MigrationConfig, link: &MigrationLink, bytes: &[f64]) -> (Vec<(f64, Outcome)>, f64) {
+pub fn evacuate(
+    c: &MigrationConfig,
+    link: &MigrationLink,
+    bytes: &[f64],
+) -> (Vec<(f64, Outcome)>, f64) {
     let slots = c.slots().min(bytes.len()).max(1);
     let rate = copy_rate(c, link, slots);
     let mut free_at = vec![0.0f64; slots];

@@ -183,10 +183,13 @@ fn fleet(study: &Study) -> (Fleet<'_>, Vec<String>, String) {
     let mut notes = Vec::new();
     let (cfg, base) = match &study.live {
         Some(live) => {
-            let cfg = live.pins.kubevirt_migration.as_deref().map_or_else(
-                MigrationConfig::default,
-                |j| MigrationConfig::from_setting(j, &mut notes),
-            );
+            let cfg = live
+                .pins
+                .kubevirt_migration
+                .as_deref()
+                .map_or_else(MigrationConfig::default, |j| {
+                    MigrationConfig::from_setting(j, &mut notes)
+                });
             let pl = live.placement.clone();
             let n = pl.topo.hosts.len();
             let mut cordoned = vec![false; n];
@@ -330,7 +333,11 @@ fn given_order(f: &Fleet<'_>, names: &[String]) -> Result<Vec<Stop>, UpgradeErro
         }
         out.push(s);
     }
-    out.extend(all.into_iter().filter(|s| !out.contains(s)).collect::<Vec<_>>());
+    out.extend(
+        all.into_iter()
+            .filter(|s| !out.contains(s))
+            .collect::<Vec<_>>(),
+    );
     Ok(out)
 }
 
@@ -402,7 +409,9 @@ fn admission(f: &Fleet<'_>, study: &Study) -> Vec<Blocker> {
             out.push(Blocker {
                 node: None,
                 subject: name.clone(),
-                what: format!("volume {name} has numberOfReplicas 1: Harvester refuses the upgrade"),
+                what: format!(
+                    "volume {name} has numberOfReplicas 1: Harvester refuses the upgrade"
+                ),
                 fix: format!("raise volume {name}'s numberOfReplicas to 2 or more"),
             });
         } else if vol.attached && nodes >= 3 && wanted > vol.replicas.len() {
@@ -459,7 +468,11 @@ pub fn upgrade(study: &Study, order: &[String]) -> Result<UpgradeReport, Upgrade
         let saves_d = r.degraded_s - alt.degraded_s;
         let worth = saves_w > (r.window_s * 0.01).max(1.0)
             || (saves_w > -1.0 && saves_d > (r.degraded_s * 0.01).max(1.0));
-        if worth && better.as_ref().is_none_or(|b| saves_w > b.saves_window_s + 1e-6) {
+        if worth
+            && better
+                .as_ref()
+                .is_none_or(|b| saves_w > b.saves_window_s + 1e-6)
+        {
             better = Some(BetterOrder {
                 order: o.iter().map(|&s| f.stop_name(s)).collect(),
                 how: how.into(),
@@ -472,7 +485,11 @@ pub fn upgrade(study: &Study, order: &[String]) -> Result<UpgradeReport, Upgrade
         }
     }
     let (mig, upg, vol): (f64, f64, f64) = r.steps.iter().fold((0.0, 0.0, 0.0), |a, s| {
-        (a.0 + s.migrate_s + s.evict_s, a.1 + s.upgrade_s, a.2 + s.volume_s)
+        (
+            a.0 + s.migrate_s + s.evict_s,
+            a.1 + s.upgrade_s,
+            a.2 + s.volume_s,
+        )
     });
     let longest = r
         .steps

@@ -123,7 +123,10 @@ impl Fleet<'_> {
     }
 
     fn vm_name(&self, v: usize) -> String {
-        self.vm_names.get(v).cloned().unwrap_or_else(|| format!("vm {v}"))
+        self.vm_names
+            .get(v)
+            .cloned()
+            .unwrap_or_else(|| format!("vm {v}"))
     }
 
     fn volume_name(&self, i: usize) -> String {
@@ -147,8 +150,12 @@ fn no_migration(
     if let Some(s) = f.strategy.get(v).and_then(|s| s.as_deref()) {
         let why = match s {
             "Migrate" | "" => None,
-            "ShutdownAndRestartAfterEnable" => Some("shut down and restarted on another node (maintain-mode strategy ShutdownAndRestartAfterEnable)"),
-            "ShutdownAndRestartAfterDisable" => Some("shut down and restarted here once the node is back (maintain-mode strategy ShutdownAndRestartAfterDisable)"),
+            "ShutdownAndRestartAfterEnable" => Some(
+                "shut down and restarted on another node (maintain-mode strategy ShutdownAndRestartAfterEnable)",
+            ),
+            "ShutdownAndRestartAfterDisable" => Some(
+                "shut down and restarted here once the node is back (maintain-mode strategy ShutdownAndRestartAfterDisable)",
+            ),
             "Shutdown" => Some("shut down and left off (maintain-mode strategy Shutdown)"),
             _ => Some("shut down (maintain-mode strategy not one Harvester knows)"),
         };
@@ -191,7 +198,9 @@ fn no_migration(
             .unwrap_or_else(|| "LiveMigratable is False".into());
         return Some((
             "stalls",
-            format!("not live-migratable ({reason}): KubeVirt never moves it and the pre-drain waits for it"),
+            format!(
+                "not live-migratable ({reason}): KubeVirt never moves it and the pre-drain waits for it"
+            ),
             Some(format!(
                 "stop {name} before its node's turn, or make it migratable ({reason})"
             )),
@@ -237,21 +246,23 @@ fn host_step(
         .collect();
     for v in running {
         let pins = f.pins.get(v).cloned().unwrap_or_default();
-        let mask: Vec<bool> = if pins.node_affinity.is_empty() {
-            alive.clone()
+        let fitting: Vec<bool>;
+        let mask: &[bool] = if pins.node_affinity.is_empty() {
+            &alive
         } else {
-            (0..n)
+            fitting = (0..n)
                 .map(|h| alive[h] && f.labels.get(h).is_some_and(|l| pins.fits(l)))
-                .collect()
+                .collect();
+            &fitting
         };
-        let others_fit = mask.iter().any(|&a| a);
+        let others_fit = pins.node_affinity.is_empty() || mask.iter().any(|&a| a);
         if let Some((fate, why, fix)) = no_migration(f, v, others_fit) {
             let strategy = f.strategy.get(v).cloned().flatten().unwrap_or_default();
             let mut to = None;
             if strategy == "ShutdownAndRestartAfterEnable" {
                 // Restarted on another node once the node is drained: no copy.
                 let vm = pl.vms[v].clone();
-                if let Some(t) = pick_node(&vm, &pl.free, &pl.topo, &pl.groups, &[], &mask) {
+                if let Some(t) = pick_node(&vm, &pl.free, &pl.topo, &pl.groups, &[], mask) {
                     take(pl, t, v);
                     release(pl, d, v);
                     pl.vm_node[v] = Some(t);
@@ -282,7 +293,7 @@ fn host_step(
         }
         let vm = pl.vms[v].clone();
         // Both nodes hold the VM while it migrates: the target takes the full requests.
-        if let Some(t) = pick_node(&vm, &pl.free, &pl.topo, &pl.groups, &[], &mask) {
+        if let Some(t) = pick_node(&vm, &pl.free, &pl.topo, &pl.groups, &[], mask) {
             take(pl, t, v);
             to_copy.push((v, t));
         } else {
@@ -331,7 +342,8 @@ fn host_step(
                 unwind(pl, t, v);
                 let why = format!(
                     "its migration cannot finish within KubeVirt's completion timeout ({:.0} s): aborted, and Harvester stops it",
-                    f.cfg.completion_timeout_s(pl.vms[v].mem_gib * 1024f64.powi(3))
+                    f.cfg
+                        .completion_timeout_s(pl.vms[v].mem_gib * 1024f64.powi(3))
                 );
                 run.blockers.push(Blocker {
                     node: Some(node.clone()),
@@ -455,7 +467,12 @@ fn host_step(
                     volume: i,
                     bytes: (w * away).min(vol.data),
                     size: vol.size,
-                    holders: vol.replicas.iter().map(|r| r.0).filter(|&h| h != d).collect(),
+                    holders: vol
+                        .replicas
+                        .iter()
+                        .map(|r| r.0)
+                        .filter(|&h| h != d)
+                        .collect(),
                     target: Some(d),
                 }
             })
@@ -506,10 +523,7 @@ fn host_step(
         ("migrate", migrate_s),
         ("evict", evict_s),
         ("upgrade", away),
-        (
-            if away > f.wait_s { "rebuild" } else { "resync" },
-            volume_s,
-        ),
+        (if away > f.wait_s { "rebuild" } else { "resync" }, volume_s),
     ] {
         if dur > 0.0 {
             segments.push(Segment {
@@ -523,7 +537,12 @@ fn host_step(
     let count = |k: &str| fates.iter().filter(|x| x.fate == k).count();
     Step {
         node,
-        role: if f.management[d] { "management" } else { "worker" }.into(),
+        role: if f.management[d] {
+            "management"
+        } else {
+            "worker"
+        }
+        .into(),
         start_s: start,
         migrate_s,
         evict_s,
@@ -596,7 +615,11 @@ fn next_failure(f: &Fleet<'_>, pl: &Placement, d: usize) -> (Option<NextFailure>
         by_vms.sort_by_key(|&h| std::cmp::Reverse((pl.pods[h], h)));
         let mut by_vols = candidates.clone();
         by_vols.sort_by_key(|&h| std::cmp::Reverse((lost[h], h)));
-        candidates = by_vms.into_iter().take(4).chain(by_vols.into_iter().take(4)).collect();
+        candidates = by_vms
+            .into_iter()
+            .take(4)
+            .chain(by_vols.into_iter().take(4))
+            .collect();
         candidates.sort_unstable();
         candidates.dedup();
     }
