@@ -64,15 +64,16 @@ impl MigrationConfig {
         };
         let count = |k: &str, d: u32, notes: &mut Vec<String>| match &v[k] {
             serde_json::Value::Null => d,
-            x => match x.as_u64().filter(|n| (1..=10_000).contains(n)) {
-                Some(n) => u32::try_from(n).unwrap_or(d),
-                None => {
+            x => {
+                if let Some(n) = x.as_u64().filter(|n| (1..=10_000).contains(n)) {
+                    u32::try_from(n).unwrap_or(d)
+                } else {
                     notes.push(format!(
                         "kubevirt-migration {k}: `{x}` is not a count from 1; {d} used"
                     ));
                     d
                 }
-            },
+            }
         };
         c.parallel_per_cluster = count(
             "parallelMigrationsPerCluster",

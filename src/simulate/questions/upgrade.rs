@@ -39,9 +39,9 @@
 //!   VM's owner asked for a node's maintenance (`pkg/controller/master/nodedrain`): a VM
 //!   labelled to shut down is stopped as asked, not counted against the plan.
 
-use serde::Serialize;
-
-use super::upgrade_step::{Fleet, Run, Stop, run};
+use super::upgrade_answer::{BetterOrder, Blocker, UpgradeError, UpgradeReport, minutes};
+use super::upgrade_fleet::{Fleet, Run, Stop};
+use super::upgrade_step::run;
 use crate::simulate::fleet::{VmPins, is_management};
 use crate::simulate::place::{MigrationConfig, MigrationLink};
 use crate::simulate::scenario::BondMode;
@@ -50,226 +50,97 @@ use crate::simulate::study::Study;
 /// Harvester's replenishment wait while an upgrade runs, seconds.
 pub const UPGRADE_REPLENISHMENT_WAIT_S: f64 = 1800.0;
 
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct VmFate {
-    pub vm: String,
-    pub to: Option<String>,
-    /// `live migration`, `stopped`, `stopped as asked` or `stalls`.
-    pub fate: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
-    /// Seconds of its migration (target pod start included).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seconds: Option<f64>,
-    /// It had already migrated in an earlier step.
-    pub again: bool,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct NextFailure {
-    pub node: String,
-    pub stranded_vms: usize,
-    pub volumes_without_replica: usize,
-}
-
-/// A stretch of a step on the timeline: `migrate`, `evict`, `upgrade`, `resync`, `rebuild`.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Segment {
-    pub kind: String,
-    pub start_s: f64,
-    pub seconds: f64,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Step {
-    pub node: String,
-    /// `management`, `worker` or `witness`.
-    pub role: String,
-    pub start_s: f64,
-    pub migrate_s: f64,
-    pub evict_s: f64,
-    pub upgrade_s: f64,
-    /// Waiting for its volumes to be healthy again once it is back.
-    pub volume_s: f64,
-    pub end_s: f64,
-    pub migrated: usize,
-    pub stopped: usize,
-    pub stalls: usize,
-    pub vms: Vec<VmFate>,
-    /// Volumes running on fewer healthy replicas while it is away.
-    pub degraded: usize,
-    pub evicted: usize,
-    /// Volumes whose last healthy replica there blocks the drain.
-    pub blocked: Vec<String>,
-    /// Volumes left with no healthy replica while it is away.
-    pub faulted: usize,
-    pub volumes: String,
-    /// The worst further node failure during the step, and how many nodes would harm.
-    pub next_failure: Option<NextFailure>,
-    pub next_failure_nodes: usize,
-    pub segments: Vec<Segment>,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Blocker {
-    /// The step's node; `None`: before the upgrade starts.
-    pub node: Option<String>,
-    /// The VM, volume or node concerned.
-    pub subject: String,
-    pub what: String,
-    pub fix: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct BetterOrder {
-    pub order: Vec<String>,
-    /// How it was found, and whether it keeps Harvester's tiers (management first).
-    pub how: String,
-    pub keeps_tiers: bool,
-    pub window_s: f64,
-    pub degraded_s: f64,
-    pub saves_window_s: f64,
-    pub saves_degraded_s: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct UpgradeReport {
-    /// The fleet: `the running fleet in DUMP` or the scenario's.
-    pub fleet: String,
-    pub order: Vec<String>,
-    pub order_from: String,
-    /// No VM stopped against its owner's will, no volume losing its last healthy replica,
-    /// nothing that refuses or stalls the upgrade.
-    pub clean: bool,
-    pub sentence: String,
-    pub window_s: f64,
-    pub critical_path: String,
-    pub degraded_s: f64,
-    pub degraded_volume_hours: f64,
-    pub migrations: usize,
-    /// Migrations of VMs that had already moved once.
-    pub remigrations: usize,
-    pub blockers: Vec<Blocker>,
-    pub steps: Vec<Step>,
-    pub better_order: Option<BetterOrder>,
-    pub node_upgrade_s: f64,
-    pub replenishment_wait_s: f64,
-    pub node_drain_policy: String,
-    pub migration: MigrationConfig,
-    /// Bytes/s one migration copies at when the node runs its full share of them.
-    pub migration_rate: f64,
-    pub assumptions: Vec<String>,
-}
-
-/// Why the upgrade cannot be worked out as asked.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum UpgradeError {
-    #[error("--order: no node `{name}` in the fleet{hint}; nodes: {all}")]
-    NoNode {
-        name: String,
-        hint: String,
-        all: String,
-    },
-    #[error("--order: `{0}` is named twice")]
-    Twice(String),
-    #[error("--upgrade: the fleet has no node that can host VMs")]
-    NoHosts,
-}
-
 /// The fleet to upgrade, from the dump (what runs) or the scenario (placed as planned).
 fn fleet(study: &Study) -> (Fleet<'_>, Vec<String>, String) {
     let s = &study.scenario;
     let p = &s.platform;
     let mut notes = Vec::new();
-    let (cfg, base) = match &study.live {
-        Some(live) => {
-            let cfg = live
-                .pins
-                .kubevirt_migration
-                .as_deref()
-                .map_or_else(MigrationConfig::default, |j| {
-                    MigrationConfig::from_setting(j, &mut notes)
-                });
-            let pl = live.placement.clone();
-            let n = pl.topo.hosts.len();
-            let mut cordoned = vec![false; n];
-            for &c in &live.cordoned {
-                cordoned[c] = true;
-            }
-            let labels = live.pins.labels.clone();
-            let management = labels.iter().map(is_management).collect();
-            (
-                cfg,
-                Fleet {
-                    scenario: s,
-                    vm_names: live.vm_names.clone(),
-                    pins: live.pins.vms.clone(),
-                    strategy: live.strategy.clone(),
-                    migratable: live.migratable.clone(),
-                    labels,
-                    cordoned,
-                    management,
-                    witnesses: live.pins.witnesses.clone(),
-                    volume_names: live.pins.volume_names.clone(),
-                    policy: live.node_drain_policy.clone(),
-                    cfg: MigrationConfig::default(),
-                    link: link(study),
-                    node_upgrade_s: p.node_upgrade_s,
-                    wait_s: p.replenishment_wait_s.max(UPGRADE_REPLENISHMENT_WAIT_S),
-                    pl,
-                },
-            )
+    let (cfg, base) = if let Some(live) = &study.live {
+        let cfg = live
+            .pins
+            .kubevirt_migration
+            .as_deref()
+            .map_or_else(MigrationConfig::default, |j| {
+                MigrationConfig::from_setting(j, &mut notes)
+            });
+        let pl = live.placement.clone();
+        let n = pl.topo.hosts.len();
+        let mut cordoned = vec![false; n];
+        for &c in &live.cordoned {
+            cordoned[c] = true;
         }
-        None => {
-            let pl = study.place(&study.current());
-            let n = pl.topo.hosts.len();
-            let mut seen = std::collections::BTreeMap::new();
-            let vm_names = pl
-                .vms
-                .iter()
-                .map(|v| {
-                    let k = seen.entry((v.cluster, v.pool.clone())).or_insert(0);
-                    *k += 1;
-                    format!("cluster-{}/{}-{}", v.cluster + 1, v.pool, k)
-                })
-                .collect();
-            let volume_names = pl
-                .volumes
-                .iter()
-                .enumerate()
-                .map(|(i, _)| format!("volume-{}", i + 1))
-                .collect();
-            notes.push("a planned fleet: every VM is taken as the Harvester UI makes it (evictionStrategy LiveMigrateIfPossible, no host device, no node selector) and the first three nodes as the management nodes".into());
-            notes.push("a planned fleet: node-drain-policy allow-if-replica-is-stopped, what Harvester v1.4+ installs with".into());
-            let pins = vec![
-                VmPins {
-                    eviction: Some("LiveMigrateIfPossible".into()),
-                    ..VmPins::default()
-                };
-                pl.vms.len()
-            ];
-            (
-                MigrationConfig::default(),
-                Fleet {
-                    scenario: s,
-                    vm_names,
-                    strategy: vec![None; pl.vms.len()],
-                    migratable: vec![Some(true); pl.vms.len()],
-                    pins,
-                    labels: vec![Default::default(); n],
-                    cordoned: vec![false; n],
-                    management: (0..n).map(|h| h < 3).collect(),
-                    witnesses: Vec::new(),
-                    volume_names,
-                    policy: "allow-if-replica-is-stopped".into(),
-                    cfg: MigrationConfig::default(),
-                    link: link(study),
-                    node_upgrade_s: p.node_upgrade_s,
-                    wait_s: p.replenishment_wait_s.max(UPGRADE_REPLENISHMENT_WAIT_S),
-                    pl,
-                },
-            )
-        }
+        let labels = live.pins.labels.clone();
+        let management = labels.iter().map(is_management).collect();
+        (
+            cfg,
+            Fleet {
+                scenario: s,
+                vm_names: live.vm_names.clone(),
+                pins: live.pins.vms.clone(),
+                strategy: live.strategy.clone(),
+                migratable: live.migratable.clone(),
+                labels,
+                cordoned,
+                management,
+                witnesses: live.pins.witnesses.clone(),
+                volume_names: live.pins.volume_names.clone(),
+                policy: live.node_drain_policy.clone(),
+                cfg: MigrationConfig::default(),
+                link: link(study),
+                node_upgrade_s: p.node_upgrade_s,
+                wait_s: p.replenishment_wait_s.max(UPGRADE_REPLENISHMENT_WAIT_S),
+                pl,
+            },
+        )
+    } else {
+        let pl = study.place(&study.current());
+        let n = pl.topo.hosts.len();
+        let mut seen = std::collections::BTreeMap::new();
+        let vm_names = pl
+            .vms
+            .iter()
+            .map(|v| {
+                let k = seen.entry((v.cluster, v.pool.clone())).or_insert(0);
+                *k += 1;
+                format!("cluster-{}/{}-{}", v.cluster + 1, v.pool, k)
+            })
+            .collect();
+        let volume_names = pl
+            .volumes
+            .iter()
+            .enumerate()
+            .map(|(i, _)| format!("volume-{}", i + 1))
+            .collect();
+        notes.push("a planned fleet: every VM is taken as the Harvester UI makes it (evictionStrategy LiveMigrateIfPossible, no host device, no node selector) and the first three nodes as the management nodes".into());
+        notes.push("a planned fleet: node-drain-policy allow-if-replica-is-stopped, what Harvester v1.4+ installs with".into());
+        let pins = vec![
+            VmPins {
+                eviction: Some("LiveMigrateIfPossible".into()),
+                ..VmPins::default()
+            };
+            pl.vms.len()
+        ];
+        (
+            MigrationConfig::default(),
+            Fleet {
+                scenario: s,
+                vm_names,
+                strategy: vec![None; pl.vms.len()],
+                migratable: vec![Some(true); pl.vms.len()],
+                pins,
+                labels: vec![Default::default(); n],
+                cordoned: vec![false; n],
+                management: (0..n).map(|h| h < 3).collect(),
+                witnesses: Vec::new(),
+                volume_names,
+                policy: "allow-if-replica-is-stopped".into(),
+                cfg: MigrationConfig::default(),
+                link: link(study),
+                node_upgrade_s: p.node_upgrade_s,
+                wait_s: p.replenishment_wait_s.max(UPGRADE_REPLENISHMENT_WAIT_S),
+                pl,
+            },
+        )
     };
     let mut f = base;
     f.cfg = cfg;
@@ -427,22 +298,6 @@ fn admission(f: &Fleet<'_>, study: &Study) -> Vec<Blocker> {
         }
     }
     out
-}
-
-/// `45 s`, `12 min`, `3 h 05 min`.
-pub fn minutes(s: f64) -> String {
-    if !s.is_finite() {
-        return "never".into();
-    }
-    let s = s.max(0.0).round() as u64;
-    if s < 60 {
-        format!("{s} s")
-    } else if s < 3600 {
-        format!("{} min", (s + 30) / 60)
-    } else {
-        let m = (s + 30) / 60;
-        format!("{} h {:02} min", m / 60, m % 60)
-    }
 }
 
 /// The rolling upgrade of the study's fleet, in `order` (node names; empty: Harvester's).
