@@ -163,6 +163,39 @@ fn a_vm_with_a_pci_device_is_stopped_and_named_with_what_to_do() {
 }
 
 #[test]
+fn a_vm_never_evacuated_stalls_and_a_vm_asked_to_shut_down_is_not_a_blocker() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut dump = fleet(3, 0, 3);
+    for o in dump["items"].as_array_mut().unwrap() {
+        let name = o["metadata"]["name"].as_str().unwrap_or("").to_string();
+        if o["kind"] == "VirtualMachineInstance" && name == "tenant-01-workers-2" {
+            // Made with kubectl: no evictionStrategy, so KubeVirt's default None.
+            o["spec"].as_object_mut().unwrap().remove("evictionStrategy");
+        }
+        if o["kind"] == "VirtualMachine" && name == "tenant-01-workers-0" {
+            o["metadata"]["labels"]["harvesterhci.io/maintain-mode-strategy"] =
+                Value::String("Shutdown".into());
+        }
+    }
+    let p = write(tmp.path(), "stall.json", &dump);
+    let (code, v, err) = upgrade(&["--from-cluster", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    let blockers = v["blockers"].as_array().unwrap();
+    assert_eq!(blockers.len(), 1, "{blockers:?}");
+    assert_eq!(blockers[0]["node"], "hv-003");
+    assert!(blockers[0]["what"].as_str().unwrap().contains("evictionStrategy unset"));
+    assert!(blockers[0]["fix"].as_str().unwrap().contains("LiveMigrateIfPossible"));
+    let s = steps(&v);
+    let w0 = fate(&s[0], "team-1/tenant-01-workers-0");
+    assert_eq!(w0["fate"], "stopped as asked");
+    assert_eq!(s[0]["migrated"], 0);
+    assert_eq!(fate(&s[2], "team-1/tenant-01-workers-2")["fate"], "stalls");
+    assert_eq!(s[2]["stalls"], 1);
+    // Left off, worker-0 moves no more: hv-002 has only worker-1 to move.
+    assert_eq!(s[1]["migrated"], 1);
+}
+
+#[test]
 fn a_volume_whose_only_healthy_replica_is_on_the_second_node_blocks_it() {
     let tmp = tempfile::tempdir().unwrap();
     let mut dump = fleet(3, 0, 3);

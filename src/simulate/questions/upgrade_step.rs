@@ -27,11 +27,13 @@ fn host_step(
     let alive: Vec<bool> = (0..n).map(|h| h != d && !f.cordoned[h]).collect();
     let mut fates = Vec::new();
     let mut to_copy: Vec<(usize, usize)> = Vec::new();
-    let running: Vec<usize> = pl.vms_on[d]
+    // In the order the VMs were listed (the evacuation's order is not defined).
+    let mut running: Vec<usize> = pl.vms_on[d]
         .iter()
         .copied()
         .filter(|&v| pl.vms[v].running)
         .collect();
+    running.sort_unstable();
     for v in running {
         let pins = f.pins.get(v).cloned().unwrap_or_default();
         let fitting: Vec<bool>;
@@ -53,12 +55,12 @@ fn host_step(
                 if let Some(t) = pick_node(&vm, &pl.free, &pl.topo, &pl.groups, &[], mask) {
                     take(pl, t, v);
                     release(pl, d, v);
-                    pl.vm_node[v] = Some(t);
+                    relocate(pl, v, d, Some(t));
                     to = Some(name(t));
                 }
             } else if strategy == "Shutdown" {
                 release(pl, d, v);
-                pl.vm_node[v] = None;
+                relocate(pl, v, d, None);
                 pl.vms[v].running = false;
             }
             if let Some(fix) = &fix {
@@ -110,7 +112,7 @@ fn host_step(
         match o {
             Outcome::Done(s) => {
                 release(pl, d, v);
-                pl.vm_node[v] = Some(t);
+                relocate(pl, v, d, Some(t));
                 let again = moved[v];
                 moved[v] = true;
                 run.migrations += 1;
@@ -150,10 +152,10 @@ fn host_step(
             }
         }
     }
-    // The node's anti-affinity groups are those of the VMs left on it.
+    // The node's anti-affinity groups are those of the VMs left on it (none came to it).
     let mut groups = Vec::new();
-    for (v, &h) in pl.vm_node.iter().enumerate() {
-        if h == Some(d)
+    for &v in &pl.vms_on[d] {
+        if pl.vm_node[v] == Some(d)
             && let Some(g) = pl.vms[v].group
             && !groups.contains(&g)
         {
@@ -190,12 +192,13 @@ fn host_step(
                     target: Some(t),
                 });
                 let mut vol = pl.volumes[i].clone();
-                let topo = pl.topo.clone();
                 if let Some(pos) = vol.replicas.iter().position(|r| r.0 == d) {
                     let (rn, rd) = vol.replicas[pos];
-                    pl.free.remove_replica(&topo, rn, rd, &vol);
+                    pl.free.remove_replica(&pl.topo, rn, rd, &vol);
                     vol.replicas[pos] = (t, k);
-                    pl.free.add_replica(&topo, t, k, &vol);
+                    pl.free.add_replica(&pl.topo, t, k, &vol);
+                    pl.vols_on[d].retain(|&x| x != i);
+                    pl.vols_on[t].push(i);
                 }
                 pl.volumes[i] = vol;
                 evicted += 1;
@@ -235,7 +238,6 @@ fn host_step(
         });
     }
     let evict_s = if evict_s.is_finite() { evict_s } else { 0.0 };
-    pl.finish();
     let away = f.node_upgrade_s;
     let attached: Vec<usize> = degraded
         .iter()
@@ -374,6 +376,20 @@ fn unwind(pl: &mut Placement, t: usize, v: usize) {
             .any(|(o, &h)| h == Some(t) && pl.vms[o].group == Some(g))
     {
         pl.groups[t].retain(|&x| x != g);
+    }
+}
+
+/// A VM leaves `from` for `to` (`None`: it is off): the per-node lists follow, so no step
+/// re-indexes the whole placement.
+fn relocate(pl: &mut Placement, v: usize, from: usize, to: Option<usize>) {
+    pl.vm_node[v] = to;
+    pl.vms_on[from].retain(|&x| x != v);
+    pl.mem_actual[from] -= pl.vms[v].mem_actual;
+    pl.pods[from] = pl.pods[from].saturating_sub(1);
+    if let Some(t) = to {
+        pl.vms_on[t].push(v);
+        pl.mem_actual[t] += pl.vms[v].mem_actual;
+        pl.pods[t] += 1;
     }
 }
 
