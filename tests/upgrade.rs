@@ -170,7 +170,10 @@ fn a_vm_never_evacuated_stalls_and_a_vm_asked_to_shut_down_is_not_a_blocker() {
         let name = o["metadata"]["name"].as_str().unwrap_or("").to_string();
         if o["kind"] == "VirtualMachineInstance" && name == "tenant-01-workers-2" {
             // Made with kubectl: no evictionStrategy, so KubeVirt's default None.
-            o["spec"].as_object_mut().unwrap().remove("evictionStrategy");
+            o["spec"]
+                .as_object_mut()
+                .unwrap()
+                .remove("evictionStrategy");
         }
         if o["kind"] == "VirtualMachine" && name == "tenant-01-workers-0" {
             o["metadata"]["labels"]["harvesterhci.io/maintain-mode-strategy"] =
@@ -183,8 +186,18 @@ fn a_vm_never_evacuated_stalls_and_a_vm_asked_to_shut_down_is_not_a_blocker() {
     let blockers = v["blockers"].as_array().unwrap();
     assert_eq!(blockers.len(), 1, "{blockers:?}");
     assert_eq!(blockers[0]["node"], "hv-003");
-    assert!(blockers[0]["what"].as_str().unwrap().contains("evictionStrategy unset"));
-    assert!(blockers[0]["fix"].as_str().unwrap().contains("LiveMigrateIfPossible"));
+    assert!(
+        blockers[0]["what"]
+            .as_str()
+            .unwrap()
+            .contains("evictionStrategy unset")
+    );
+    assert!(
+        blockers[0]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("LiveMigrateIfPossible")
+    );
     let s = steps(&v);
     let w0 = fate(&s[0], "team-1/tenant-01-workers-0");
     assert_eq!(w0["fate"], "stopped as asked");

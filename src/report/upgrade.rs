@@ -224,7 +224,7 @@ pub fn timeline_svg(u: &UpgradeReport) -> String {
     let rows = u.steps.len().max(1);
     let (left, top, row_h, width) = (110.0, 40.0, 18.0, 720.0);
     let plot_w = width - left - 20.0;
-    let height = top + row_h * rows as f64 + 60.0;
+    let height = top + row_h * rows as f64 + 46.0;
     let end = u.window_s.max(1.0);
     let x = |s: f64| left + s / end * plot_w;
     let mut s = format!(
@@ -232,8 +232,15 @@ pub fn timeline_svg(u: &UpgradeReport) -> String {
         esc(&minutes(u.window_s)),
         esc(&minutes(u.window_s))
     );
-    for k in 0..=4 {
-        let t = end * f64::from(k) / 4.0;
+    // Ticks every 5, 10, 15 or 30 minutes, or whole hours: at most six.
+    let tick = [
+        300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 14_400.0, 28_800.0, 86_400.0,
+    ]
+    .into_iter()
+    .find(|t| end / t <= 6.0)
+    .unwrap_or(end / 4.0);
+    let mut t = 0.0;
+    while t <= end + 1e-9 {
         let _ = writeln!(
             s,
             "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{top}\" y2=\"{1:.1}\" stroke=\"#ddd\"/><text x=\"{0:.1}\" y=\"{2:.1}\" text-anchor=\"middle\">{3}</text>",
@@ -242,6 +249,7 @@ pub fn timeline_svg(u: &UpgradeReport) -> String {
             top + row_h * rows as f64 + 14.0,
             esc(&clock(t))
         );
+        t += tick;
     }
     for (i, st) in u.steps.iter().enumerate() {
         let y = top + row_h * i as f64;
@@ -280,7 +288,7 @@ pub fn timeline_svg(u: &UpgradeReport) -> String {
             lx + 14.0,
             esc(label)
         );
-        lx += 120.0;
+        lx += 24.0 + 6.2 * label.len() as f64;
     }
     s.push_str("</svg>\n");
     s

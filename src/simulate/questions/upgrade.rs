@@ -22,8 +22,8 @@
 //! - **Migrations** run under KubeVirt's limits and timeouts (`place::migration`); the
 //!   target holds the full requests while both hold the VM, under the scheduler's rules.
 //! - **Volumes.** While the upgrade runs Harvester raises Longhorn's
-//!   `replica-replenishment-wait-interval` to at least 1800 s (`upgrade_controller.go`,
-//!   constant `replicaReplenishmentWaitIntervalDuringUpgrade`): a node back within it gets
+//!   `replica-replenishment-wait-interval` to at least 1800 s (`upgrade_controller.go`
+//!   `OnChanged`, restored in `cleanup`): a node back within it gets
 //!   its replicas resynced (what was written meanwhile; longhorn/longhorn-manager
 //!   `controller/volume_controller.go` `CheckAndReuseFailedReplica`), a node away longer has
 //!   them rebuilt elsewhere (the rebuild model). A volume whose only healthy replica is on

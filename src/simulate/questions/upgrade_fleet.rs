@@ -134,6 +134,12 @@ impl Fleet<'_> {
     }
 }
 
+/// Harvester's non-migratable test (harvester/harvester
+/// `pkg/util/virtualmachineinstance/virtualmachineinstance.go`
+/// `GetAllNonLiveMigratableVMINames`, `migratableByNodeAffinity`), the maintain-mode
+/// strategies (`pkg/util/constants.go`), and KubeVirt's evacuation filter (kubevirt
+/// `pkg/util/migrations/migrations.go` `VMIMigratableOnEviction`).
+///
 /// Why a VM on the node does not live-migrate: (fate, why, fix; `None` fix: its owner's
 /// choice, not a blocker). Harvester's checks first (they stop the VM before the drain),
 /// then KubeVirt's (the evacuation skips it and the pre-drain waits).
