@@ -420,3 +420,23 @@ fn the_reference_scenario_through_the_upgrade() {
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("upgrade_reference_scenario", text);
 }
+
+#[test]
+fn a_single_node_cluster_stops_every_vm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = write(tmp.path(), "one.json", &fleet(1, 0, 2));
+    let (code, v, err) = upgrade(&["--from-cluster", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    let s = steps(&v);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0]["stopped"], 2);
+    assert_eq!(s[0]["migrated"], 0);
+    assert!(
+        v["blockers"][0]["what"]
+            .as_str()
+            .unwrap()
+            .contains("single-node cluster"),
+        "{}",
+        v["blockers"]
+    );
+}

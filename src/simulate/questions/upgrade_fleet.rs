@@ -166,6 +166,13 @@ pub fn no_migration(
             return Some(("stopped as asked", why.to_string(), None));
         }
     }
+    if f.pl.topo.hosts.len() == 1 {
+        return Some((
+            "stopped",
+            "a single-node cluster: Harvester's upgrade stops every VM (command_single_node_upgrade)".into(),
+            Some(format!("plan {name}'s downtime for the node's upgrade, or add a node")),
+        ));
+    }
     if let Some(d) = pins.host_devices.first() {
         return Some((
             "stopped",
