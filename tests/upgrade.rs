@@ -394,6 +394,23 @@ fn upgrade_with_a_report_adds_its_section_and_timeline() {
         assert!(svg.contains(node), "{node}");
     }
     assert!(svg.matches("<rect").count() >= 9, "{svg}");
+    // HTML: the same section, the chart inline.
+    let html = tmp.path().join("review.html");
+    let (code, _, err) = plain(&[
+        "simulate",
+        "--from-cluster",
+        p.to_str().unwrap(),
+        "--upgrade",
+        "--report",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<section id=\"upgrade\">"), "{page}");
+    assert!(
+        page.contains("<figure id=\"chart-upgrade-timeline\">"),
+        "{page}"
+    );
 }
 
 #[test]
