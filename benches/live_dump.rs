@@ -3,7 +3,8 @@
 //! Longhorn nodes and settings), read,
 //! adopted as a placement, and given its single-failure (every node, every zone) headroom
 //! verdict; and the reference size (27 nodes, 360 VMs). Targets (issue 12): under 2 s and
-//! under 1 GiB for the large one, under 0.3 s for the reference one, on 2 cores.
+//! under 1 GiB for the large one, under 0.3 s for the reference one, on 2 cores. Then
+//! `--upgrade` on the large one (issue 22: under 10 s).
 //! Run: `cargo bench --bench live_dump`.
 
 use std::io::Write as _;
@@ -109,5 +110,26 @@ fn main() {
         "  full review (headroom, rebuild and sweep, risk 10,000 x 10 years) of the reference size: {:.3} s, verdict {}",
         t0.elapsed().as_secs_f64(),
         r.verdict
+    );
+    // The rolling upgrade of the large fleet (issue 22: under 10 s): every node in turn,
+    // its VMs re-placed, its volumes resynced, the next failure checked, and the other
+    // orders tried.
+    let p = dir.path().join("dump-1000.json");
+    let l = Study::open(&StudyInput {
+        scenario: ScenarioInput::None,
+        site: None,
+        dump: Some(&p),
+        rebuild_what_if: None,
+    })
+    .unwrap();
+    let t0 = Instant::now();
+    let u = rackplan::simulate::questions::upgrade(&l, &[]).unwrap();
+    println!(
+        "  --upgrade on 1,000 nodes: {:.3} s ({} steps, {} migrations, window {}, clean {})",
+        t0.elapsed().as_secs_f64(),
+        u.steps.len(),
+        u.migrations,
+        rackplan::simulate::questions::minutes(u.window_s),
+        u.clean
     );
 }

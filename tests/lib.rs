@@ -42,3 +42,4 @@ mod ssh;
 mod tables;
 mod terminal_widths;
 mod trust;
+mod upgrade;

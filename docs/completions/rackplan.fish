@@ -156,6 +156,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s h -l help -
 complete -c rackplan -n "__fish_rackplan_using_subcommand render" -s V -l version -d 'Print version'
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l from-cluster -d 'Start from the fleet as it runs: kubectl -o yaml/json output (a file or a folder) or a Harvester support bundle (.zip or unpacked). Its settings win over the scenario\'s' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l drain -d 'With --from-cluster: can these nodes go into maintenance now (NODE[,NODE]). It answers that question alone: no review report, charts or rebuild what-if' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l order -d 'With --upgrade: the nodes in this order (NODE[,NODE]); nodes left out follow in Harvester\'s order' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l report -d 'Write the review report: review.html (one self-contained file) or review.md (with its SVG charts beside it)' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l site -d 'The fleet is this site\'s nodes (nodes.yaml and its role profiles) instead of the scenario\'s node classes; with no scenario given, the site\'s own scenario.yaml (which `rackplan init` writes) is simulated' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l plot -d 'Write SVG charts into this directory' -r -F
@@ -167,6 +168,7 @@ never\t''"
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l output -d 'Output format' -r -f -a "table\t''
 json\t''"
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l upgrade -d 'The rolling upgrade: every node through maintenance one at a time, in Harvester\'s order (or --order): each VM\'s move or stop, each volume\'s fate, the window, the blockers and a better order. Exit 0 when it completes cleanly. With --report the review report gains its section and timeline chart'
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'

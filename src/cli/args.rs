@@ -136,9 +136,24 @@ pub enum Command {
             value_name = "NODES",
             value_delimiter = ',',
             requires = "from_cluster",
-            conflicts_with_all = ["report", "plot", "rebuild_data"]
+            conflicts_with_all = ["report", "plot", "rebuild_data", "upgrade"]
         )]
         drain: Vec<String>,
+        /// The rolling upgrade: every node through maintenance one at a time, in Harvester's
+        /// order (or --order): each VM's move or stop, each volume's fate, the window, the
+        /// blockers and a better order. Exit 0 when it completes cleanly. With --report the
+        /// review report gains its section and timeline chart.
+        #[arg(long, conflicts_with_all = ["rebuild_data", "plot"])]
+        upgrade: bool,
+        /// With --upgrade: the nodes in this order (NODE[,NODE]); nodes left out follow in
+        /// Harvester's order.
+        #[arg(
+            long,
+            value_name = "NODES",
+            value_delimiter = ',',
+            requires = "upgrade"
+        )]
+        order: Vec<String>,
         /// Write the review report: review.html (one self-contained file) or review.md
         /// (with its SVG charts beside it).
         #[arg(long, value_name = "FILE")]

@@ -387,6 +387,8 @@ pub struct SimulateConfig {
     pub site: Option<PathBuf>,
     /// Node names given to `--drain`, blanks dropped; empty: no drain.
     pub drain: Vec<String>,
+    /// `--upgrade`, with `--order`'s node names (blanks dropped; empty: Harvester's order).
+    pub upgrade: Option<Vec<String>>,
     pub report: Option<(PathBuf, ReportFormat)>,
     pub plot: Option<PathBuf>,
     /// `--rebuild-data` in TiB, with `--rebuild-node`.
@@ -399,6 +401,8 @@ pub struct SimulateFlags<'a> {
     pub scenario: Option<&'a Path>,
     pub from_cluster: Option<&'a Path>,
     pub drain: &'a [String],
+    pub upgrade: bool,
+    pub order: &'a [String],
     pub report: Option<&'a Path>,
     pub site: Option<&'a Path>,
     pub plot: Option<&'a Path>,
@@ -438,6 +442,13 @@ impl SimulateConfig {
                 .map(|n| n.trim().to_string())
                 .filter(|n| !n.is_empty())
                 .collect(),
+            upgrade: f.upgrade.then(|| {
+                f.order
+                    .iter()
+                    .map(|n| n.trim().to_string())
+                    .filter(|n| !n.is_empty())
+                    .collect()
+            }),
             report,
             plot: f.plot.map(Path::to_path_buf),
             rebuild,

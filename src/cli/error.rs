@@ -142,6 +142,12 @@ impl From<crate::simulate::questions::DrainError> for Error {
     }
 }
 
+impl From<crate::simulate::questions::UpgradeError> for Error {
+    fn from(e: crate::simulate::questions::UpgradeError) -> Self {
+        Error::Usage(e.to_string())
+    }
+}
+
 impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {

@@ -92,6 +92,9 @@ pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
             exit::FINDINGS
         });
     }
+    if let Some(order) = &cfg.upgrade {
+        return upgrade(&cfg, &study, order, ctx);
+    }
     let progress = term::spinner("simulating failures, rebuilds and risk");
     let mut r = questions::review(&study);
     drop(progress);
@@ -121,6 +124,33 @@ pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
     } else {
         exit::FINDINGS
     })
+}
+
+/// `--upgrade`: the rolling upgrade's answer; with `--report`, the review report with
+/// the upgrade's section and timeline chart (the review is what a report is, and the
+/// upgrade is one more question it answers). Exit 0 when the upgrade completes cleanly.
+fn upgrade(cfg: &SimulateConfig, study: &Study, order: &[String], ctx: &Ctx) -> Result<u8, Error> {
+    let progress = term::spinner("taking the fleet through the rolling upgrade");
+    let u = questions::upgrade(study, order)?;
+    drop(progress);
+    if let Some((path, format)) = &cfg.report {
+        let progress = term::spinner("simulating failures, rebuilds and risk");
+        let mut r = questions::review(study);
+        drop(progress);
+        let newest = r.live.as_ref().and_then(|l| l.newest_object.clone());
+        r.provenance = Some(provenance(cfg, newest));
+        r.upgrade = Some(u.clone());
+        write_report(path, *format, &r)?;
+    }
+    if ctx.json {
+        term::outln(&report::json(&u));
+    } else {
+        term::out(&report::upgrade::text(&u));
+        if let Some((path, _)) = &cfg.report {
+            term::outln(&format!("report written to {}", path.display()));
+        }
+    }
+    Ok(if u.clean { exit::OK } else { exit::FINDINGS })
 }
 
 /// The report's header: now, this rackplan, and each input with its time and digest.

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::objects::{LonghornDisk, LonghornNode, Node, Object, Replica, Vm, Vmi, Volume};
+use super::pins::{false_reason, host_devices, node_affinity, string_map};
 use super::quantity::{bytes, millicores, text};
 
 fn flag(v: &Value) -> bool {
@@ -55,6 +56,7 @@ fn node(o: &Object) -> Node {
         .any(|k| condition(&v["status"]["conditions"], k) == Some(true)),
         vm_schedulable: text(&labels["kubevirt.io/schedulable"]).map(|s| s == "true"),
         witness: flag(&labels["node-role.harvesterhci.io/witness"]),
+        labels: string_map(labels),
     }
 }
 
@@ -88,6 +90,11 @@ fn vmi(o: &Object) -> Vmi {
             .flatten()
             .find(|t| t["topologyKey"] == "kubernetes.io/hostname")
             .map(|t| t["labelSelector"].to_string()),
+        migratable_reason: false_reason(&v["status"]["conditions"], "LiveMigratable"),
+        eviction_strategy: text(&v["spec"]["evictionStrategy"]).map(str::to_string),
+        host_devices: host_devices(&d["devices"]),
+        node_selector: string_map(&v["spec"]["nodeSelector"]).into_iter().collect(),
+        node_affinity: node_affinity(&v["spec"]["affinity"]),
         claims: v["spec"]["volumes"]
             .as_array()
             .into_iter()

@@ -15,6 +15,7 @@ mod assemble;
 mod decode;
 mod error;
 mod objects;
+mod pins;
 mod quantity;
 mod read;
 mod source;
@@ -25,5 +26,6 @@ pub use objects::{
     LiveState, LonghornDisk, LonghornNode, Missing, Node, Object, Replica, Settings, Vm, Vmi,
     Volume,
 };
+pub use pins::NodeRequirement;
 pub use quantity::{bytes, millicores};
 pub use read::read;

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::pins::NodeRequirement;
+
 /// One object of the dump, with where it came from.
 #[derive(Debug, Clone)]
 pub struct Object {
@@ -50,6 +52,10 @@ pub struct Node {
     pub vm_schedulable: Option<bool>,
     /// Witness nodes run etcd only and hold no VMs.
     pub witness: bool,
+    /// Its labels (the rolling upgrade reads roles from them and matches VMs' node
+    /// selectors and required node affinity against them).
+    #[serde(skip)]
+    pub labels: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -72,6 +78,21 @@ pub struct Vmi {
     /// The label selector of a required pod anti-affinity on `kubernetes.io/hostname`
     /// (VMs matching it may not share a host), as canonical JSON.
     pub anti_affinity: Option<String>,
+    /// The LiveMigratable condition's reason when it is False.
+    #[serde(skip)]
+    pub migratable_reason: Option<String>,
+    /// `spec.evictionStrategy` (unset: the cluster's, `None` in KubeVirt).
+    #[serde(skip)]
+    pub eviction_strategy: Option<String>,
+    /// Host devices and GPUs (vGPUs) passed through: `hostDevice x (vendor/dev)`.
+    #[serde(skip)]
+    pub host_devices: Vec<String>,
+    /// `spec.nodeSelector` as `key=value`.
+    #[serde(skip)]
+    pub node_selector: Vec<(String, String)>,
+    /// Required node affinity: any term matches when all its requirements do.
+    #[serde(skip)]
+    pub node_affinity: Vec<Vec<NodeRequirement>>,
 }
 
 impl Vmi {

@@ -10,6 +10,9 @@ use crate::words::group;
 #[allow(clippy::too_many_lines)] // four charts
 pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
     let mut files: Vec<(&'static str, String)> = Vec::new();
+    if let Some(u) = &r.upgrade {
+        files.push(("upgrade-timeline.svg", super::upgrade::timeline_svg(u)));
+    }
     if let Some(m) = &r.max_clusters {
         let title = format!(
             "Worst-case slack after any failure vs additional {} clusters",

@@ -22,6 +22,7 @@ pub mod serve;
 pub mod simulate;
 pub mod status;
 pub mod svg;
+pub mod upgrade;
 mod wrap;
 
 pub use grid::{

@@ -44,6 +44,9 @@ pub struct Report {
     pub assumptions: Vec<Assumption>,
     /// When and from what the answer was made (set by the command that ran it).
     pub provenance: Option<Provenance>,
+    /// The rolling upgrade, when `--upgrade` asked for it with `--report`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upgrade: Option<crate::simulate::questions::UpgradeReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]

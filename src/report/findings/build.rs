@@ -19,7 +19,11 @@ const SCREEN_ROWS: usize = 10;
 
 /// Every section of the review, in the order it is read.
 pub fn findings(r: &Report, provenance: Option<String>) -> Findings {
-    let mut sections = vec![verdict(r), fix(r)];
+    let mut sections = vec![verdict(r)];
+    if let Some(u) = &r.upgrade {
+        sections.push(upgrade(u));
+    }
+    sections.push(fix(r));
     if r.live.is_some() {
         sections.push(dump(r));
     }
@@ -75,6 +79,21 @@ pub fn verdict_sentence(r: &Report) -> String {
                 .map_or("a failure strands VMs or replicas", String::as_str)
         )
     }
+}
+
+/// The rolling upgrade asked with `--upgrade`: its answer, steps and timeline.
+fn upgrade(u: &crate::simulate::questions::UpgradeReport) -> Section {
+    let (title, text, tables) = crate::report::upgrade::section(u);
+    let mut sec = Section::new("upgrade", title);
+    for t in text {
+        sec.text(t);
+    }
+    for (head, rows) in tables {
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        sec.table(&head, rows);
+    }
+    sec.chart("upgrade-timeline.svg");
+    sec
 }
 
 fn verdict(r: &Report) -> Section {

@@ -161,6 +161,7 @@ fn report() -> Report {
             note: Some("each rack a zone".into()),
         }],
         provenance: None,
+        upgrade: None,
     }
 }
 

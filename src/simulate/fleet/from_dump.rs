@@ -16,6 +16,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::pins::{FleetPins, VmPins};
 use super::topology::{Host, Topology};
 use crate::live::LiveState;
 use crate::simulate::place::{Placement, Vm, Volume};
@@ -42,6 +43,8 @@ pub struct LiveFleet {
     /// Longhorn's `node-drain-policy` (its default when the dump has none).
     pub node_drain_policy: String,
     pub notes: Vec<String>,
+    /// What pins VMs, node labels and roles, volume names: for the rolling upgrade.
+    pub pins: FleetPins,
 }
 
 /// The disks as Longhorn reports them, where they say more than the replicas do: space
@@ -237,6 +240,17 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
     let mut vm_names = Vec::new();
     let mut migratable = Vec::new();
     let mut strategy = Vec::new();
+    let mut pins = FleetPins {
+        labels: nodes.iter().map(|n| n.labels.clone()).collect(),
+        witnesses: state
+            .nodes
+            .iter()
+            .filter(|n| n.witness)
+            .map(|n| n.name.clone())
+            .collect(),
+        kubevirt_migration: state.settings.harvester.get("kubevirt-migration").cloned(),
+        ..FleetPins::default()
+    };
     let strategy_of: BTreeMap<(&str, &str), &str> = state
         .vms
         .iter()
@@ -297,6 +311,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         vm_node.push(Some(h));
         vm_names.push(format!("{}/{}", v.namespace, v.name));
         migratable.push(v.live_migratable);
+        pins.vms.push(VmPins::of(v));
         strategy.push(
             strategy_of
                 .get(&(v.namespace.as_str(), v.name.as_str()))
@@ -347,11 +362,14 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
             vm_node.push(None);
             vm_names.push(format!("(no VM: volume {})", v.name));
             migratable.push(None);
+            pins.vms.push(VmPins::default());
             strategy.push(None);
             vms.len() - 1
         });
         let idx = volumes.len();
         vms[vm].volumes.push(idx);
+        pins.volume_names.push(v.name.clone());
+        pins.wanted_replicas.push(v.replicas.unwrap_or(0));
         let selector = if v.node_selector.is_empty() && v.disk_selector.is_empty() {
             0
         } else {
@@ -425,6 +443,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
             .cloned()
             .unwrap_or_else(|| "block-if-contains-last-replica".into()),
         notes,
+        pins,
     })
 }
 

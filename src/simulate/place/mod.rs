@@ -2,6 +2,7 @@
 //! scheduler puts a VM and where Longhorn puts a replica.
 
 mod free;
+mod migration;
 mod placement;
 mod replenish;
 mod replica_scheduler;
@@ -9,6 +10,7 @@ mod vm_scheduler;
 mod workload;
 
 pub use free::{DiskChoice, Free, StorageRules};
+pub use migration::{MigrationConfig, MigrationLink, Outcome, copy_rate, evacuate, migrate};
 pub use placement::{INDEX_FROM, Placement};
 pub use replenish::{BurstIndex, Replacement, best_balance, replace_lost};
 pub use replica_scheduler::{best_disk, node_open, pick_disk, used_zones};

@@ -7,6 +7,10 @@ mod fix;
 mod growth;
 mod rebuild;
 mod review;
+mod upgrade;
+mod upgrade_answer;
+mod upgrade_fleet;
+mod upgrade_step;
 mod warnings;
 
 pub use admit::{AdmitError, Decision, Quota, Stranding, decide};
@@ -15,3 +19,7 @@ pub use fix::{fix, passes};
 pub use growth::{max_clusters, quota_admissions, request_active, shape_vcpu, timeline};
 pub use rebuild::{placement_assumptions, rebuild_report};
 pub use review::{review, risk_section};
+pub use upgrade::upgrade;
+pub use upgrade_answer::{
+    BetterOrder, Blocker, NextFailure, Segment, Step, UpgradeError, UpgradeReport, VmFate, minutes,
+};

@@ -129,6 +129,7 @@ pub fn review(l: &Study) -> Report {
             .chain(placement_assumptions(l, &pl))
             .collect(),
         provenance: None,
+        upgrade: None,
     }
 }
 

@@ -227,6 +227,11 @@ pub struct Platform {
     /// The kubelet's max-pods (Harvester: 200) and the pods every node runs besides VMs.
     pub max_pods: u32,
     pub system_pods_per_node: u32,
+    /// Seconds one node takes in a rolling upgrade once its VMs are gone: RKE2 and the OS
+    /// upgraded, the reboot (firmware POST included) and the node Ready again.
+    pub node_upgrade_s: f64,
+    /// MB/s of memory a running guest dirties while it live-migrates.
+    pub migration_dirty_mbps: f64,
 }
 
 /// Harvester's `vm-force-reset-policy` setting, as its JSON value spells it.
@@ -273,6 +278,8 @@ impl Default for Platform {
             offline_replica_rebuilding: false,
             max_pods: 200,
             system_pods_per_node: 40,
+            node_upgrade_s: 900.0,
+            migration_dirty_mbps: 50.0,
         }
     }
 }

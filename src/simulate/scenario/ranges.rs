@@ -123,6 +123,8 @@ pub(super) fn check_ranges(
             10_000.0,
         ),
         ("rebuild_abort_h", p.rebuild_abort_h, 0.001, 8760.0),
+        ("node_upgrade_s", p.node_upgrade_s, 0.0, 86_400.0 * 7.0),
+        ("migration_dirty_mbps", p.migration_dirty_mbps, 0.0, 1e6),
     ] {
         num(path!["platform", k], v, lo, hi)?;
     }
