@@ -4,10 +4,10 @@
 /// A date or moment that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}`: give a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC)")]
-pub struct BadDate(pub String);
+pub struct BadDate(pub(crate) String);
 
 /// A date as days since 1970-01-01 (proleptic Gregorian).
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -18,7 +18,7 @@ pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 }
 
 /// Days since 1970-01-01 -> (year, month, day).
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -66,7 +66,7 @@ pub fn parse_at(s: &str) -> Result<i64, BadDate> {
 }
 
 /// Seconds since the epoch -> `YYYY-MM-DDTHH:MM:SSZ`, or the date alone at midnight.
-pub fn format_at(t: i64, date_only: bool) -> String {
+pub(crate) fn format_at(t: i64, date_only: bool) -> String {
     let (y, m, d) = civil_from_days(t.div_euclid(86_400));
     let s = t.rem_euclid(86_400);
     if date_only && s == 0 {
@@ -81,7 +81,7 @@ pub fn format_at(t: i64, date_only: bool) -> String {
     }
 }
 /// Seconds since the epoch as RFC 3339 UTC.
-pub fn rfc3339(secs: u64) -> String {
+pub(crate) fn rfc3339(secs: u64) -> String {
     format_at(i64::try_from(secs).unwrap_or(i64::MAX / 2), false)
 }
 

@@ -20,10 +20,7 @@ mod read;
 mod source;
 pub mod synth;
 
-pub use error::LiveError;
-pub use objects::{
-    LiveState, LonghornDisk, LonghornNode, Missing, Node, Object, Replica, Settings, Vm, Vmi,
-    Volume,
-};
-pub use quantity::{bytes, millicores};
+pub(crate) use error::LiveError;
+pub use objects::LiveState;
+pub(crate) use objects::{LonghornNode, Node};
 pub use read::read;

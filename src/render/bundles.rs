@@ -17,7 +17,7 @@ use crate::site::Site;
 const BUNDLE_LABEL: &str = "rackplan.io/bundle";
 
 /// `manifests/kustomization.yaml`: every file in apply order.
-pub fn kustomization(files: &[ManifestFile]) -> String {
+pub(crate) fn kustomization(files: &[ManifestFile]) -> String {
     let doc = json!({
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
@@ -63,7 +63,7 @@ fn compare_patches(files: &[&ManifestFile]) -> Vec<Value> {
 }
 
 /// `manifests/<bundle>/fleet.yaml`, or `None` when the bundle has no files.
-pub fn fleet_yaml(site: &Site, bundle: Bundle, files: &[ManifestFile]) -> Option<String> {
+pub(crate) fn fleet_yaml(site: &Site, bundle: Bundle, files: &[ManifestFile]) -> Option<String> {
     let mine: Vec<&ManifestFile> = files.iter().filter(|f| f.bundle == bundle).collect();
     if mine.is_empty() {
         return None;
@@ -99,7 +99,7 @@ pub fn fleet_yaml(site: &Site, bundle: Bundle, files: &[ManifestFile]) -> Option
 }
 
 /// Every bundle that has files, in apply order.
-pub fn present(files: &[ManifestFile]) -> Vec<Bundle> {
+pub(crate) fn present(files: &[ManifestFile]) -> Vec<Bundle> {
     Bundle::ALL
         .into_iter()
         .filter(|b| files.iter().any(|f| f.bundle == *b))

@@ -28,7 +28,7 @@ fn ports_by_speed(n: &Node) -> String {
         .join(" ")
 }
 
-pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
+pub(crate) fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
     let mut t = table(&[
         "node", "BMC", "model", "cores", "memory", "NVMe", "ports", "status",
     ]);
@@ -151,24 +151,24 @@ pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
 
 /// The merge of a discovery into nodes.yaml, for JSON.
 #[derive(Debug, Serialize)]
-pub struct MergeJson<'a> {
-    pub added: &'a [String],
-    pub updated: &'a [String],
-    pub marked_stale: &'a [String],
+pub(crate) struct MergeJson<'a> {
+    pub(crate) added: &'a [String],
+    pub(crate) updated: &'a [String],
+    pub(crate) marked_stale: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub untouched: Option<&'a [String]>,
+    pub(crate) untouched: Option<&'a [String]>,
 }
 
 /// `discover redfish --output json`.
 #[derive(Debug, Serialize)]
-pub struct RedfishJson<'a> {
-    pub nodes: Vec<&'a Node>,
-    pub bmcs: &'a [BmcOutcome],
-    pub merge: MergeJson<'a>,
+pub(crate) struct RedfishJson<'a> {
+    pub(crate) nodes: Vec<&'a Node>,
+    pub(crate) bmcs: &'a [BmcOutcome],
+    pub(crate) merge: MergeJson<'a>,
 }
 
 impl<'a> RedfishJson<'a> {
-    pub fn new(outcomes: &'a [BmcOutcome], merge: &'a MergeReport) -> RedfishJson<'a> {
+    pub(crate) fn new(outcomes: &'a [BmcOutcome], merge: &'a MergeReport) -> RedfishJson<'a> {
         RedfishJson {
             nodes: outcomes.iter().flat_map(|o| o.found.iter()).collect(),
             bmcs: outcomes,
@@ -184,14 +184,18 @@ impl<'a> RedfishJson<'a> {
 
 /// `discover ssh --output json`.
 #[derive(Debug, Serialize)]
-pub struct SshJson<'a> {
-    pub nodes: Vec<&'a Node>,
-    pub hosts: &'a [HostOutcome],
-    pub merge: MergeJson<'a>,
+pub(crate) struct SshJson<'a> {
+    pub(crate) nodes: Vec<&'a Node>,
+    pub(crate) hosts: &'a [HostOutcome],
+    pub(crate) merge: MergeJson<'a>,
 }
 
 impl<'a> SshJson<'a> {
-    pub fn new(inv: &'a Inventory, outcomes: &'a [HostOutcome], fold: &'a SshFold) -> SshJson<'a> {
+    pub(crate) fn new(
+        inv: &'a Inventory,
+        outcomes: &'a [HostOutcome],
+        fold: &'a SshFold,
+    ) -> SshJson<'a> {
         SshJson {
             nodes: fold
                 .matched
@@ -211,7 +215,7 @@ impl<'a> SshJson<'a> {
 }
 
 /// `discover ssh`: one row per host, then its errors and reconciliation notes.
-pub fn ssh_table(inv: &Inventory, outcomes: &[HostOutcome], fold: &SshFold) -> String {
+pub(crate) fn ssh_table(inv: &Inventory, outcomes: &[HostOutcome], fold: &SshFold) -> String {
     let mut t = table(&[
         "host",
         "node",

@@ -10,7 +10,7 @@ use serde::Serialize;
 /// How tables are drawn: boxed and fitted to a width (a terminal), or plain aligned columns
 /// (a pipe or a file, for grep and awk).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     Boxed(u16),
     Plain,
 }
@@ -30,7 +30,7 @@ pub fn set_plain() {
     STYLE.with(|s| s.set(Style::Plain));
 }
 
-pub fn style() -> Style {
+pub(crate) fn style() -> Style {
     STYLE.with(Cell::get)
 }
 
@@ -38,13 +38,13 @@ pub fn style() -> Style {
 /// Boxed tables wrap a cell only between words: every column is at least as wide as its
 /// longest word, so a serial, a URL or a host name is never cut (a table too wide for the
 /// terminal grows past it instead).
-pub struct Grid {
+pub(crate) struct Grid {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
 }
 
 /// A table with these column headings.
-pub fn table(header: &[&str]) -> Grid {
+pub(crate) fn table(header: &[&str]) -> Grid {
     Grid {
         header: header.iter().map(|h| (*h).to_string()).collect(),
         rows: Vec::new(),
@@ -52,7 +52,7 @@ pub fn table(header: &[&str]) -> Grid {
 }
 
 impl Grid {
-    pub fn add_row<I>(&mut self, cells: I) -> &mut Self
+    pub(crate) fn add_row<I>(&mut self, cells: I) -> &mut Self
     where
         I: IntoIterator,
         I::Item: fmt::Display,
@@ -200,7 +200,7 @@ impl fmt::Display for Grid {
 /// Wrap prose lines longer than the width at word boundaries (box style only; table lines
 /// and plain output are left as they are). A wrapped line continues under its own indent
 /// plus two spaces.
-pub fn wrap_prose(text: &str) -> String {
+pub(crate) fn wrap_prose(text: &str) -> String {
     match style() {
         Style::Boxed(width) => wrap_prose_at(text, width),
         Style::Plain => text.to_string(),
@@ -248,10 +248,10 @@ pub fn wrap_prose_at(text: &str, width: u16) -> String {
 }
 
 /// One JSON document on one line (for logs).
-pub fn json_line<T: Serialize>(value: &T) -> String {
+pub(crate) fn json_line<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
-pub fn json<T: Serialize>(value: &T) -> String {
+pub(crate) fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("report data serializes")
 }

@@ -18,7 +18,7 @@ const COMBINED_SHOWN: usize = 3;
 const SCREEN_ROWS: usize = 10;
 
 /// Every section of the review, in the order it is read.
-pub fn findings(r: &Report, provenance: Option<String>) -> Findings {
+pub(crate) fn findings(r: &Report, provenance: Option<String>) -> Findings {
     let mut sections = vec![verdict(r), fix(r)];
     if r.live.is_some() {
         sections.push(dump(r));
@@ -52,7 +52,7 @@ pub fn findings(r: &Report, provenance: Option<String>) -> Findings {
 }
 
 /// The verdict in one sentence.
-pub fn verdict_sentence(r: &Report) -> String {
+pub(crate) fn verdict_sentence(r: &Report) -> String {
     let rb = &r.rebuild;
     if r.verdict.passes() {
         let rebuild = match rb.hours_to_full_redundancy {

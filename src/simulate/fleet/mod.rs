@@ -6,7 +6,7 @@ mod from_dump;
 mod from_site;
 mod topology;
 
-pub use dump_settings::{Assumption, platform};
+pub(crate) use dump_settings::{Assumption, platform};
 pub use from_dump::{AdoptError, LiveFleet, LiveSummary, adopt, summary};
-pub use from_site::site_topology;
+pub(crate) use from_site::site_topology;
 pub use topology::{Host, Tags, Topology};

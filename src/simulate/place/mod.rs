@@ -10,7 +10,7 @@ mod workload;
 
 pub use free::{DiskChoice, Free, StorageRules};
 pub use placement::{INDEX_FROM, Placement};
-pub use replenish::{BurstIndex, Replacement, best_balance, replace_lost};
-pub use replica_scheduler::{best_disk, node_open, pick_disk, used_zones};
-pub use vm_scheduler::{ScoreIndex, pick_node, pick_node_indexed};
+pub(crate) use replenish::{BurstIndex, replace_lost};
+pub(crate) use replica_scheduler::{best_disk, pick_disk};
+pub(crate) use vm_scheduler::{ScoreIndex, pick_node, pick_node_indexed};
 pub use workload::{Vm, Volume, workload};
