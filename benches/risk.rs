@@ -56,7 +56,7 @@ fn bench(c: &mut Criterion) {
         let l = Study::from_file(path).unwrap();
         let clusters = l.current();
         let pl = l.place(&clusters);
-        let stranded = vec![0usize; pl.topo.hosts.len()];
+        let stranded = vec![0usize; pl.topo().hosts.len()];
         let t = Instant::now();
         let k = risk_section(
             &l,
@@ -69,8 +69,8 @@ fn bench(c: &mut Criterion) {
         );
         println!(
             "{name}: {} nodes, {} volumes; once in {:.2} s: loss {}; unavailable {}; 2 replicas {}; 3 replicas {}; {} nodes at once: {} {:.4e}",
-            pl.topo.hosts.len(),
-            pl.volumes.len(),
+            pl.topo().hosts.len(),
+            pl.volumes().len(),
             t.elapsed().as_secs_f64(),
             show(&k.estimate.data_loss),
             show(&k.estimate.unavailable),

@@ -49,7 +49,7 @@ fn main() {
             "  {:>6} {:>8} {:>7} {:>10} {:>12.3} {:>10.3} {:>8}",
             nodes,
             clusters,
-            pl.vms.len(),
+            pl.vms().len(),
             h.scenarios.len(),
             (t1 - t0).as_secs_f64(),
             (t2 - t1).as_secs_f64(),
@@ -96,7 +96,7 @@ fn main() {
         let r = risk::monte_carlo(&fr, years, trials, 1);
         println!(
             "Plain Monte Carlo, reference factory ({} nodes, {} copysets): {trials} trials x {years} years in {:.2} s on {} threads; {} loss starts ({:.2e}/yr), VM downtime {:.1} VM-h/yr (the conditional estimate: `cargo bench --bench risk`)",
-            pl.topo.hosts.len(),
+            pl.topo().hosts.len(),
             fr.copysets.len(),
             t.elapsed().as_secs_f64(),
             rayon::current_num_threads(),

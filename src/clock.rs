@@ -4,7 +4,7 @@
 /// A date or moment that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}`: give a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC)")]
-pub struct BadDate(pub String);
+pub struct BadDate(pub(crate) String);
 
 /// The Julian day number of 1970-01-01.
 const EPOCH_JULIAN_DAY: i64 = 2_440_588;
@@ -75,7 +75,7 @@ pub fn parse_at(s: &str) -> Result<i64, BadDate> {
 }
 
 /// Seconds since the epoch -> `YYYY-MM-DDTHH:MM:SSZ`, or the date alone at midnight.
-pub fn format_at(t: i64, date_only: bool) -> String {
+pub(crate) fn format_at(t: i64, date_only: bool) -> String {
     let (y, m, d) = civil_from_days(t.div_euclid(86_400));
     let s = t.rem_euclid(86_400);
     if date_only && s == 0 {
@@ -90,7 +90,7 @@ pub fn format_at(t: i64, date_only: bool) -> String {
     }
 }
 /// Seconds since the epoch as RFC 3339 UTC.
-pub fn rfc3339(secs: u64) -> String {
+pub(crate) fn rfc3339(secs: u64) -> String {
     format_at(i64::try_from(secs).unwrap_or(i64::MAX / 2), false)
 }
 

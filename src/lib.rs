@@ -16,6 +16,8 @@
 //! - [`bootstrap`]: PXE over HTTP (`serve`) and Redfish virtual-media installs (`boot`).
 //! - [`site`], [`inventory`], [`profile`], [`network`]: the data models of the inputs.
 //! - [`vocab`]: the role and network words every stage shares (a leaf).
+//! - [`words`], [`units`], [`clock`]: small helpers written once (leaves): numbers and
+//!   hints in words, byte units, dates.
 //! - [`docs`]: the reference generated from the code (schemas, pages, completions, man).
 //! - [`scaffold`]: what `init` puts in a new site folder.
 //! - [`files`]: YAML reading and writing with located errors, atomic writes, secrets.

@@ -9,12 +9,12 @@ use crate::site::Pool;
 
 /// Addresses Harvester's storage network needs: 2 + 2 per disk for every Longhorn node
 /// (Harvester's setting webhook rule).
-pub fn storage_ips_needed(disks_per_node: &[usize]) -> u64 {
+pub(crate) fn storage_ips_needed(disks_per_node: &[usize]) -> u64 {
     disks_per_node.iter().map(|d| 2 + 2 * *d as u64).sum()
 }
 
 /// Usable addresses of a storage range: all but network and broadcast, minus excludes.
-pub fn usable_storage_ips(range: &Ipv4Net, exclude: &[Ipv4Net]) -> u64 {
+pub(crate) fn usable_storage_ips(range: Ipv4Net, exclude: &[Ipv4Net]) -> u64 {
     let total = 1u64 << (32 - range.prefix_len());
     let base = total.saturating_sub(2);
     let excluded: u64 = exclude
@@ -31,12 +31,15 @@ pub fn usable_storage_ips(range: &Ipv4Net, exclude: &[Ipv4Net]) -> u64 {
 }
 
 /// Number of addresses in a pool (inclusive).
-pub fn pool_size(pool: &Pool) -> u64 {
+pub(crate) fn pool_size(pool: &Pool) -> u64 {
     u64::from(u32::from(pool.end)).saturating_sub(u64::from(u32::from(pool.start))) + 1
 }
 
 /// The first address of the pool not in `taken`.
-pub fn next_free(pool: &Pool, taken: &std::collections::BTreeSet<Ipv4Addr>) -> Option<Ipv4Addr> {
+pub(crate) fn next_free(
+    pool: &Pool,
+    taken: &std::collections::BTreeSet<Ipv4Addr>,
+) -> Option<Ipv4Addr> {
     (u32::from(pool.start)..=u32::from(pool.end))
         .map(Ipv4Addr::from)
         .find(|a| !taken.contains(a))
@@ -51,9 +54,9 @@ mod tests {
         // 15 nodes with 4 disks each: 15 * (2 + 8) = 150.
         assert_eq!(storage_ips_needed(&[4; 15]), 150);
         let r: Ipv4Net = "172.16.0.0/24".parse().unwrap();
-        assert_eq!(usable_storage_ips(&r, &[]), 254);
+        assert_eq!(usable_storage_ips(r, &[]), 254);
         let ex: Ipv4Net = "172.16.0.0/25".parse().unwrap();
-        assert_eq!(usable_storage_ips(&r, &[ex]), 254 - 127);
+        assert_eq!(usable_storage_ips(r, &[ex]), 254 - 127);
     }
 
     #[test]

@@ -28,9 +28,9 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 3] = [Role::Management, Role::Compute, Role::Witness];
+    pub(crate) const ALL: [Role; 3] = [Role::Management, Role::Compute, Role::Witness];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::Management => "management",
             Role::Compute => "compute",
@@ -40,7 +40,7 @@ impl Role {
 
     /// The value of Harvester's `install.role`: compute nodes are `worker`, so Harvester never
     /// promotes them to the control plane; management nodes are preferred for promotion.
-    pub fn harvester_role(self) -> &'static str {
+    pub(crate) fn harvester_role(self) -> &'static str {
         match self {
             Role::Management => "management",
             Role::Compute => "worker",
@@ -49,7 +49,7 @@ impl Role {
     }
 
     /// Letter used in generated hostnames.
-    pub fn letter(self) -> char {
+    pub(crate) fn letter(self) -> char {
         match self {
             Role::Management => 'm',
             Role::Compute => 'c',
@@ -86,7 +86,7 @@ pub enum NetworkKind {
 }
 
 impl NetworkKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             NetworkKind::Management => "management",
             NetworkKind::Vm => "vm",

@@ -3,7 +3,10 @@
 
 /// The candidate closest to `typed` when it is close enough to be a likely typo
 /// (Jaro-Winkler above 0.8), for "did you mean ...?" hints.
-pub fn closest<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    typed: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(typed, c), c))
@@ -13,17 +16,17 @@ pub fn closest<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -
 }
 
 /// A share as a percentage with this many decimals: (0.4312, 1) -> "43.1 %".
-pub fn percent(x: f64, decimals: usize) -> String {
+pub(crate) fn percent(x: f64, decimals: usize) -> String {
     format!("{:.decimals$} %", x * 100.0)
 }
 
 /// A share with one decimal: 0.4312 -> "43.1 %".
-pub fn pct(x: f64) -> String {
+pub(crate) fn pct(x: f64) -> String {
     percent(x, 1)
 }
 
 /// A share with two significant figures: 0.0012 -> "0.12 %".
-pub fn share(p: f64) -> String {
+pub(crate) fn share(p: f64) -> String {
     if p <= 0.0 {
         return "0 %".into();
     }
@@ -33,7 +36,7 @@ pub fn share(p: f64) -> String {
 }
 
 /// 10000 -> 10,000.
-pub fn group(n: u64) -> String {
+pub(crate) fn group(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -46,7 +49,7 @@ pub fn group(n: u64) -> String {
 }
 
 /// A count rounded to two significant figures, with thousands separators: 26,000.
-pub fn round_count(x: f64) -> String {
+pub(crate) fn round_count(x: f64) -> String {
     if !x.is_finite() {
         return "infinity".into();
     }
@@ -61,12 +64,12 @@ pub fn round_count(x: f64) -> String {
 }
 
 /// Hours with two decimals, or "never".
-pub fn hours(h: Option<f64>) -> String {
+pub(crate) fn hours(h: Option<f64>) -> String {
     h.map_or_else(|| "never".into(), |h| format!("{h:.2}"))
 }
 
 /// `s` with a full stop, unless it has one.
-pub fn sentence(s: &str) -> String {
+pub(crate) fn sentence(s: &str) -> String {
     if s.ends_with('.') {
         s.to_string()
     } else {

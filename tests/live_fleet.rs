@@ -88,12 +88,12 @@ fn adopt(d: &Value) -> rackplan::simulate::fleet::LiveFleet {
 fn the_running_fleet_is_adopted_as_it_is() {
     let f = adopt(&dump(2, "8Gi", false));
     let pl = &f.placement;
-    assert_eq!(pl.topo.hosts.len(), 4);
-    assert_eq!(pl.topo.racks, ["a", "b"]);
-    assert_eq!(pl.vms.len(), 6);
+    assert_eq!(pl.topo().hosts.len(), 4);
+    assert_eq!(pl.topo().racks, ["a", "b"]);
+    assert_eq!(pl.vms().len(), 6);
     // Where they run is where the dump says; nothing was re-placed.
     for (i, name) in f.vm_names.iter().enumerate() {
-        let host = &pl.topo.hosts[pl.vm_node[i].unwrap()].name;
+        let host = &pl.topo().hosts[pl.vm_node()[i].unwrap()].name;
         let c: usize = name["tenants/t".len()..name.find("-cp").unwrap()]
             .parse()
             .unwrap();
@@ -102,24 +102,24 @@ fn the_running_fleet_is_adopted_as_it_is() {
     }
     // Capacity left = allocatable - requests (+ the platform's per-VM overhead).
     let p = rackplan::simulate::scenario::Platform::default();
-    for (n, h) in pl.topo.hosts.iter().enumerate() {
-        let on: Vec<usize> = (0..pl.vms.len())
-            .filter(|&v| pl.vm_node[v] == Some(n))
+    for (n, h) in pl.topo().hosts.iter().enumerate() {
+        let on: Vec<usize> = (0..pl.vms().len())
+            .filter(|&v| pl.vm_node()[v] == Some(n))
             .collect();
         let want = 64.0 - on.len() as f64 * (8.0 + p.vm_memory_overhead_gib);
         assert!(
-            (pl.free.mem[n] - want).abs() < 1e-9,
+            (pl.free().mem[n] - want).abs() < 1e-9,
             "{}: {} vs {want}",
             h.name,
-            pl.free.mem[n]
+            pl.free().mem[n]
         );
-        assert!((pl.free.cpu[n] - (16.0 - on.len() as f64 * 0.25)).abs() < 1e-9);
+        assert!((pl.free().cpu[n] - (16.0 - on.len() as f64 * 0.25)).abs() < 1e-9);
     }
-    let replicas: usize = pl.volumes.iter().map(|v| v.replicas.len()).sum();
+    let replicas: usize = pl.volumes().iter().map(|v| v.replicas.len()).sum();
     assert_eq!(replicas, 12);
     // The three VMs of a cluster share one anti-affinity group.
-    assert_eq!(pl.vms[0].group, pl.vms[1].group);
-    assert_ne!(pl.vms[0].group, pl.vms[3].group);
+    assert_eq!(pl.vms()[0].group, pl.vms()[1].group);
+    assert_ne!(pl.vms()[0].group, pl.vms()[3].group);
     let h = rackplan::simulate::failure::headroom::analyse(pl);
     // Any one node: its VMs restart elsewhere.
     for s in h.scenarios.iter().filter(|s| s.name.starts_with("node ")) {
@@ -152,7 +152,7 @@ fn a_full_fleet_fails_where_the_simulator_says_and_a_cordoned_node_takes_nothing
         "{:?}",
         f.notes
     );
-    assert!(f.placement.free.mem[3] <= 0.0);
+    assert!(f.placement.free().mem[3] <= 0.0);
     let h = rackplan::simulate::failure::headroom::analyse(&f.placement);
     let by = |n: &str| h.scenarios.iter().find(|s| s.name == n).unwrap().stranded;
     assert_eq!(by("node n1"), 1);

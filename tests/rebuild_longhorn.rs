@@ -106,7 +106,11 @@ fn close(got: f64, want: f64) {
 #[test]
 fn racks_as_zones_send_every_replacement_to_the_lost_nodes_rack() {
     let (s, pl) = fleet(true);
-    assert_eq!(pl.rules.choice, DiskChoice::MostAvailable, "Harvester v1.7");
+    assert_eq!(
+        pl.rules().choice,
+        DiskChoice::MostAvailable,
+        "Harvester v1.7"
+    );
     // Zones rb and rc hold the other two replicas of every volume; a0 is down, so its
     // replica marks no zone: zone ra is the only zone without a replica, and a1 its only
     // node. All four replacements are created on a1, whatever its space.
@@ -145,7 +149,7 @@ fn with_no_zones_the_most_available_disk_of_each_volume_takes_it() {
 fn from_longhorn_v1_11_the_balance_score_spreads_by_usable_space() {
     // Harvester v1.8 bundles Longhorn v1.11.
     let (s, pl) = fleet_on(false, "v1.8");
-    assert_eq!(pl.rules.choice, DiskChoice::BalanceScore);
+    assert_eq!(pl.rules().choice, DiskChoice::BalanceScore);
     // Usable = available - scheduled (nominal sizes, 600 GB per test volume), per node:
     //   a1 10 - 3 - 5 = 2 TB; b0 10 - 2.72 - (3.33 + 1.2) = 2.75; b1 10 - 1.72 - (1.67 +
     //   1.2) = 5.41; c0 10 - 2.22 - (2.5 + 1.2) = 4.08; c1 10 - 1.22 - (0.83 + 1.2) = 6.75.

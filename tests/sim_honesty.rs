@@ -563,8 +563,8 @@ fn n_plus_two_and_named_failure_sets() {
     let name = worst["name"].as_str().unwrap();
     let (a, b) = name.trim_start_matches("nodes ").split_once(" + ").unwrap();
     let hosts = [
-        pl.topo.host_index(a).unwrap(),
-        pl.topo.host_index(b).unwrap(),
+        pl.topo().host_index(a).unwrap(),
+        pl.topo().host_index(b).unwrap(),
     ];
     let mut hosts = hosts.to_vec();
     hosts.sort_unstable();

@@ -1,6 +1,6 @@
 //! Bootstrap: `serve` hands iPXE scripts and install configs to PXE-booting nodes, `boot`
 //! starts installs over Redfish virtual media, `status` reads where the installs stand.
 
-pub mod boot;
+pub(crate) mod boot;
 pub mod serve;
-pub mod status;
+pub(crate) mod status;

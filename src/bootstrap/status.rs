@@ -15,50 +15,50 @@ use super::serve::state_file::{self, StateError};
 
 /// Largest `/status` answer read: a node with a full event history takes about 1.6 KiB of
 /// it, so this holds some 5,000 nodes.
-pub const MAX_STATUS_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_STATUS_BYTES: usize = 8 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NodeState {
-    pub hostname: String,
-    pub node: String,
-    pub state: String,
-    pub last_event: Option<String>,
-    pub at: Option<String>,
+pub(crate) struct NodeState {
+    pub(crate) hostname: String,
+    pub(crate) node: String,
+    pub(crate) state: String,
+    pub(crate) last_event: Option<String>,
+    pub(crate) at: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Status {
+pub(crate) struct Status {
     /// The server asked.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     /// Or the state file read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-    pub site: String,
-    pub nodes: Vec<NodeState>,
+    pub(crate) file: Option<String>,
+    pub(crate) site: String,
+    pub(crate) nodes: Vec<NodeState>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 impl Status {
     /// Every node installed or failed: nothing more to wait for.
-    pub fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.nodes
             .iter()
             .all(|n| n.state == "installed" || n.state == "failed")
     }
 
-    pub fn any_failed(&self) -> bool {
+    pub(crate) fn any_failed(&self) -> bool {
         self.nodes.iter().any(|n| n.state == "failed")
     }
 
-    pub fn count(&self, state: &str) -> usize {
+    pub(crate) fn count(&self, state: &str) -> usize {
         self.nodes.iter().filter(|n| n.state == state).count()
     }
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum StatusError {
+pub(crate) enum StatusError {
     #[error(
         "cannot reach {url}: {why}; is `rackplan serve` running there? (give its address with --url)"
     )]
@@ -76,7 +76,7 @@ pub enum StatusError {
 }
 
 /// Ask the server at `base_url` for its `/status`.
-pub async fn fetch(client: &reqwest::Client, base_url: &str) -> Result<Status, StatusError> {
+pub(crate) async fn fetch(client: &reqwest::Client, base_url: &str) -> Result<Status, StatusError> {
     let url = format!("{}/status", base_url.trim_end_matches('/'));
     let mut resp = client
         .get(&url)
@@ -121,7 +121,7 @@ fn clean(s: &str) -> String {
 }
 
 /// The server's answer, read as untrusted text: only the fields used, each checked.
-pub fn parse(base_url: &str, body: &[u8]) -> Result<Status, StatusError> {
+pub(crate) fn parse(base_url: &str, body: &[u8]) -> Result<Status, StatusError> {
     let not_status = |why: String| StatusError::NotStatus {
         url: base_url.to_string(),
         why,
@@ -151,7 +151,7 @@ pub fn parse(base_url: &str, body: &[u8]) -> Result<Status, StatusError> {
 }
 
 /// (hostname, node id) of every planned node in the inventory, by hostname.
-pub fn planned(
+pub(crate) fn planned(
     inv: &crate::inventory::Inventory,
     lock: &crate::plan::Lock,
 ) -> Vec<(String, String)> {
@@ -165,7 +165,7 @@ pub fn planned(
 }
 
 /// The status recorded in the site's state file, for the `planned` nodes.
-pub fn from_site(
+pub(crate) fn from_site(
     site: &str,
     site_dir: &Path,
     planned: &[(String, String)],

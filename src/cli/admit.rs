@@ -12,12 +12,12 @@ use crate::simulate::{questions, scenario};
 
 /// The fleet a request is judged on: the scenario's (or a site's), or a dump's.
 #[derive(Clone, Copy)]
-pub struct Fleet<'a> {
-    pub site: Option<&'a PathBuf>,
-    pub dump: Option<&'a Path>,
+pub(crate) struct Fleet<'a> {
+    pub(crate) site: Option<&'a PathBuf>,
+    pub(crate) dump: Option<&'a Path>,
 }
 
-pub fn run(
+pub(crate) fn run(
     request: &Path,
     scenario: &Path,
     fleet: Fleet<'_>,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Printed under every `--help`.
-pub const EXIT_CODES: &str = "\
+pub(crate) const EXIT_CODES: &str = "\
 Exit codes:
   0  success (admit: admitted)
   1  findings or a verdict that fails (check errors, simulate FAIL, admit refused)
@@ -29,22 +29,22 @@ Environment:
 pub struct Cli {
     /// Only errors on stderr: no progress bars, notes or warnings.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
-    pub verbose: u8,
+    pub(crate) verbose: u8,
     /// Colour in diagnostics.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = Output::Table)]
-    pub output: Output,
+    pub(crate) output: Output,
     /// Seconds to wait for another rackplan writing the same site to finish (default: do
     /// not wait; say who holds the site and exit 2).
     #[arg(long, global = true, value_name = "SECS", default_value_t = 0.0)]
-    pub wait_lock: f64,
+    pub(crate) wait_lock: f64,
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -72,7 +72,7 @@ pub struct SiteArg {
         default_value = ".",
         hide_env_values = true
     )]
-    pub site: PathBuf,
+    pub(crate) site: PathBuf,
 }
 
 #[derive(Debug, Subcommand)]
@@ -236,14 +236,14 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     #[command(flatten)]
-    pub site: SiteArg,
+    pub(crate) site: SiteArg,
     /// Only this node (id or hostname; repeatable). The exit code follows these nodes.
     #[arg(long, value_name = "NODE")]
-    pub node: Vec<String>,
+    pub(crate) node: Vec<String>,
     /// Least severity shown: error, warning or info (default: warning in the table,
     /// everything in --output json).
     #[arg(long, value_enum)]
-    pub severity: Option<SeverityArg>,
+    pub(crate) severity: Option<SeverityArg>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -264,114 +264,114 @@ pub enum Discover {
 #[derive(Debug, Args)]
 pub struct RedfishArgs {
     #[command(flatten)]
-    pub site: SiteArg,
+    pub(crate) site: SiteArg,
     /// Accept the certificate of every HTTPS BMC that has no pin or CA bundle yet, and
     /// record its SHA-256 pin in bmcs.yaml.
     #[arg(long)]
-    pub trust_on_first_use: bool,
+    pub(crate) trust_on_first_use: bool,
     /// BMCs crawled at once.
     #[arg(long, default_value_t = 64, value_name = "N")]
-    pub concurrency: usize,
+    pub(crate) concurrency: usize,
     /// Requests in flight to one BMC.
     #[arg(long, default_value_t = 4, value_name = "N")]
-    pub per_bmc: usize,
+    pub(crate) per_bmc: usize,
     /// Seconds allowed for one request.
     #[arg(long, default_value_t = 10.0, value_name = "SECS")]
-    pub request_timeout: f64,
+    pub(crate) request_timeout: f64,
     /// Seconds allowed for one whole BMC, every request and retry included: a BMC that
     /// hangs costs at most this, and the others go on.
     #[arg(long, default_value_t = 45.0, value_name = "SECS")]
-    pub bmc_timeout: f64,
+    pub(crate) bmc_timeout: f64,
     /// Retries of a failed request (5xx, 429, reset, timeout).
     #[arg(long, default_value_t = 2, value_name = "N")]
-    pub retries: u32,
+    pub(crate) retries: u32,
 }
 
 #[derive(Debug, Args)]
 pub struct SshArgs {
     #[command(flatten)]
-    pub site: SiteArg,
+    pub(crate) site: SiteArg,
     /// Hosts as `user@host:port,...` (default: ssh.yaml's hosts, else the planned
     /// management addresses of allocations.yaml).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
-    pub hosts: Vec<String>,
+    pub(crate) hosts: Vec<String>,
     /// Private key file to log in with, after the keys of ssh-agent (SSH_AUTH_SOCK).
     #[arg(long, value_name = "FILE")]
-    pub identity: Option<std::path::PathBuf>,
+    pub(crate) identity: Option<std::path::PathBuf>,
     /// File holding the identity's passphrase (else RACKPLAN_SSH_PASSPHRASE, or
     /// `passphrase` in ssh.yaml); never the passphrase itself on the command line.
     #[arg(long, value_name = "FILE")]
-    pub passphrase_file: Option<std::path::PathBuf>,
+    pub(crate) passphrase_file: Option<std::path::PathBuf>,
     /// Do not use ssh-agent even when SSH_AUTH_SOCK is set.
     #[arg(long)]
-    pub no_agent: bool,
+    pub(crate) no_agent: bool,
     /// known_hosts file the site owns (default: DIR/known_hosts).
     #[arg(long, value_name = "FILE")]
-    pub known_hosts: Option<std::path::PathBuf>,
+    pub(crate) known_hosts: Option<std::path::PathBuf>,
     /// Record the key of a host not yet in known_hosts (a changed key is still refused).
     #[arg(long)]
-    pub accept_new: bool,
+    pub(crate) accept_new: bool,
     /// User when a host does not name one.
     #[arg(long, value_name = "USER")]
-    pub user: Option<String>,
+    pub(crate) user: Option<String>,
     #[arg(long, default_value_t = 32, value_name = "N")]
-    pub concurrency: usize,
+    pub(crate) concurrency: usize,
     /// Seconds allowed per host.
     #[arg(long, default_value_t = 30.0, value_name = "SECS")]
-    pub timeout: f64,
+    pub(crate) timeout: f64,
     #[arg(long, default_value_t = 1, value_name = "N")]
-    pub retries: u32,
+    pub(crate) retries: u32,
 }
 
 #[derive(Debug, Args)]
 pub struct BootArgs {
     #[command(flatten)]
-    pub site: SiteArg,
+    pub(crate) site: SiteArg,
     /// Node id or hostname (repeatable).
     #[arg(long, value_name = "ID")]
-    pub node: Vec<String>,
+    pub(crate) node: Vec<String>,
     /// Every node of the inventory that has a BMC.
     #[arg(long)]
-    pub all: bool,
+    pub(crate) all: bool,
     /// Carry out the plan (without it, only the requests are printed).
     #[arg(long)]
-    pub yes: bool,
+    pub(crate) yes: bool,
     /// Eject the ISO and clear the boot override instead of booting.
     #[arg(long)]
-    pub eject: bool,
+    pub(crate) eject: bool,
     /// Installer ISO URL (default: harvester.iso_url of site.yaml).
     #[arg(long, value_name = "URL")]
-    pub iso: Option<String>,
+    pub(crate) iso: Option<String>,
     /// Boot nodes even if they are not planned, not rendered or have error findings (the
     /// output records that the gate was overridden).
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
     /// Restart a host that is powered on (without it, a running host is left alone).
     #[arg(long)]
-    pub restart_running: bool,
+    pub(crate) restart_running: bool,
     /// Seconds to wait for the node to report power on after the reset.
     #[arg(long, default_value_t = 600.0, value_name = "SECS")]
-    pub wait: f64,
+    pub(crate) wait: f64,
 }
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     #[command(flatten)]
-    pub site: SiteArg,
+    pub(crate) site: SiteArg,
     /// Address to listen on (default: serve.listen of site.yaml, else 127.0.0.1:8080;
     /// port 0 picks a free one).
     #[arg(long, value_name = "ADDR")]
-    pub listen: Option<String>,
+    pub(crate) listen: Option<String>,
     /// The URL nodes reach this server at (default: harvester.pxe_base_url of site.yaml).
     #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// Folder with the installer's kernel, initrd, rootfs and ISO, served as they are
     /// (refused if it holds rendered install configs).
     #[arg(long, value_name = "DIR")]
-    pub artifacts: Option<std::path::PathBuf>,
+    pub(crate) artifacts: Option<std::path::PathBuf>,
     /// Hand a fresh config token to this node (hostname or id) even though its install
     /// already SUCCEEDED (repeatable). Without it, an installed node is told to boot its disk,
     /// also after a restart (DIR/install-state.yaml keeps each node's progress).
     #[arg(long, value_name = "NODE")]
-    pub reinstall: Vec<String>,
+    pub(crate) reinstall: Vec<String>,
 }

@@ -10,7 +10,7 @@ use crate::cli::args::BootArgs;
 use crate::redfish::config::BmcsFile;
 use crate::{plan, render, report};
 
-pub fn run(args: &BootArgs, ctx: &Ctx) -> Result<u8, Error> {
+pub(crate) fn run(args: &BootArgs, ctx: &Ctx) -> Result<u8, Error> {
     let inputs = plan::load_inputs(&args.site.site)?;
     let cfg = BootConfig::resolve(args, &inputs.site.site)?;
     let bmcs_path = cfg.site.join("bmcs.yaml");

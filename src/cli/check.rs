@@ -7,7 +7,7 @@ use crate::cli::args::{CheckArgs, SeverityArg};
 use crate::plan::{Finding, Severity};
 use crate::{plan, report};
 
-pub fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
+pub(crate) fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
     let inputs = plan::load_inputs(&args.site.site)?;
     let mut r = plan::check::check(&inputs);
     // --node: ids or hostnames of the lock; an unknown one is a usage error.

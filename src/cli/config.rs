@@ -23,9 +23,9 @@ use crate::site::Site;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{flag} {value}: {why}")]
 pub struct ConfigError {
-    pub flag: &'static str,
-    pub value: String,
-    pub why: String,
+    pub(crate) flag: &'static str,
+    pub(crate) value: String,
+    pub(crate) why: String,
 }
 
 fn bad(flag: &'static str, value: impl std::fmt::Display, why: impl Into<String>) -> ConfigError {
@@ -82,13 +82,13 @@ fn retries(flag: &'static str, value: u32) -> Result<u32, ConfigError> {
 
 /// `discover redfish`, resolved.
 #[derive(Debug, Clone)]
-pub struct RedfishConfig {
-    pub site: PathBuf,
-    pub options: crate::discover::redfish::Options,
+pub(crate) struct RedfishConfig {
+    pub(crate) site: PathBuf,
+    pub(crate) options: crate::discover::redfish::Options,
 }
 
 impl RedfishConfig {
-    pub fn resolve(args: &RedfishArgs) -> Result<RedfishConfig, ConfigError> {
+    pub(crate) fn resolve(args: &RedfishArgs) -> Result<RedfishConfig, ConfigError> {
         let limits = Limits {
             per_bmc_concurrency: count("--per-bmc", args.per_bmc, 1, 64)?,
             request_timeout: seconds("--request-timeout", args.request_timeout, 0.1, 3600.0)?,
@@ -110,7 +110,7 @@ impl RedfishConfig {
 
 /// Where the host list of `discover ssh` came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HostsFrom {
+pub(crate) enum HostsFrom {
     Flag,
     SshFile,
     /// Nothing named hosts: the planned management addresses of allocations.yaml.
@@ -119,23 +119,23 @@ pub enum HostsFrom {
 
 /// `discover ssh`, resolved.
 #[derive(Debug, Clone)]
-pub struct SshConfig {
-    pub site: PathBuf,
-    pub user: String,
+pub(crate) struct SshConfig {
+    pub(crate) site: PathBuf,
+    pub(crate) user: String,
     /// Parsed hosts; empty when they are to come from the lock.
-    pub hosts: Vec<HostSpec>,
-    pub hosts_from: HostsFrom,
-    pub identity: Option<PathBuf>,
+    pub(crate) hosts: Vec<HostSpec>,
+    pub(crate) hosts_from: HostsFrom,
+    pub(crate) identity: Option<PathBuf>,
     /// Where the identity's passphrase is, when one is given.
-    pub passphrase: Option<crate::files::secrets::SecretRef>,
+    pub(crate) passphrase: Option<crate::files::secrets::SecretRef>,
     /// The ssh-agent socket, unless --no-agent.
-    pub agent: Option<PathBuf>,
-    pub options: crate::discover::ssh::Options,
+    pub(crate) agent: Option<PathBuf>,
+    pub(crate) options: crate::discover::ssh::Options,
 }
 
 /// Why `discover ssh` cannot run as configured: a bad flag or a bad line in ssh.yaml.
 #[derive(Debug, thiserror::Error)]
-pub enum SshConfigError {
+pub(crate) enum SshConfigError {
     #[error(transparent)]
     Flag(#[from] ConfigError),
     #[error(transparent)]
@@ -144,7 +144,7 @@ pub enum SshConfigError {
 
 impl SshConfig {
     /// `file` is the site's ssh.yaml with its source, when there is one.
-    pub fn resolve(
+    pub(crate) fn resolve(
         args: &SshArgs,
         file: Option<&(SshFile, Source)>,
     ) -> Result<SshConfig, SshConfigError> {
@@ -231,17 +231,17 @@ impl SshConfig {
 
 /// `serve`, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ServeConfig {
-    pub site: PathBuf,
-    pub listen: SocketAddr,
+pub(crate) struct ServeConfig {
+    pub(crate) site: PathBuf,
+    pub(crate) listen: SocketAddr,
     /// Where nodes reach this server, without a trailing slash.
-    pub base_url: String,
-    pub artifacts: Option<PathBuf>,
-    pub reinstall: Vec<String>,
+    pub(crate) base_url: String,
+    pub(crate) artifacts: Option<PathBuf>,
+    pub(crate) reinstall: Vec<String>,
 }
 
 impl ServeConfig {
-    pub fn resolve(args: &ServeArgs, site: &Site) -> Result<ServeConfig, ConfigError> {
+    pub(crate) fn resolve(args: &ServeArgs, site: &Site) -> Result<ServeConfig, ConfigError> {
         let listen = match &args.listen {
             Some(l) => l.parse().map_err(|_| {
                 bad(
@@ -301,20 +301,20 @@ fn http_url(flag: &'static str, raw: &str) -> Result<String, ConfigError> {
 
 /// `boot`, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BootConfig {
-    pub site: PathBuf,
-    pub nodes: Vec<String>,
-    pub all: bool,
-    pub execute: bool,
-    pub action: Action,
-    pub iso: String,
-    pub wait: Duration,
-    pub force: bool,
-    pub restart_running: bool,
+pub(crate) struct BootConfig {
+    pub(crate) site: PathBuf,
+    pub(crate) nodes: Vec<String>,
+    pub(crate) all: bool,
+    pub(crate) execute: bool,
+    pub(crate) action: Action,
+    pub(crate) iso: String,
+    pub(crate) wait: Duration,
+    pub(crate) force: bool,
+    pub(crate) restart_running: bool,
 }
 
 impl BootConfig {
-    pub fn resolve(args: &BootArgs, site: &Site) -> Result<BootConfig, ConfigError> {
+    pub(crate) fn resolve(args: &BootArgs, site: &Site) -> Result<BootConfig, ConfigError> {
         if args.node.is_empty() && !args.all {
             return Err(bad(
                 "--node",
@@ -349,7 +349,7 @@ impl BootConfig {
 
 /// Why `simulate` or `admit` cannot use its flags as given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StudyFlagError {
+pub(crate) enum StudyFlagError {
     #[error(
         "give a scenario file (simulations/reference-factory.yaml), or --from-cluster PATH for the fleet as it runs (a scenario beside it adds what-ifs)"
     )]
@@ -374,17 +374,17 @@ pub enum StudyFlagError {
 
 /// The review report's format, from its file name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportFormat {
+pub(crate) enum ReportFormat {
     Html,
     Markdown,
 }
 
 /// `simulate`, resolved: which fleet, which what-if, where the report goes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SimulateConfig {
-    pub scenario: Option<PathBuf>,
-    pub dump: Option<PathBuf>,
-    pub site: Option<PathBuf>,
+pub(crate) struct SimulateConfig {
+    pub(crate) scenario: Option<PathBuf>,
+    pub(crate) dump: Option<PathBuf>,
+    pub(crate) site: Option<PathBuf>,
     /// Node names given to `--drain`, blanks dropped; empty: no drain.
     pub drain: Vec<String>,
     /// `--upgrade`, with `--order`'s node names (blanks dropped; empty: Harvester's order).
@@ -392,7 +392,7 @@ pub struct SimulateConfig {
     pub report: Option<(PathBuf, ReportFormat)>,
     pub plot: Option<PathBuf>,
     /// `--rebuild-data` in TiB, with `--rebuild-node`.
-    pub rebuild: Option<(f64, Option<String>)>,
+    pub(crate) rebuild: Option<(f64, Option<String>)>,
 }
 
 /// What `simulate` was given on its command line.
@@ -458,14 +458,14 @@ impl SimulateConfig {
 
 /// `admit`, resolved: the moment the request is judged at.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AdmitConfig {
+pub(crate) struct AdmitConfig {
     /// Seconds since the epoch.
-    pub at: i64,
+    pub(crate) at: i64,
 }
 
 impl AdmitConfig {
     /// `now` is the current time in seconds since the epoch, used without `--at`.
-    pub fn resolve(
+    pub(crate) fn resolve(
         request: &Path,
         scenario: &Path,
         at: Option<&str>,
@@ -493,7 +493,7 @@ fn report_format(path: &Path) -> Result<ReportFormat, StudyFlagError> {
 
 /// `15TiB`, `15 TiB`, `8TB`, `500GiB`, `1.5PiB` -> TiB. The unit is required: a bare
 /// number would be bytes to the size parser and is almost surely not meant.
-pub fn parse_size_tib(s: &str) -> Result<f64, StudyFlagError> {
+pub(crate) fn parse_size_tib(s: &str) -> Result<f64, StudyFlagError> {
     if !s.trim_end().ends_with(|c: char| c.is_ascii_alphabetic()) {
         return Err(StudyFlagError::SizeUnit(s.to_string()));
     }

@@ -5,14 +5,14 @@ use super::error::Error;
 /// What every command needs to know about how to answer.
 #[derive(Debug, Clone, Copy)]
 pub struct Ctx {
-    pub json: bool,
+    pub(crate) json: bool,
     /// How long to wait for the site's write lock.
-    pub lock_wait: std::time::Duration,
+    pub(crate) lock_wait: std::time::Duration,
 }
 
 impl Ctx {
     /// The write lock of the site folder `dir`.
-    pub fn lock_site(
+    pub(crate) fn lock_site(
         &self,
         dir: &std::path::Path,
     ) -> Result<crate::files::sitelock::SiteLock, Error> {

@@ -11,7 +11,7 @@ use crate::inventory::{store, utc_now};
 use crate::redfish::{config, pins};
 use crate::report;
 
-pub fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
+pub(crate) fn run(args: &RedfishArgs, ctx: &Ctx) -> Result<u8, Error> {
     let cfg = RedfishConfig::resolve(args)?;
     let dir = &cfg.site;
     let bmcs_path = dir.join("bmcs.yaml");

@@ -11,7 +11,7 @@ use super::term;
 use crate::report;
 
 /// `rackplan docs [--out DIR] [--check]`; `json`: the outcome as JSON (`--output json`).
-pub fn run(out: &Path, check: bool, json: bool) -> Result<u8, Error> {
+pub(crate) fn run(out: &Path, check: bool, json: bool) -> Result<u8, Error> {
     let files = crate::docs::generate(&Cli::command());
     let outcome = |drifted: Vec<String>, written: bool| report::docs::DocsOutcome {
         dir: out.display().to_string(),
@@ -43,7 +43,7 @@ pub fn run(out: &Path, check: bool, json: bool) -> Result<u8, Error> {
 }
 
 /// `rackplan completions SHELL`: the script on stdout.
-pub fn completions(shell: clap_complete::Shell) -> u8 {
+pub(crate) fn completions(shell: clap_complete::Shell) -> u8 {
     let script = crate::docs::completions(&Cli::command(), shell);
     term::out(&String::from_utf8_lossy(&script));
     exit::OK

@@ -13,11 +13,11 @@ use crate::render::RenderError;
 
 /// Exit codes (ARCHITECTURE.md): 0 ok, 1 failing findings/verdicts, 2 usage or input
 /// errors, 3 partial success.
-pub mod exit {
-    pub const OK: u8 = 0;
-    pub const FINDINGS: u8 = 1;
-    pub const INPUT: u8 = 2;
-    pub const PARTIAL: u8 = 3;
+pub(crate) mod exit {
+    pub(crate) const OK: u8 = 0;
+    pub(crate) const FINDINGS: u8 = 1;
+    pub(crate) const INPUT: u8 = 2;
+    pub(crate) const PARTIAL: u8 = 3;
 }
 
 #[derive(Debug, thiserror::Error, Diagnostic)]
@@ -149,7 +149,7 @@ impl From<crate::simulate::questions::UpgradeError> for Error {
 }
 
 impl Error {
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         match self {
             Error::Findings(..) => exit::FINDINGS,
             Error::Input(_)

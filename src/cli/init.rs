@@ -10,7 +10,7 @@ use crate::inventory::store;
 use crate::report;
 use crate::scaffold;
 
-pub fn run(
+pub(crate) fn run(
     dir: &Path,
     from: Option<&PathBuf>,
     name: Option<&str>,

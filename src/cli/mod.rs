@@ -5,24 +5,23 @@
 //! every failure to an exit code. Each command file does three things: resolve its config,
 //! call one domain function, hand the typed result to `report`.
 
-pub mod admit;
-pub mod args;
-pub mod boot;
-pub mod check;
+pub(crate) mod admit;
+pub(crate) mod args;
+pub(crate) mod boot;
+pub(crate) mod check;
 pub mod config;
 mod ctx;
-pub mod discover;
+pub(crate) mod discover;
 mod dispatch;
-pub mod docs;
-pub mod error;
-pub mod init;
-pub mod plan;
-pub mod render;
-pub mod serve;
-pub mod simulate;
-pub mod ssh;
-pub mod status;
-pub mod term;
+pub(crate) mod docs;
+pub(crate) mod error;
+pub(crate) mod init;
+pub(crate) mod plan;
+pub(crate) mod render;
+pub(crate) mod serve;
+pub(crate) mod simulate;
+pub(crate) mod ssh;
+pub(crate) mod status;
+pub(crate) mod term;
 
-pub use ctx::Ctx;
 pub use dispatch::{main, run};

@@ -7,7 +7,7 @@ use super::error::{Error, exit};
 use super::term;
 use crate::{plan, report};
 
-pub fn run(site: &Path, release: &[String], dry_run: bool, ctx: &Ctx) -> Result<u8, Error> {
+pub(crate) fn run(site: &Path, release: &[String], dry_run: bool, ctx: &Ctx) -> Result<u8, Error> {
     let _lock = ctx.lock_site(site)?;
     let inputs = plan::load_inputs(site)?;
     let outcome = plan::allocate::plan(&inputs, release)?;

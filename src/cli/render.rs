@@ -7,7 +7,7 @@ use super::error::{Error, exit};
 use super::term;
 use crate::{plan, render, report};
 
-pub fn run(site: &Path, out: Option<&PathBuf>, ctx: &Ctx) -> Result<u8, Error> {
+pub(crate) fn run(site: &Path, out: Option<&PathBuf>, ctx: &Ctx) -> Result<u8, Error> {
     let _lock = ctx.lock_site(site)?;
     let inputs = plan::load_inputs(site)?;
     let files = render::build(&inputs)?;

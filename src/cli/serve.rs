@@ -10,7 +10,7 @@ use super::term;
 use crate::cli::args::ServeArgs;
 use crate::{bootstrap::serve, plan, render, report};
 
-pub fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
+pub(crate) fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
     let mut inputs = plan::load_inputs(&args.site.site)?;
     let cfg = ServeConfig::resolve(args, &inputs.site.site)?;
     if let Some(dir) = &cfg.artifacts {

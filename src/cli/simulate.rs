@@ -13,7 +13,7 @@ use crate::simulate::scenario::RebuildWhatIf;
 use crate::simulate::{ScenarioInput, Study, StudyInput, questions};
 
 /// The study `simulate` and `admit` open: the scenario from a file or standard input.
-pub fn open_study(
+pub(crate) fn open_study(
     scenario: Option<&Path>,
     site: Option<&Path>,
     dump: Option<&Path>,
@@ -67,7 +67,7 @@ fn write_report(
     Ok(())
 }
 
-pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
+pub(crate) fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
     let cfg = SimulateConfig::resolve(flags)?;
     let what_if = cfg
         .rebuild

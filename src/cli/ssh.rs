@@ -11,7 +11,7 @@ use crate::discover::ssh::{self, HostSpec, fold, site_file};
 use crate::inventory::{store, utc_now};
 use crate::{plan, report};
 
-pub fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
+pub(crate) fn run(args: &SshArgs, ctx: &Ctx) -> Result<u8, Error> {
     let file = site_file::load(&args.site.site)?;
     let mut cfg = SshConfig::resolve(args, file.as_ref()).map_err(|e| match e {
         SshConfigError::Flag(f) => Error::from(f),

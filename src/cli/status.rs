@@ -20,7 +20,7 @@ enum From {
     },
 }
 
-pub fn run(
+pub(crate) fn run(
     site: &Path,
     url: Option<&str>,
     watch: bool,

@@ -15,11 +15,11 @@ static WRAP_PROSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 /// `-q`: no progress bars.
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-pub fn set_quiet(on: bool) {
+pub(crate) fn set_quiet(on: bool) {
     QUIET.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
-pub fn wrap_prose(on: bool) {
+pub(crate) fn wrap_prose(on: bool) {
     WRAP_PROSE.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
@@ -29,7 +29,7 @@ static COLOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new
 /// Write `text` to stdout (prose wrapped when [`wrap_prose`] is on); a closed pipe ends the
 /// process with exit 0. Control characters and escape sequences in it (names from a BMC, a
 /// dump or a status server) are shown as visible marks, never sent to the terminal.
-pub fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     let wrapped;
     let text = if WRAP_PROSE.load(std::sync::atomic::Ordering::Relaxed) {
         wrapped = crate::report::wrap_prose(text);
@@ -42,7 +42,7 @@ pub fn out(text: &str) {
 
 /// Write `text` to stdout as it is: only for sequences rackplan itself sends (the status
 /// screen's clear).
-pub fn out_raw(text: &str) {
+pub(crate) fn out_raw(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let result = stdout
         .write_all(text.as_bytes())
@@ -58,7 +58,7 @@ pub fn out_raw(text: &str) {
 }
 
 /// `text` and a newline to stdout.
-pub fn outln(text: &str) {
+pub(crate) fn outln(text: &str) {
     let mut s = String::with_capacity(text.len() + 1);
     s.push_str(text);
     s.push('\n');
@@ -84,7 +84,7 @@ pub fn fit_line(text: &str) -> String {
 
 /// A line to stderr; a closed stderr is ignored (there is nobody to tell). Escape sequences
 /// are shown visibly, except the colours rackplan adds itself when stderr is coloured.
-pub fn errln(text: &str) {
+pub(crate) fn errln(text: &str) {
     let text = if COLOR.load(std::sync::atomic::Ordering::Relaxed) {
         crate::report::escape::terminal_styled(text)
     } else {
@@ -94,7 +94,7 @@ pub fn errln(text: &str) {
 }
 
 /// All of standard input, for a file argument given as `-`.
-pub fn read_stdin(what: &str) -> Result<String, Error> {
+pub(crate) fn read_stdin(what: &str) -> Result<String, Error> {
     use std::io::Read as _;
     if std::io::stdin().is_terminal() {
         return Err(Error::Usage(format!(
@@ -115,7 +115,7 @@ pub fn read_stdin(what: &str) -> Result<String, Error> {
 }
 
 /// The async runtime for commands that talk to the network.
-pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -123,7 +123,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
 }
 
 /// A progress bar on a terminal (hidden for JSON output or when stderr is piped).
-pub fn progress(len: usize, what: &str, json: bool) -> indicatif::ProgressBar {
+pub(crate) fn progress(len: usize, what: &str, json: bool) -> indicatif::ProgressBar {
     if json || QUIET.load(std::sync::atomic::Ordering::Relaxed) || !std::io::stderr().is_terminal()
     {
         return indicatif::ProgressBar::hidden();
@@ -138,7 +138,7 @@ pub fn progress(len: usize, what: &str, json: bool) -> indicatif::ProgressBar {
 }
 
 /// A spinner on a terminal for a step of unknown length; cleared when dropped.
-pub struct Spinner(indicatif::ProgressBar);
+pub(crate) struct Spinner(indicatif::ProgressBar);
 
 impl Drop for Spinner {
     fn drop(&mut self) {
@@ -146,7 +146,7 @@ impl Drop for Spinner {
     }
 }
 
-pub fn spinner(what: &str) -> Spinner {
+pub(crate) fn spinner(what: &str) -> Spinner {
     if QUIET.load(std::sync::atomic::Ordering::Relaxed) || !std::io::stderr().is_terminal() {
         return Spinner(indicatif::ProgressBar::hidden());
     }
@@ -158,7 +158,7 @@ pub fn spinner(what: &str) -> Spinner {
 
 /// How tables are drawn: boxed and fitted to the terminal when stdout is one (`COLUMNS`
 /// overrides the width), plain aligned columns into a pipe or a file.
-pub fn fit_tables_to_terminal() {
+pub(crate) fn fit_tables_to_terminal() {
     let columns = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<u16>().ok())
@@ -175,7 +175,7 @@ pub fn fit_tables_to_terminal() {
 
 /// Whether stderr gets colour: `--color always|never`, else only a terminal without
 /// `NO_COLOR` set (any value, per no-color.org).
-pub fn use_color(choice: super::args::ColorChoice) -> bool {
+pub(crate) fn use_color(choice: super::args::ColorChoice) -> bool {
     match choice {
         super::args::ColorChoice::Always => true,
         super::args::ColorChoice::Never => false,
@@ -187,7 +187,7 @@ pub fn use_color(choice: super::args::ColorChoice) -> bool {
 }
 
 /// Diagnostics through miette, coloured or plain.
-pub fn install_error_hook(color: bool) {
+pub(crate) fn install_error_hook(color: bool) {
     COLOR.store(color, std::sync::atomic::Ordering::Relaxed);
     let _ = miette::set_hook(Box::new(move |_| {
         let theme = if color {
@@ -201,7 +201,7 @@ pub fn install_error_hook(color: bool) {
 
 /// Logging through `tracing` to stderr: `RUST_LOG` when set, else warnings (`-q`: errors
 /// only; `-v`: info; `-vv`: debug; `-vvv`: trace), for rackplan's own modules.
-pub fn init_logging(quiet: bool, verbose: u8, color: bool) {
+pub(crate) fn init_logging(quiet: bool, verbose: u8, color: bool) {
     let level = match (quiet, verbose) {
         (true, _) => "error",
         (false, 0) => "warn",

@@ -2,4 +2,4 @@
 //! inventory by `inventory::store`.
 
 pub mod redfish;
-pub mod ssh;
+pub(crate) mod ssh;

@@ -6,12 +6,12 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 /// One input file format: its schema file, the type's schema, a title and a worked example.
-pub struct Format {
-    pub file: &'static str,
-    pub title: &'static str,
-    pub what: &'static str,
-    pub schema: Value,
-    pub example: &'static str,
+pub(crate) struct Format {
+    pub(crate) file: &'static str,
+    pub(crate) title: &'static str,
+    pub(crate) what: &'static str,
+    pub(crate) schema: Value,
+    pub(crate) example: &'static str,
 }
 
 fn schema<T: schemars::JsonSchema>(id: &str, title: &str) -> Value {
@@ -24,7 +24,7 @@ fn schema<T: schemars::JsonSchema>(id: &str, title: &str) -> Value {
 }
 
 /// Every input file rackplan reads, in the order a newcomer meets them.
-pub fn formats() -> Vec<Format> {
+pub(crate) fn formats() -> Vec<Format> {
     vec![
         Format {
             file: "site",
@@ -107,7 +107,7 @@ pub fn formats() -> Vec<Format> {
 }
 
 /// The `# yaml-language-server` line that points an editor at a format's schema.
-pub fn modeline(schema_path: &str) -> String {
+pub(crate) fn modeline(schema_path: &str) -> String {
     format!("# yaml-language-server: $schema={schema_path}\n")
 }
 
@@ -255,7 +255,7 @@ fn key_rows(obj: &Value, defs: &Value, prefix: &str, depth: usize, out: &mut Str
 }
 
 /// The reference page of one format.
-pub fn format_page(f: &Format) -> String {
+pub(crate) fn format_page(f: &Format) -> String {
     let mut s = format!("# `{}`\n\n{}\n\n", f.title, f.what);
     let _ = writeln!(
         s,

@@ -7,5 +7,5 @@ mod commands;
 mod formats;
 mod generate;
 
-pub use formats::{Format, format_page, formats, modeline};
-pub use generate::{completions, drift, generate, write};
+pub(crate) use formats::{formats, modeline};
+pub(crate) use generate::{completions, drift, generate, write};

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// Who may read a written file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// 0644: plain generated files.
     Public,
     /// 0600: files that hold a token, a password hash or a key.
@@ -23,10 +23,10 @@ pub enum Mode {
 #[derive(Debug, thiserror::Error)]
 #[error("{action} {path}: {source}")]
 pub struct FsError {
-    pub action: &'static str,
-    pub path: PathBuf,
+    pub(crate) action: &'static str,
+    pub(crate) path: PathBuf,
     #[source]
-    pub source: std::io::Error,
+    pub(crate) source: std::io::Error,
 }
 
 fn err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> FsError + 'a {
@@ -41,7 +41,7 @@ fn err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) 
 ///
 /// When the file already holds exactly these bytes with the right mode, nothing is written,
 /// so re-running a command leaves timestamps alone.
-pub fn write_atomic(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), FsError> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), FsError> {
     match stage(path, bytes, mode)? {
         Some(staged) => staged.commit(),
         None => Ok(()),
@@ -50,7 +50,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), FsError
 
 /// A file written in full beside its target, not yet renamed over it.
 #[derive(Debug)]
-pub struct Staged {
+pub(crate) struct Staged {
     tmp: tempfile::NamedTempFile,
     target: PathBuf,
     dir: PathBuf,
@@ -59,7 +59,7 @@ pub struct Staged {
 impl Staged {
     /// Rename over the target (renames need no space, so a set of staged files either all
     /// land or the failure is reported before any of them moved).
-    pub fn commit(self) -> Result<(), FsError> {
+    pub(crate) fn commit(self) -> Result<(), FsError> {
         let dir = self.rename()?;
         sync_dir(&dir);
         Ok(())
@@ -86,7 +86,7 @@ fn sync_dir(dir: &Path) {
 
 /// Rename a set of staged files into place, then sync each directory once (one fsync per
 /// directory after its files, not one per file).
-pub fn commit_all(staged: Vec<Staged>) -> Result<(), FsError> {
+pub(crate) fn commit_all(staged: Vec<Staged>) -> Result<(), FsError> {
     let mut dirs = std::collections::BTreeSet::new();
     for s in staged {
         dirs.insert(s.rename()?);
@@ -102,7 +102,7 @@ pub fn commit_all(staged: Vec<Staged>) -> Result<(), FsError> {
 ///
 /// The mode: 0600 for secrets; a public file keeps the mode it has (someone who made it
 /// 0640 meant it), else 0644.
-pub fn stage(path: &Path, bytes: &[u8], mode: Mode) -> Result<Option<Staged>, FsError> {
+pub(crate) fn stage(path: &Path, bytes: &[u8], mode: Mode) -> Result<Option<Staged>, FsError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -132,7 +132,7 @@ pub fn stage(path: &Path, bytes: &[u8], mode: Mode) -> Result<Option<Staged>, Fs
 
 /// Who may enter a folder rackplan makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DirMode {
+pub(crate) enum DirMode {
     /// 0755 at most (a stricter umask makes it stricter): plain folders.
     Public,
     /// 0700, set explicitly even on a folder that exists: folders of secrets.
@@ -142,7 +142,7 @@ pub enum DirMode {
 /// Make `dir` and its missing parents with `mode`, whatever the umask (a umask of 000 would
 /// otherwise leave them 0777). A folder that exists keeps its mode, except that a private
 /// one is narrowed to 0700.
-pub fn create_dir(dir: &Path, mode: DirMode) -> Result<(), FsError> {
+pub(crate) fn create_dir(dir: &Path, mode: DirMode) -> Result<(), FsError> {
     let mut b = fs::DirBuilder::new();
     b.recursive(true);
     #[cfg(unix)]
@@ -168,7 +168,7 @@ const TMP_SUFFIX: &str = ".tmp";
 
 /// Remove temporary files a killed run left under `dir` (they may hold secrets). Only our
 /// own names (`.rackplan-*.tmp`) are touched; returns how many were removed.
-pub fn remove_leftovers(dir: &Path) -> usize {
+pub(crate) fn remove_leftovers(dir: &Path) -> usize {
     let mut removed = 0;
     let mut todo = vec![(dir.to_path_buf(), 0)];
     while let Some((d, depth)) = todo.pop() {

@@ -2,8 +2,8 @@
 //! errors, strict types, quoting Go's parsers read back the same), `fsio` the only file
 //! writer (atomic, modes kept), `secrets` the only place secret values live.
 
-pub mod fsio;
-pub mod provenance;
+pub(crate) mod fsio;
+pub(crate) mod provenance;
 pub mod secrets;
 pub mod sitelock;
 pub mod yaml;

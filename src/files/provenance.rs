@@ -10,10 +10,10 @@ use sha2::{Digest, Sha256};
 #[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
 pub struct InputFile {
     /// What it is: `scenario`, `dump`, `site`.
-    pub role: String,
-    pub path: String,
+    pub(crate) role: String,
+    pub(crate) path: String,
     /// Its modification time (UTC), when it is a file or folder on disk.
-    pub modified: Option<String>,
+    pub(crate) modified: Option<String>,
     /// SHA-256 of its bytes, when it is a regular file.
     pub sha256: Option<String>,
     /// For a dump: the newest timestamp its objects record, about when it was taken.
@@ -24,7 +24,7 @@ pub struct InputFile {
 /// `path` as an input: its modification time, and its SHA-256 when it is a regular file
 /// (read in blocks, so a large dump is hashed without being held in memory). Anything that
 /// cannot be read is left out, never an error: the answer was computed already.
-pub fn describe(role: &str, path: &Path) -> InputFile {
+pub(crate) fn describe(role: &str, path: &Path) -> InputFile {
     let meta = std::fs::metadata(path).ok();
     let modified = meta
         .as_ref()

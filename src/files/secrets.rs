@@ -13,7 +13,7 @@ use sha_crypt::Params;
 
 /// Why a secret could not be read. The texts say where rackplan looked, never what it found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SecretError {
+pub(crate) enum SecretError {
     #[error("give either `env` or `file`, not both")]
     Both,
     #[error("a secret reference needs `env` or `file`")]
@@ -36,14 +36,14 @@ pub enum SecretError {
 #[serde(deny_unknown_fields)]
 pub struct SecretRef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub env: Option<String>,
+    pub(crate) env: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
 }
 
 impl SecretRef {
     /// Exactly one of `env` and `file`.
-    pub fn check_shape(&self) -> Result<(), SecretError> {
+    pub(crate) fn check_shape(&self) -> Result<(), SecretError> {
         match (&self.env, &self.file) {
             (Some(_), None) | (None, Some(_)) => Ok(()),
             (Some(_), Some(_)) => Err(SecretError::Both),
@@ -52,7 +52,7 @@ impl SecretRef {
     }
 
     /// Read the secret; the error says where it looked, never what it found.
-    pub fn resolve(&self, base: &Path) -> Result<Secret, SecretError> {
+    pub(crate) fn resolve(&self, base: &Path) -> Result<Secret, SecretError> {
         if let Some(var) = &self.env {
             return match std::env::var(var) {
                 Ok(v) if !v.trim().is_empty() => {
@@ -81,14 +81,14 @@ impl SecretRef {
 
 /// A secret value. `Debug` prints `Secret(***)`.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+pub(crate) struct Secret(String);
 
 impl Secret {
-    pub fn new(value: String) -> Secret {
+    pub(crate) fn new(value: String) -> Secret {
         Secret(value)
     }
 
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -103,7 +103,7 @@ impl fmt::Debug for Secret {
 const CRYPT64: &[u8] = b"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /// A fresh random 16-character salt.
-pub fn random_salt() -> String {
+pub(crate) fn random_salt() -> String {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the OS random source works");
     bytes
@@ -113,7 +113,7 @@ pub fn random_salt() -> String {
 }
 
 /// True for a 16-character salt in crypt's alphabet.
-pub fn is_valid_salt(s: &str) -> bool {
+pub(crate) fn is_valid_salt(s: &str) -> bool {
     s.len() == 16 && s.bytes().all(|b| CRYPT64.contains(&b))
 }
 
@@ -223,7 +223,7 @@ mod tests {
 /// that `render` and `serve` agree without storing anything: HMAC-SHA256(token,
 /// "rackplan-webhook/" + hostname), the first 32 hex digits. It sits only in that node's
 /// install config (mode 0600), which is served once, to that node.
-pub fn webhook_key(token: &Secret, hostname: &str) -> String {
+pub(crate) fn webhook_key(token: &Secret, hostname: &str) -> String {
     let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, token.expose().as_bytes());
     let tag = ring::hmac::sign(&key, format!("rackplan-webhook/{hostname}").as_bytes());
     tag.as_ref()[..16]
@@ -233,7 +233,7 @@ pub fn webhook_key(token: &Secret, hostname: &str) -> String {
 }
 
 /// Compare two secrets without leaking where they differ through timing.
-pub fn constant_time_eq(a: &str, b: &str) -> bool {
+pub(crate) fn constant_time_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -5,14 +5,13 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The lock, held until dropped.
 #[derive(Debug)]
 pub struct SiteLock {
     file: File,
-    pub path: PathBuf,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +36,11 @@ impl SiteLock {
 
     /// Take another lock of the site, the lock file `DIR/name`, by the same rules (`serve`
     /// keeps the site's install state under its own lock, so it never blocks the writers).
-    pub fn acquire_file(dir: &Path, name: &str, wait: Duration) -> Result<SiteLock, LockError> {
+    pub(crate) fn acquire_file(
+        dir: &Path,
+        name: &str,
+        wait: Duration,
+    ) -> Result<SiteLock, LockError> {
         let path = dir.join(name);
         let io = |source| LockError::Io {
             path: path.display().to_string(),
@@ -77,7 +80,7 @@ impl SiteLock {
         file.set_len(0).map_err(io)?;
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         let _ = writeln!(file, "{}", std::process::id());
-        Ok(SiteLock { file, path })
+        Ok(SiteLock { file })
     }
 }
 

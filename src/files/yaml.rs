@@ -19,7 +19,7 @@ use serde_saphyr::Spanned;
 
 /// One step of a key path: a mapping key or a sequence index.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Seg {
+pub(crate) enum Seg {
     Key(String),
     Index(usize),
 }
@@ -53,7 +53,7 @@ macro_rules! path {
 }
 
 /// Render a key path the way people write it: `tenants[2].vlan`.
-pub fn display_path(path: &[Seg]) -> String {
+pub(crate) fn display_path(path: &[Seg]) -> String {
     let mut out = String::new();
     for seg in path {
         match seg {
@@ -78,17 +78,17 @@ pub fn display_path(path: &[Seg]) -> String {
 #[diagnostic(code(rackplan::input))]
 pub struct InputError {
     pub file: String,
-    pub line: usize,
-    pub column: usize,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
     /// Key path of the offending value (`management.vip`), or `(document)`.
     pub key: String,
     pub message: String,
     #[help]
     pub hint: Option<String>,
     #[source_code]
-    pub src: NamedSource<String>,
+    pub(crate) src: NamedSource<String>,
     #[label("here")]
-    pub span: Option<SourceSpan>,
+    pub(crate) span: Option<SourceSpan>,
 }
 
 impl InputError {
@@ -113,13 +113,13 @@ impl InputError {
 /// A parsed file kept with its text, so later checks can point into it.
 #[derive(Debug, Clone)]
 pub struct Source {
-    pub path: PathBuf,
-    pub text: String,
+    pub(crate) path: PathBuf,
+    pub(crate) text: String,
     tree: Option<Spanned<Node>>,
 }
 
 impl Source {
-    pub fn new(path: &Path, text: String) -> Self {
+    pub(crate) fn new(path: &Path, text: String) -> Self {
         let tree = serde_saphyr::from_str_with_options::<Spanned<Node>>(&text, options()).ok();
         Source {
             path: path.to_path_buf(),
@@ -149,12 +149,12 @@ impl Source {
     }
 
     /// Whether the file states a value at `path` (a default filled in does not count).
-    pub fn has(&self, path: &[Seg]) -> bool {
+    pub(crate) fn has(&self, path: &[Seg]) -> bool {
         self.walk(path).is_some_and(|(_, whole)| whole)
     }
 
     /// Line and column (1-based) of the value at `path`, or of its nearest ancestor.
-    pub fn locate(&self, path: &[Seg]) -> (usize, usize) {
+    pub(crate) fn locate(&self, path: &[Seg]) -> (usize, usize) {
         self.walk(path).map_or((1, 1), |(node, _)| {
             let loc = node.referenced;
             (loc.line() as usize, loc.column() as usize)
@@ -162,7 +162,7 @@ impl Source {
     }
 
     /// An error about the value at `path` (which parsed, but is wrong).
-    pub fn error_at(
+    pub(crate) fn error_at(
         &self,
         path: &[Seg],
         message: impl Into<String>,
@@ -301,7 +301,7 @@ impl<'de> Deserialize<'de> for KeyText {
 
 /// Largest input file read: far above any real site (a 10,000-node nodes.yaml is about
 /// 20 MB), small enough that a wrong path to a disk image fails fast.
-pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
 /// The parser's budget for the files operators keep (site, inventory, lock, scenarios).
 /// serde-saphyr's default (250,000 nodes) is meant for untrusted input and stops at about
@@ -341,13 +341,13 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<(T, Source)
 }
 
 /// Read and parse a file; a missing or unreadable file is an input error too.
-pub fn load<T: DeserializeOwned>(path: &Path) -> Result<(T, Source), InputError> {
+pub(crate) fn load<T: DeserializeOwned>(path: &Path) -> Result<(T, Source), InputError> {
     let text = read_input(path)?;
     parse(path, &text)
 }
 
 /// An error about a whole file (no line to point at).
-pub fn file_error(path: &Path, message: String, hint: &str) -> InputError {
+pub(crate) fn file_error(path: &Path, message: String, hint: &str) -> InputError {
     InputError {
         file: path.display().to_string(),
         line: 0,
@@ -365,7 +365,7 @@ const MAX_LINK_HOPS: usize = 40;
 
 /// When `path` is a symbolic link that leads nowhere (its target is missing) or loops, the
 /// input error that says so; `None` for anything else (a file, a good link, nothing).
-pub fn broken_link(path: &Path) -> Option<InputError> {
+pub(crate) fn broken_link(path: &Path) -> Option<InputError> {
     let first = std::fs::symlink_metadata(path).ok()?;
     if !first.file_type().is_symlink() || std::fs::metadata(path).is_ok() {
         return None;
@@ -411,7 +411,7 @@ pub fn broken_link(path: &Path) -> Option<InputError> {
 
 /// Whether an input file is there: `Ok(false)` only when nothing at all is at `path`. A
 /// symbolic link that is dangling or loops is an error, never "absent".
-pub fn input_exists(path: &Path) -> Result<bool, InputError> {
+pub(crate) fn input_exists(path: &Path) -> Result<bool, InputError> {
     if let Some(e) = broken_link(path) {
         return Err(e);
     }
@@ -420,7 +420,7 @@ pub fn input_exists(path: &Path) -> Result<bool, InputError> {
 
 /// The text of an input file: a regular file (a FIFO or a device would hang or never end),
 /// at most [`MAX_FILE_BYTES`], UTF-8.
-pub fn read_input(path: &Path) -> Result<String, InputError> {
+pub(crate) fn read_input(path: &Path) -> Result<String, InputError> {
     let fail = |message: String, hint: &str| file_error(path, message, hint);
     if let Some(e) = broken_link(path) {
         return Err(e);

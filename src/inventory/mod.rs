@@ -5,13 +5,18 @@
 //! writes the file (atomically, through `fsio`). Discovery modules (Redfish, SSH) produce
 //! records; the merge rules that keep annotations live with the store.
 
-pub mod model;
+pub(crate) mod model;
 pub mod store;
-pub mod text;
-pub use model::{
-    Annotations, Bios, BiosSetting, BiosState, Bmc, Cpu, DerivedPath, Disk, Firmware, Gpu,
-    Inventory, LinkState, Media, Nic, Node, PathOrigin, Protocol, Sources, Stale,
+pub(crate) mod text;
+pub use model::DerivedPath;
+pub use model::Inventory;
+pub use model::LinkState;
+pub use model::Node;
+pub use model::Protocol;
+pub use model::Stale;
+pub(crate) use model::{
+    Bios, BiosSetting, BiosState, Bmc, Cpu, Disk, Firmware, Gpu, Media, Nic, PathOrigin, Sources,
 };
 mod stamp;
 
-pub use stamp::{rfc3339, utc_now};
+pub(crate) use stamp::utc_now;

@@ -25,7 +25,7 @@ pub struct Node {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serial: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub manufacturer: Option<String>,
+    pub(crate) manufacturer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,13 +39,13 @@ pub struct Node {
     #[serde(default)]
     pub nics: Vec<Nic>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub gpus: Vec<Gpu>,
+    pub(crate) gpus: Vec<Gpu>,
     /// BIOS settings that decide whether VMs run, read from the BMC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bios: Option<Bios>,
+    pub(crate) bios: Option<Bios>,
     /// Firmware versions, compared across nodes of one model (the BMC's is `bmc.firmware`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub firmware: Option<Firmware>,
+    pub(crate) firmware: Option<Firmware>,
     #[serde(default)]
     pub sources: Sources,
     /// Set when the last discovery could not reach this node; its facts are from earlier.
@@ -60,9 +60,9 @@ pub struct Node {
 pub struct Bmc {
     pub address: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vendor: Option<String>,
+    pub(crate) vendor: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub firmware: Option<String>,
+    pub(crate) firmware: Option<String>,
 }
 
 /// CPUs only: physical cores and hardware threads summed over sockets; never GPUs.
@@ -70,13 +70,13 @@ pub struct Bmc {
 #[serde(deny_unknown_fields)]
 pub struct Cpu {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sockets: Option<u32>,
+    pub(crate) sockets: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub threads: Option<u32>,
+    pub(crate) threads: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -107,13 +107,13 @@ pub struct Disk {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub media: Option<Media>,
+    pub(crate) media: Option<Media>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<Protocol>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub serial: Option<String>,
+    pub(crate) serial: Option<String>,
     /// The `/dev/disk/by-id` name udev gives this disk, derived from what the BMC said, or
     /// why none could be derived. Used only while `path` (the OS's own view) is unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -168,7 +168,7 @@ impl Disk {
     /// Every device path that may name this disk in an annotation: the OS's view, the
     /// derived path, udev's other links, and the likely name a person has confirmed by
     /// writing it (never used without that).
-    pub fn known_paths(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn known_paths(&self) -> impl Iterator<Item = &str> {
         let derived = self.derived.as_ref();
         self.path
             .as_deref()
@@ -208,21 +208,21 @@ pub struct Nic {
     pub link: LinkState,
     /// Adapter identity (slot or Redfish NetworkAdapter id), for spreading bonds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adapter: Option<String>,
+    pub(crate) adapter: Option<String>,
     /// Port number on its adapter, 0-based.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub port: Option<u32>,
+    pub(crate) port: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Gpu {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub manufacturer: Option<String>,
+    pub(crate) manufacturer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_gib: Option<f64>,
+    pub(crate) memory_gib: Option<f64>,
 }
 
 /// Firmware versions as the BMC reports them, compared as opaque strings.
@@ -231,11 +231,11 @@ pub struct Gpu {
 pub struct Firmware {
     /// The system's `BiosVersion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bios: Option<String>,
+    pub(crate) bios: Option<String>,
     /// Per component (`nic <adapter>`, `drive <model>`, `gpu <model>`): its version(s),
     /// distinct values joined by `, `.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub components: BTreeMap<String, String>,
+    pub(crate) components: BTreeMap<String, String>,
 }
 
 /// BIOS settings normalised across vendors. Each keeps the attribute it was read from.
@@ -244,26 +244,26 @@ pub struct Firmware {
 pub struct Bios {
     /// The attribute registry the BIOS names (`AttributeRegistry`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub registry: Option<String>,
+    pub(crate) registry: Option<String>,
     /// Whether the registry was read (needed where attribute names are opaque codes).
     #[serde(default)]
-    pub registry_read: bool,
+    pub(crate) registry_read: bool,
     /// VT-x / AMD-V.
     #[serde(default)]
-    pub virtualization: BiosSetting,
+    pub(crate) virtualization: BiosSetting,
     /// VT-d / AMD-Vi.
     #[serde(default)]
-    pub iommu: BiosSetting,
+    pub(crate) iommu: BiosSetting,
     #[serde(default)]
-    pub sriov: BiosSetting,
+    pub(crate) sriov: BiosSetting,
     /// The firmware's boot mode (not the one-time boot override).
     #[serde(default)]
-    pub boot_mode: BiosSetting,
+    pub(crate) boot_mode: BiosSetting,
     #[serde(default)]
-    pub secure_boot: BiosSetting,
+    pub(crate) secure_boot: BiosSetting,
     /// Simultaneous multithreading (Hyper-Threading).
     #[serde(default)]
-    pub smt: BiosSetting,
+    pub(crate) smt: BiosSetting,
 }
 
 /// One normalised BIOS setting.
@@ -271,16 +271,16 @@ pub struct Bios {
 #[serde(deny_unknown_fields)]
 pub struct BiosSetting {
     #[serde(default)]
-    pub state: BiosState,
+    pub(crate) state: BiosState,
     /// The vendor's attribute name it was read from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attribute: Option<String>,
+    pub(crate) attribute: Option<String>,
     /// Its value, as the BMC gave it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
     /// The value that turns it on (or selects UEFI), where the vocabulary is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub set_to: Option<String>,
+    pub(crate) set_to: Option<String>,
 }
 
 #[derive(
@@ -327,7 +327,7 @@ pub struct Annotations {
     pub role: Option<crate::vocab::Role>,
     /// Extra Kubernetes node labels, written into the install config.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labels: BTreeMap<String, String>,
+    pub(crate) labels: BTreeMap<String, String>,
     /// Explicit NIC names per network (`management`, `vm`, `storage`), overriding the
     /// profile's port selection.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -349,7 +349,7 @@ impl Node {
     }
 
     /// The rack or, failing that, the zone: the failure domain used to spread roles.
-    pub fn failure_domain(&self) -> Option<&str> {
+    pub(crate) fn failure_domain(&self) -> Option<&str> {
         self.annotations
             .zone
             .as_deref()
@@ -358,7 +358,7 @@ impl Node {
 }
 
 /// Normalise a MAC address to lowercase, colon-separated form; `None` if it is not one.
-pub fn normalize_mac(raw: &str) -> Option<String> {
+pub(crate) fn normalize_mac(raw: &str) -> Option<String> {
     let hex: String = raw
         .chars()
         .filter(char::is_ascii_hexdigit)

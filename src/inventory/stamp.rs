@@ -1,7 +1,7 @@
 //! When a record was discovered: now, and seconds since the epoch, as RFC 3339 UTC.
 
 /// The current time as RFC 3339 UTC (`2026-11-29T17:36:59Z`), for `sources` and `stale`.
-pub fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -9,7 +9,7 @@ pub fn utc_now() -> String {
 }
 
 /// Seconds since the epoch as RFC 3339 UTC.
-pub fn rfc3339(secs: u64) -> String {
+pub(crate) fn rfc3339(secs: u64) -> String {
     crate::clock::rfc3339(secs)
 }
 

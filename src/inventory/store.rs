@@ -27,7 +27,7 @@ pub fn load(path: &Path) -> Result<(Inventory, Source), InputError> {
 /// The inventory at `path`, or an empty one when no file is there yet (a first discovery).
 /// A symbolic link that is dangling or loops is an error: discovery would otherwise write a
 /// fresh inventory over it and lose every annotation.
-pub fn load_or_empty(path: &Path) -> Result<Inventory, InputError> {
+pub(crate) fn load_or_empty(path: &Path) -> Result<Inventory, InputError> {
     if yaml::input_exists(path)? {
         Ok(load(path)?.0)
     } else {
@@ -106,7 +106,7 @@ pub fn save(path: &Path, inv: &Inventory) -> Result<(), fsio::FsError> {
 }
 
 /// The inventory as `save` writes a new file: the header, then the nodes by id.
-pub fn to_text(inv: &Inventory) -> String {
+pub(crate) fn to_text(inv: &Inventory) -> String {
     format!("{HEADER}{}", body(inv))
 }
 
@@ -218,11 +218,11 @@ fn keep_comments(old: &str, new: &str) -> String {
 
 /// What one discovery run learned.
 #[derive(Debug, Default)]
-pub struct Discovery {
+pub(crate) struct Discovery {
     /// Nodes seen now, with fresh facts (their annotations are ignored).
-    pub seen: Vec<Node>,
+    pub(crate) seen: Vec<Node>,
     /// Ids of known nodes that discovery tried and failed to reach, with the error.
-    pub failed: Vec<(String, String)>,
+    pub(crate) failed: Vec<(String, String)>,
 }
 
 /// Summary of a merge, for the user.
@@ -262,7 +262,7 @@ fn keep_os_view(fresh: &mut Node, old: &Node) {
 }
 
 /// Merge a discovery into an inventory; see the module docs for the rules.
-pub fn merge(inv: &mut Inventory, found: Discovery, now: &str) -> MergeReport {
+pub(crate) fn merge(inv: &mut Inventory, found: Discovery, now: &str) -> MergeReport {
     let mut report = MergeReport::default();
     let mut touched = BTreeSet::new();
     for mut fresh in found.seen {

@@ -5,13 +5,13 @@
 use super::model::Node;
 
 /// A character that could turn into a command or break a file.
-pub fn unsafe_char(c: char) -> bool {
+pub(crate) fn unsafe_char(c: char) -> bool {
     c.is_control() || matches!(c, '$' | '{' | '}' | '\\' | '|' | '&' | ';' | '`' | '"')
 }
 
 /// Every discovered string of a node that holds an unsafe character, by field name, with
 /// the value shown safely (control characters replaced, at most 60 characters).
-pub fn untrusted_fields(node: &Node) -> Vec<(String, String)> {
+pub(crate) fn untrusted_fields(node: &Node) -> Vec<(String, String)> {
     let mut fields: Vec<(String, &str)> = vec![("id".into(), node.id.as_str())];
     fn opt<'a>(name: &str, v: Option<&'a String>) -> Option<(String, &'a str)> {
         v.map(|x| (name.to_string(), x.as_str()))
@@ -87,7 +87,7 @@ const PLACEHOLDER_SERIALS: &[&str] = &[
 
 /// A serial that identifies nothing: empty, all one character, dots, or a firmware
 /// placeholder. Such a serial never identifies a node.
-pub fn placeholder(serial: &str) -> bool {
+pub(crate) fn placeholder(serial: &str) -> bool {
     let t = serial.trim();
     let lower = t.to_ascii_lowercase();
     t.is_empty()

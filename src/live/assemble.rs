@@ -10,14 +10,14 @@ use super::objects::{LiveState, Missing};
 /// Adds typed objects as they come; `finish` records what is missing and what does not
 /// add up.
 #[derive(Default)]
-pub struct Builder {
+pub(crate) struct Builder {
     s: LiveState,
     seen: std::collections::HashSet<(String, String)>,
     newest: Option<i64>,
 }
 
 impl Builder {
-    pub fn insert(&mut self, p: Prepared) {
+    pub(crate) fn insert(&mut self, p: Prepared) {
         if let Some(k) = p.key
             && !self.seen.insert(k)
         {
@@ -46,7 +46,7 @@ impl Builder {
         }
     }
 
-    pub fn finish(self, notes: Vec<String>) -> LiveState {
+    pub(crate) fn finish(self, notes: Vec<String>) -> LiveState {
         let mut s = self.s;
         s.newest_object = self.newest.map(|t| crate::clock::format_at(t, false));
         let mut all = notes;

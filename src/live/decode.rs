@@ -208,7 +208,7 @@ fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> {
 
 /// One object typed, ready to be added: typing needs no shared state, so it runs on many
 /// threads; adding (which drops duplicates) runs on one.
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// (group/kind, namespace/name): the same object in two files counts once.
     pub(super) key: Option<(String, String)>,
     pub(super) item: Item,
@@ -340,7 +340,7 @@ fn unreadable(o: &Object, group: &str) -> Vec<String> {
     out
 }
 
-pub enum Item {
+pub(crate) enum Item {
     Node(Node),
     Vmi(Vmi),
     Vm(Vm),
@@ -356,7 +356,7 @@ pub enum Item {
 }
 
 /// Type one object.
-pub fn prepare(o: Object) -> Prepared {
+pub(crate) fn prepare(o: Object) -> Prepared {
     let nothing = |item| Prepared {
         key: None,
         item,

@@ -21,11 +21,9 @@ mod read;
 mod source;
 pub mod synth;
 
-pub use error::LiveError;
-pub use objects::{
-    LiveState, LonghornDisk, LonghornNode, Missing, Node, Object, Replica, Settings, Vm, Vmi,
-    Volume,
-};
-pub use pins::NodeRequirement;
-pub use quantity::{bytes, millicores};
+pub(crate) use error::LiveError;
+pub use objects::LiveState;
+pub(crate) use objects::{LonghornNode, Node, Vmi};
+pub(crate) use pins::NodeRequirement;
+pub(crate) use quantity::bytes;
 pub use read::read;

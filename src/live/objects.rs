@@ -12,18 +12,18 @@ use super::pins::NodeRequirement;
 
 /// One object of the dump, with where it came from.
 #[derive(Debug, Clone)]
-pub struct Object {
-    pub file: String,
-    pub api_version: String,
-    pub kind: String,
-    pub namespace: Option<String>,
-    pub name: String,
-    pub value: Value,
+pub(crate) struct Object {
+    pub(crate) file: String,
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) namespace: Option<String>,
+    pub(crate) name: String,
+    pub(crate) value: Value,
 }
 
 impl Object {
     /// `namespace/name` or `name`, as errors name it.
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         match &self.namespace {
             Some(ns) => format!("{ns}/{}", self.name),
             None => self.name.clone(),
@@ -37,19 +37,19 @@ pub struct Node {
     /// Allocatable CPU, millicores (the scheduler's view).
     pub cpu_milli: Option<f64>,
     pub memory_bytes: Option<f64>,
-    pub pods: Option<f64>,
-    pub zone: Option<String>,
+    pub(crate) pods: Option<f64>,
+    pub(crate) zone: Option<String>,
     /// `spec.unschedulable` (cordoned).
-    pub cordoned: bool,
+    pub(crate) cordoned: bool,
     /// `harvesterhci.io/maintain-status`: `running` or `completed`.
-    pub maintenance: Option<String>,
+    pub(crate) maintenance: Option<String>,
     pub ready: Option<bool>,
     /// A `DiskPressure`, `PIDPressure`, `MemoryPressure` or `NetworkUnavailable` condition
     /// is True: Longhorn marks the node not Ready (`KubernetesNodePressure`).
-    pub pressure: bool,
+    pub(crate) pressure: bool,
     /// Label `kubevirt.io/schedulable`: `false` when virt-handler is not ready there, so no
     /// VMI can land on it.
-    pub vm_schedulable: Option<bool>,
+    pub(crate) vm_schedulable: Option<bool>,
     /// Witness nodes run etcd only and hold no VMs.
     pub witness: bool,
     /// Its labels (the rolling upgrade reads roles from them and matches VMs' node
@@ -60,21 +60,21 @@ pub struct Node {
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Vmi {
-    pub namespace: String,
-    pub name: String,
-    pub node: Option<String>,
-    pub phase: Option<String>,
+    pub(crate) namespace: String,
+    pub(crate) name: String,
+    pub(crate) node: Option<String>,
+    pub(crate) phase: Option<String>,
     pub cpu_request_milli: Option<f64>,
-    pub memory_request_bytes: Option<f64>,
-    pub cpu_limit_milli: Option<f64>,
-    pub memory_limit_bytes: Option<f64>,
+    pub(crate) memory_request_bytes: Option<f64>,
+    pub(crate) cpu_limit_milli: Option<f64>,
+    pub(crate) memory_limit_bytes: Option<f64>,
     /// cores x sockets x threads, a 0 counting as 1.
     pub vcpus: u32,
     /// `guestcluster.harvesterhci.io/name`: the Rancher cluster it is a node of.
     pub guest_cluster: Option<String>,
     /// `LiveMigratable` condition; `None` when the VMI does not say.
-    pub live_migratable: Option<bool>,
-    pub claims: Vec<String>,
+    pub(crate) live_migratable: Option<bool>,
+    pub(crate) claims: Vec<String>,
     /// The label selector of a required pod anti-affinity on `kubernetes.io/hostname`
     /// (VMs matching it may not share a host), as canonical JSON.
     pub anti_affinity: Option<String>,
@@ -97,97 +97,97 @@ pub struct Vmi {
 
 impl Vmi {
     /// Only Scheduled and Running instances occupy a node.
-    pub fn occupies(&self) -> bool {
+    pub(crate) fn occupies(&self) -> bool {
         matches!(self.phase.as_deref(), Some("Scheduled" | "Running"))
     }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Vm {
-    pub namespace: String,
-    pub name: String,
-    pub run_strategy: Option<String>,
+    pub(crate) namespace: String,
+    pub(crate) name: String,
+    pub(crate) run_strategy: Option<String>,
     /// Not `Halted` (or the deprecated `running: true`).
-    pub wants_running: bool,
-    pub cpu_limit_milli: Option<f64>,
-    pub memory_limit_bytes: Option<f64>,
-    pub guest_cluster: Option<String>,
+    pub(crate) wants_running: bool,
+    pub(crate) cpu_limit_milli: Option<f64>,
+    pub(crate) memory_limit_bytes: Option<f64>,
+    pub(crate) guest_cluster: Option<String>,
     /// Label `harvesterhci.io/maintain-mode-strategy`: `Migrate` (default) or a shutdown.
-    pub maintain_strategy: Option<String>,
+    pub(crate) maintain_strategy: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct LonghornDisk {
-    pub name: String,
-    pub uuid: Option<String>,
-    pub path: Option<String>,
+    pub(crate) name: String,
+    pub(crate) uuid: Option<String>,
+    pub(crate) path: Option<String>,
     pub maximum: Option<f64>,
-    pub available: Option<f64>,
+    pub(crate) available: Option<f64>,
     pub reserved: Option<f64>,
-    pub scheduled: Option<f64>,
-    pub allow_scheduling: bool,
+    pub(crate) scheduled: Option<f64>,
+    pub(crate) allow_scheduling: bool,
     pub schedulable: Option<bool>,
     /// The disk's `Ready` condition.
-    pub ready: Option<bool>,
-    pub tags: Vec<String>,
+    pub(crate) ready: Option<bool>,
+    pub(crate) tags: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct LonghornNode {
-    pub name: String,
-    pub allow_scheduling: bool,
+    pub(crate) name: String,
+    pub(crate) allow_scheduling: bool,
     pub zone: Option<String>,
     pub disks: Vec<LonghornDisk>,
     /// The node's `Ready` and `Schedulable` conditions (Longhorn schedules to a node only
     /// when both are True).
-    pub ready: Option<bool>,
-    pub schedulable: Option<bool>,
-    pub tags: Vec<String>,
+    pub(crate) ready: Option<bool>,
+    pub(crate) schedulable: Option<bool>,
+    pub(crate) tags: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Volume {
-    pub name: String,
+    pub(crate) name: String,
     pub size: Option<f64>,
     /// `status.actualSize`: bytes written, snapshots included (the rebuild payload).
-    pub actual_size: Option<f64>,
+    pub(crate) actual_size: Option<f64>,
     pub replicas: Option<u32>,
     pub state: Option<String>,
-    pub robustness: Option<String>,
-    pub node: Option<String>,
-    pub pvc: Option<String>,
+    pub(crate) robustness: Option<String>,
+    pub(crate) node: Option<String>,
+    pub(crate) pvc: Option<String>,
     /// `spec.nodeSelector` and `spec.diskSelector`: tags a node and a disk must carry.
-    pub node_selector: Vec<String>,
-    pub disk_selector: Vec<String>,
+    pub(crate) node_selector: Vec<String>,
+    pub(crate) disk_selector: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Replica {
-    pub name: String,
-    pub volume: Option<String>,
-    pub node: Option<String>,
-    pub disk_uuid: Option<String>,
-    pub state: Option<String>,
+    pub(crate) name: String,
+    pub(crate) volume: Option<String>,
+    pub(crate) node: Option<String>,
+    pub(crate) disk_uuid: Option<String>,
+    pub(crate) state: Option<String>,
 }
 
 /// Settings by name: Longhorn's and Harvester's (an empty Harvester value means its default).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Settings {
     pub longhorn: BTreeMap<String, String>,
-    pub harvester: BTreeMap<String, String>,
+    pub(crate) harvester: BTreeMap<String, String>,
 }
 
 /// A kind the dump does not hold, and which analysis needs it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Missing {
     pub kind: &'static str,
-    pub needed_for: &'static str,
+    pub(crate) needed_for: &'static str,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct LiveState {
     pub nodes: Vec<Node>,
-    pub vms: Vec<Vm>,
+    pub(crate) vms: Vec<Vm>,
     pub vmis: Vec<Vmi>,
     pub longhorn_nodes: Vec<LonghornNode>,
     pub volumes: Vec<Volume>,
@@ -195,7 +195,7 @@ pub struct LiveState {
     pub settings: Settings,
     /// Rancher provisioning Clusters and machine configs, kept whole for the importer.
     #[serde(skip)]
-    pub rancher: Vec<Value>,
+    pub(crate) rancher: Vec<Value>,
     pub missing: Vec<Missing>,
     /// Objects of a known kind in an API version rackplan does not read, by name.
     pub skipped: Vec<String>,

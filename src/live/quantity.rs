@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 /// A string value, with the support bundle's `"null"` (and empty) read as absent.
-pub fn text(v: &Value) -> Option<&str> {
+pub(crate) fn text(v: &Value) -> Option<&str> {
     v.as_str().filter(|s| !s.is_empty() && *s != "null")
 }
 
@@ -23,17 +23,17 @@ fn split(s: &str) -> Option<(f64, &str)> {
 
 /// The largest byte quantity read (8 EiB, past any disk or memory): beyond it a value is
 /// unreadable, never an infinity or a NaN in a percentage.
-pub const MAX_BYTES: f64 = 9.223_372_036_854_776e18;
+pub(crate) const MAX_BYTES: f64 = 9.223_372_036_854_776e18;
 /// The largest CPU quantity read, in millicores (a million cores).
-pub const MAX_MILLICORES: f64 = 1e9;
+pub(crate) const MAX_MILLICORES: f64 = 1e9;
 
 /// A byte quantity (`4Gi`, `32849604Ki`, `21474836480`, `3.94085056512e+11`, `500M`).
-pub fn bytes(v: &Value) -> Option<f64> {
+pub(crate) fn bytes(v: &Value) -> Option<f64> {
     raw_bytes(v).filter(|b| b.is_finite() && (0.0..=MAX_BYTES).contains(b))
 }
 
 /// A CPU quantity in millicores (`125m`, `8`, `1.5`, `2436302373n`).
-pub fn millicores(v: &Value) -> Option<f64> {
+pub(crate) fn millicores(v: &Value) -> Option<f64> {
     raw_millicores(v).filter(|m| m.is_finite() && (0.0..=MAX_MILLICORES).contains(m))
 }
 

@@ -438,7 +438,7 @@ fn read_zip(
 /// Every object of a dump, each handed to `out` as it is read; returns the notes (files
 /// skipped and why). Only regular files and folders that are a support bundle or hold
 /// manifests are read: a FIFO, a device or a folder like `/` is refused before reading.
-pub fn for_each_object(path: &Path, out: &mut Builder) -> Result<Vec<String>, LiveError> {
+pub(crate) fn for_each_object(path: &Path, out: &mut Builder) -> Result<Vec<String>, LiveError> {
     read_with(path, out, &CAPS)
 }
 

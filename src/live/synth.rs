@@ -56,7 +56,7 @@ impl Default for Spec {
     }
 }
 
-pub fn node_name(i: usize) -> String {
+pub(crate) fn node_name(i: usize) -> String {
     format!("hv-{:03}", i + 1)
 }
 
@@ -65,7 +65,7 @@ fn zone_name(z: usize) -> String {
 }
 
 /// Every object, in the order `kubectl get nodes,...` would print them.
-pub fn objects(s: &Spec) -> Vec<Value> {
+pub(crate) fn objects(s: &Spec) -> Vec<Value> {
     let mut out = Vec::new();
     each(s, &mut |v| out.push(v));
     out
@@ -73,7 +73,7 @@ pub fn objects(s: &Spec) -> Vec<Value> {
 
 /// Every object handed to `out` as it is made (a large fleet never sits in memory).
 #[allow(clippy::too_many_lines)] // one block per kind
-pub fn each(s: &Spec, out: &mut dyn FnMut(Value)) {
+pub(crate) fn each(s: &Spec, out: &mut dyn FnMut(Value)) {
     let nodes = s.nodes.max(1);
     for i in 0..nodes {
         let name = node_name(i);

@@ -52,26 +52,26 @@ pub enum Change {
 #[derive(Debug, Clone, Serialize)]
 pub struct PlannedNode {
     #[serde(flatten)]
-    pub allocation: Allocation,
-    pub install_mode: InstallMode,
-    pub role_source: Option<RoleSource>,
-    pub change: Change,
+    pub(crate) allocation: Allocation,
+    pub(crate) install_mode: InstallMode,
+    pub(crate) role_source: Option<RoleSource>,
+    pub(crate) change: Change,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct StorageSizing {
-    pub range: String,
-    pub needed: u64,
-    pub usable: u64,
+    pub(crate) range: String,
+    pub(crate) needed: u64,
+    pub(crate) usable: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct PlanOutcome {
     #[serde(skip)]
-    pub lock: Lock,
-    pub nodes: Vec<PlannedNode>,
-    pub storage_network: StorageSizing,
-    pub notes: Vec<String>,
+    pub(crate) lock: Lock,
+    pub(crate) nodes: Vec<PlannedNode>,
+    pub(crate) storage_network: StorageSizing,
+    pub(crate) notes: Vec<String>,
 }
 
 fn hostname(prefix: &str, role: Role, index: u32) -> String {

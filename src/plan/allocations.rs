@@ -40,7 +40,7 @@ pub struct Allocation {
 }
 
 /// An RFC 1123 label: 1 to 63 of `a-z`, `0-9`, `-`, not starting or ending with `-`.
-pub fn is_rfc1123_label(s: &str) -> bool {
+pub(crate) fn is_rfc1123_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 63
         && s.bytes()
@@ -132,7 +132,7 @@ impl Lock {
 
     /// The checks that need the site: every address inside the management network, none
     /// equal to the VIP, the gateway or the network and broadcast addresses.
-    pub fn validate_against(
+    pub(crate) fn validate_against(
         &self,
         src: &Source,
         m: &crate::site::ManagementNetwork,
@@ -164,7 +164,7 @@ impl Lock {
         Ok(())
     }
 
-    pub fn save(&self, path: &Path) -> Result<(), fsio::FsError> {
+    pub(crate) fn save(&self, path: &Path) -> Result<(), fsio::FsError> {
         let text = format!(
             "# rackplan allocations (the lock): written by `rackplan plan`.\n\
              # Entries are never renumbered; `rackplan plan --release ID` frees one.\n{}",

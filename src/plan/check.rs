@@ -16,7 +16,7 @@ use crate::profile::Role;
 #[derive(Debug, Clone)]
 pub struct CheckReport {
     pub findings: Vec<Finding>,
-    pub roles: BTreeMap<String, RoleDecision>,
+    pub(crate) roles: BTreeMap<String, RoleDecision>,
 }
 
 /// Check the whole site.

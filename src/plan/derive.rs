@@ -22,12 +22,12 @@ use crate::profile::{
 
 /// A derived profile and what the derivation could not make fit.
 #[derive(Debug, Clone)]
-pub struct Derived {
-    pub profile: Profile,
-    pub nodes: Vec<String>,
+pub(crate) struct Derived {
+    pub(crate) profile: Profile,
+    pub(crate) nodes: Vec<String>,
     /// Errors left on nodes of this role with the derived profile (missing facts, or
     /// hardware no profile can accept).
-    pub remaining: Vec<String>,
+    pub(crate) remaining: Vec<String>,
 }
 
 /// Whole gigabytes, rounded down (drive labels are decimal).
@@ -38,7 +38,7 @@ fn floor_gb(bytes: u64) -> u64 {
 /// Roles for every node: annotation, else inferred. A management node must at least have a
 /// disk of known size, a port and known cores and memory: a node discovery knows nothing
 /// about is not made one of the three that hold etcd.
-pub fn roles(inv: &Inventory) -> BTreeMap<String, Role> {
+pub(crate) fn roles(inv: &Inventory) -> BTreeMap<String, Role> {
     let floor = Profile {
         role: Role::Management,
         description: String::new(),
@@ -105,7 +105,7 @@ fn errors(nodes: &[&Node], p: &Profile) -> Vec<String> {
 }
 
 /// The profile of one role from its nodes.
-pub fn derive(role: Role, nodes: &[&Node]) -> Derived {
+pub(crate) fn derive(role: Role, nodes: &[&Node]) -> Derived {
     let cores = nodes.iter().filter_map(|n| n.cores()).min().unwrap_or(1);
     let memory = nodes
         .iter()
@@ -203,7 +203,7 @@ pub fn derive(role: Role, nodes: &[&Node]) -> Derived {
 }
 
 /// Derived profiles for every role that has nodes, and the roles decided.
-pub fn derive_all(inv: &Inventory) -> (BTreeMap<Role, Derived>, BTreeMap<String, Role>) {
+pub(crate) fn derive_all(inv: &Inventory) -> (BTreeMap<Role, Derived>, BTreeMap<String, Role>) {
     let roles = roles(inv);
     let mut out = BTreeMap::new();
     for role in Role::ALL {

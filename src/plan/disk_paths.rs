@@ -136,7 +136,7 @@ fn disagreement(node: &Node, d: &Disk) -> Option<Finding> {
 }
 
 /// Every device-path finding of one node held against its profile.
-pub fn disk_paths(node: &Node, p: &Profile, skipchecks: bool) -> Vec<Finding> {
+pub(crate) fn disk_paths(node: &Node, p: &Profile, skipchecks: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     let ann = &node.annotations;
     for (key, value) in [

@@ -36,7 +36,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(
+    pub(crate) fn new(
         node: &str,
         severity: Severity,
         code: &'static str,
@@ -56,6 +56,6 @@ impl Finding {
 }
 
 /// True when any finding is an error.
-pub fn has_errors(findings: &[Finding]) -> bool {
+pub(crate) fn has_errors(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::Error)
 }

@@ -14,7 +14,7 @@ use crate::profile::{NetworkKind, Profile, Role, select_disks, select_ports};
 use crate::units::GIB;
 
 /// True when the node meets the profile's hardware minima (no error-level gap).
-pub fn meets_profile(node: &Node, profile: &Profile) -> bool {
+pub(crate) fn meets_profile(node: &Node, profile: &Profile) -> bool {
     !against_profile(node, profile)
         .iter()
         .any(|f| f.severity == Severity::Error)
@@ -34,7 +34,7 @@ fn nic_label(node: &Node, i: usize) -> String {
 }
 
 /// Gaps between a node and a profile.
-pub fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
+pub(crate) fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
     let id = node.id.as_str();
     let role = p.role;
     let mut out = Vec::new();
@@ -248,7 +248,7 @@ pub fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
 }
 
 /// Harvester's own hardware floor (installer preflight and requirements page).
-pub fn harvester_minima(node: &Node, p: &Profile) -> Vec<Finding> {
+pub(crate) fn harvester_minima(node: &Node, p: &Profile) -> Vec<Finding> {
     let id = node.id.as_str();
     let mut out = Vec::new();
     if let Some(c) = node.cores() {
@@ -347,7 +347,7 @@ pub fn harvester_minima(node: &Node, p: &Profile) -> Vec<Finding> {
 
 /// Addresses the storage network needs and has: (needed, usable). Harvester's webhook rule:
 /// 2 + 2 per data disk for every Longhorn (non-witness) node.
-pub fn storage_sizing(inputs: &Inputs, role_of: impl Fn(&str) -> Role) -> (u64, u64) {
+pub(crate) fn storage_sizing(inputs: &Inputs, role_of: impl Fn(&str) -> Role) -> (u64, u64) {
     let sn = &inputs.site.site.storage_network;
     let disks_per_node: Vec<usize> = inputs
         .inventory
@@ -363,7 +363,7 @@ pub fn storage_sizing(inputs: &Inputs, role_of: impl Fn(&str) -> Role) -> (u64, 
         .collect();
     (
         network::storage_ips_needed(&disks_per_node),
-        network::usable_storage_ips(&sn.cidr, &sn.exclude),
+        network::usable_storage_ips(sn.cidr, &sn.exclude),
     )
 }
 

@@ -8,11 +8,10 @@ use crate::site::LoadedSite;
 /// Everything `check`, `plan` and `render` read.
 #[derive(Debug, Clone)]
 pub struct Inputs {
-    pub site: LoadedSite,
-    pub profiles: Profiles,
-    pub inventory: Inventory,
-    pub inventory_source: crate::files::yaml::Source,
-    pub lock: Lock,
+    pub(crate) site: LoadedSite,
+    pub(crate) profiles: Profiles,
+    pub(crate) inventory: Inventory,
+    pub(crate) lock: Lock,
 }
 
 /// Why the inputs of check, plan and render could not be loaded.
@@ -43,7 +42,7 @@ pub fn load_inputs(dir: &std::path::Path) -> Result<Inputs, LoadError> {
             dir.display()
         )));
     }
-    let (inventory, inventory_source) = crate::inventory::store::load(&nodes_path)?;
+    let (inventory, _) = crate::inventory::store::load(&nodes_path)?;
     let (lock, lock_src) = Lock::load(&site.file("allocations.yaml"))?;
     if let Some(src) = &lock_src {
         lock.validate_against(src, &site.site.management)?;
@@ -52,7 +51,6 @@ pub fn load_inputs(dir: &std::path::Path) -> Result<Inputs, LoadError> {
         site,
         profiles,
         inventory,
-        inventory_source,
         lock,
     })
 }

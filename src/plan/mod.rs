@@ -7,20 +7,19 @@
 //! is renumbered or freed without being asked.
 
 pub mod allocate;
-pub mod allocations;
+pub(crate) mod allocations;
 pub mod bios;
 pub mod check;
-pub mod derive;
-pub mod disk_paths;
+pub(crate) mod derive;
+pub(crate) mod disk_paths;
 pub mod drift;
-pub mod findings;
-pub mod fit;
-pub mod inputs;
+pub(crate) mod findings;
+pub(crate) mod fit;
+pub(crate) mod inputs;
 #[cfg(test)]
 mod plan_tests;
-pub mod roles;
+pub(crate) mod roles;
 
-pub use allocate::PlanOutcome;
 pub use allocations::{Allocation, Lock};
 pub use findings::{Finding, Severity};
 pub use inputs::{Inputs, LoadError, load_inputs};

@@ -16,7 +16,7 @@ use crate::inventory::{Inventory, Node};
 use crate::profile::{Profiles, Role};
 
 /// Harvester runs three control-plane (etcd) nodes.
-pub const MANAGEMENT_NODES: usize = 3;
+pub(crate) const MANAGEMENT_NODES: usize = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -28,11 +28,15 @@ pub enum RoleSource {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct RoleDecision {
-    pub role: Role,
-    pub source: RoleSource,
+    pub(crate) role: Role,
+    pub(crate) source: RoleSource,
 }
 
-pub fn assign(inv: &Inventory, profiles: &Profiles, lock: &Lock) -> BTreeMap<String, RoleDecision> {
+pub(crate) fn assign(
+    inv: &Inventory,
+    profiles: &Profiles,
+    lock: &Lock,
+) -> BTreeMap<String, RoleDecision> {
     let mut out = BTreeMap::new();
     for node in &inv.nodes {
         if let Some(role) = node.annotations.role {

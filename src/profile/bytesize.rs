@@ -13,7 +13,7 @@ pub struct ByteSize(pub u64);
 
 /// A size that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SizeError {
+pub(crate) enum SizeError {
     #[error("`{0}` is not a size (write e.g. `480GB` or `3.84TB`)")]
     NotASize(String),
     #[error("unknown size unit `{unit}` in `{text}` (use B, GB, TB, PB, GiB, TiB or PiB)")]
@@ -21,7 +21,7 @@ pub enum SizeError {
 }
 
 impl ByteSize {
-    pub fn parse(text: &str) -> Result<ByteSize, SizeError> {
+    pub(crate) fn parse(text: &str) -> Result<ByteSize, SizeError> {
         let t = text.trim();
         let split = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -53,7 +53,7 @@ impl ByteSize {
     }
 
     /// Human form in decimal units, as drive labels read.
-    pub fn human(bytes: u64) -> String {
+    pub(crate) fn human(bytes: u64) -> String {
         let b = bytes as f64;
         if b >= 1e12 {
             format!("{:.2} TB", b / 1e12)

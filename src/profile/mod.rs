@@ -7,10 +7,10 @@
 mod bytesize;
 mod select;
 pub use crate::vocab::{NetworkKind, Role};
-pub use bytesize::{ByteSize, SizeError};
-pub use select::{DiskChoice, PortChoice, select_disks, select_ports};
+pub(crate) use bytesize::{ByteSize, SizeError};
+pub(crate) use select::{select_disks, select_ports};
 mod model;
 
-pub use model::{
-    BiosSpec, CpuSpec, DataDisks, DiskSpec, GpuSpec, MemorySpec, NetworkSpec, Profile, Profiles,
-};
+pub use model::GpuSpec;
+pub use model::Profile;
+pub(crate) use model::{CpuSpec, DataDisks, DiskSpec, MemorySpec, NetworkSpec, Profiles};

@@ -15,20 +15,20 @@ use crate::inventory::Protocol;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
-    pub role: Role,
+    pub(crate) role: Role,
     #[serde(default)]
-    pub description: String,
-    pub cpu: CpuSpec,
-    pub memory: MemorySpec,
-    pub os_disk: DiskSpec,
+    pub(crate) description: String,
+    pub(crate) cpu: CpuSpec,
+    pub(crate) memory: MemorySpec,
+    pub(crate) os_disk: DiskSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data_disks: Option<DataDisks>,
+    pub(crate) data_disks: Option<DataDisks>,
     /// Networks in the order their ports are chosen.
-    pub networks: Vec<NetworkSpec>,
+    pub(crate) networks: Vec<NetworkSpec>,
     /// BIOS settings the role needs; by default what Harvester needs (virtualization on,
     /// UEFI).
     #[serde(default, skip_serializing_if = "BiosSpec::is_default")]
-    pub bios: BiosSpec,
+    pub(crate) bios: BiosSpec,
     /// GPUs the role needs (passthrough or vGPU nodes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus: Option<GpuSpec>,
@@ -50,20 +50,20 @@ pub struct GpuSpec {
 pub struct BiosSpec {
     /// VT-x / AMD-V: KubeVirt runs VMs on KVM (installer preflight `KVMHostCheck`).
     #[serde(default = "yes")]
-    pub virtualization: bool,
+    pub(crate) virtualization: bool,
     /// UEFI boot: legacy BIOS is deprecated in Harvester v1.7 and refused from v1.8.
     #[serde(default = "yes")]
-    pub uefi: bool,
+    pub(crate) uefi: bool,
     /// VT-d / AMD-Vi, for PCI passthrough and vGPU.
     #[serde(default)]
-    pub iommu: bool,
+    pub(crate) iommu: bool,
     /// SR-IOV, for virtual functions of NICs and GPUs.
     #[serde(default)]
-    pub sriov: bool,
+    pub(crate) sriov: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub secure_boot: Option<bool>,
+    pub(crate) secure_boot: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub smt: Option<bool>,
+    pub(crate) smt: Option<bool>,
 }
 
 fn yes() -> bool {
@@ -84,7 +84,7 @@ impl Default for BiosSpec {
 }
 
 impl BiosSpec {
-    pub fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == BiosSpec::default()
     }
 }
@@ -92,52 +92,52 @@ impl BiosSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CpuSpec {
-    pub min_cores: u32,
+    pub(crate) min_cores: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_threads: Option<u32>,
+    pub(crate) min_threads: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MemorySpec {
-    pub min_gib: f64,
+    pub(crate) min_gib: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiskSpec {
-    pub min_size: ByteSize,
+    pub(crate) min_size: ByteSize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<Protocol>,
+    pub(crate) protocol: Option<Protocol>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DataDisks {
-    pub count: u32,
-    pub min_size: ByteSize,
+    pub(crate) count: u32,
+    pub(crate) min_size: ByteSize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<Protocol>,
+    pub(crate) protocol: Option<Protocol>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
-    pub network: NetworkKind,
+    pub(crate) network: NetworkKind,
     /// Bond members needed.
-    pub ports: u32,
-    pub speed_mbps: u32,
+    pub(crate) ports: u32,
+    pub(crate) speed_mbps: u32,
 }
 
 /// The profiles a site uses, by role.
 #[derive(Debug, Clone, Default)]
 pub struct Profiles {
-    pub by_role: BTreeMap<Role, Profile>,
+    pub(crate) by_role: BTreeMap<Role, Profile>,
 }
 
 impl Profiles {
     /// Load `<dir>/<role>.yaml` for every role; a role whose file is absent has no profile.
-    pub fn load_dir(dir: &Path) -> Result<Profiles, InputError> {
+    pub(crate) fn load_dir(dir: &Path) -> Result<Profiles, InputError> {
         let mut by_role = BTreeMap::new();
         for role in Role::ALL {
             let path = dir.join(format!("{}.yaml", role.as_str()));
@@ -157,7 +157,7 @@ impl Profiles {
         Ok(Profiles { by_role })
     }
 
-    pub fn get(&self, role: Role) -> Option<&Profile> {
+    pub(crate) fn get(&self, role: Role) -> Option<&Profile> {
         self.by_role.get(&role)
     }
 }

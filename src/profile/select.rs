@@ -17,17 +17,17 @@ use crate::vocab::NetworkKind;
 
 /// The ports chosen for one network.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PortChoice {
-    pub network: NetworkKind,
-    pub spec: NetworkSpec,
+pub(crate) struct PortChoice {
+    pub(crate) network: NetworkKind,
+    pub(crate) spec: NetworkSpec,
     /// Indexes into `node.nics`.
-    pub ports: Vec<usize>,
+    pub(crate) ports: Vec<usize>,
     /// Names from an annotation that match no NIC of the node.
-    pub unknown_names: Vec<String>,
-    pub from_annotation: bool,
+    pub(crate) unknown_names: Vec<String>,
+    pub(crate) from_annotation: bool,
 }
 
-pub fn select_ports(node: &Node, profile: &Profile) -> Vec<PortChoice> {
+pub(crate) fn select_ports(node: &Node, profile: &Profile) -> Vec<PortChoice> {
     let mut used = vec![false; node.nics.len()];
     // Annotated networks reserve their ports first so the automatic choice avoids them.
     let mut out: Vec<Option<PortChoice>> = vec![None; profile.networks.len()];
@@ -109,11 +109,11 @@ fn link_rank(nic: &Nic) -> u8 {
 
 /// The disks the installer will use.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DiskChoice {
+pub(crate) struct DiskChoice {
     /// Index into `node.disks`.
-    pub os: Option<usize>,
-    pub data: Vec<usize>,
-    pub from_annotation: bool,
+    pub(crate) os: Option<usize>,
+    pub(crate) data: Vec<usize>,
+    pub(crate) from_annotation: bool,
 }
 
 fn fits(d: &Disk, min: u64, proto: Option<crate::inventory::Protocol>) -> bool {
@@ -124,7 +124,7 @@ fn fits(d: &Disk, min: u64, proto: Option<crate::inventory::Protocol>) -> bool {
 /// disk takes the OS role (and leaves the data disks), an annotated data disk comes first
 /// among them. Annotations name a disk by any of its known device paths; one that names
 /// none leaves its role empty (the OS disk) or is skipped (data), and `check` says so.
-pub fn select_disks(node: &Node, profile: &Profile) -> DiskChoice {
+pub(crate) fn select_disks(node: &Node, profile: &Profile) -> DiskChoice {
     let auto = auto_select(node, profile);
     let ann = &node.annotations;
     if ann.install_device.is_none() && ann.data_disk.is_none() {

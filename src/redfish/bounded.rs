@@ -10,14 +10,14 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use serde_json::{Map, Value};
 
 /// Elements kept per array (the crawl reads at most this many members of a collection).
-pub const MAX_ITEMS: usize = 1024;
+pub(crate) const MAX_ITEMS: usize = 1024;
 /// Keys kept per object.
-pub const MAX_KEYS: usize = 1024;
+pub(crate) const MAX_KEYS: usize = 1024;
 /// Nesting kept; deeper values become null.
-pub const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 
 /// Parse `bytes` as one JSON document, bounded as above.
-pub fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let v = Bounded(0).deserialize(&mut de)?;
     de.end()?;

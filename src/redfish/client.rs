@@ -16,11 +16,11 @@ use crate::files::secrets::Secret;
 /// The HTTP client could not be built (the TLS backend or the system trust store).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("cannot build the HTTP client: {0}")]
-pub struct ClientError(std::sync::Arc<reqwest::Error>);
+pub(crate) struct ClientError(std::sync::Arc<reqwest::Error>);
 
 /// A login the BMC did not accept.
 #[derive(Debug, thiserror::Error)]
-pub enum LoginError {
+pub(crate) enum LoginError {
     /// The session service sits outside the BMC's origin.
     #[error(transparent)]
     OffOrigin(FetchError),
@@ -32,19 +32,19 @@ pub enum LoginError {
 
 /// Limits for talking to one BMC.
 #[derive(Debug, Clone)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Requests in flight to one BMC at once (BMCs are slow and fragile).
-    pub per_bmc_concurrency: usize,
+    pub(crate) per_bmc_concurrency: usize,
     /// Time allowed for one request, body included.
-    pub request_timeout: Duration,
+    pub(crate) request_timeout: Duration,
     /// Retries after the first attempt, for 5xx, 429, resets and timeouts.
-    pub retries: u32,
+    pub(crate) retries: u32,
     /// First back-off; doubled on every retry.
-    pub backoff: Duration,
+    pub(crate) backoff: Duration,
     /// Largest response accepted.
-    pub max_body_bytes: usize,
+    pub(crate) max_body_bytes: usize,
     /// Bytes accepted from one BMC in all: a BMC that streams more is cut off.
-    pub max_total_bytes: usize,
+    pub(crate) max_total_bytes: usize,
 }
 
 impl Default for Limits {
@@ -68,7 +68,7 @@ const BODY_BUDGET_KIB: usize = 48 * 1024;
 static BODY_BUDGET: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(BODY_BUDGET_KIB);
 
 /// How requests are authenticated.
-pub enum Auth {
+pub(crate) enum Auth {
     None,
     Basic {
         user: String,
@@ -90,7 +90,7 @@ impl std::fmt::Debug for Auth {
     }
 }
 
-pub struct BmcClient {
+pub(crate) struct BmcClient {
     http: reqwest::Client,
     origin: Origin,
     /// URLs this BMC named that left its origin, refused (shown to the user as findings).
@@ -108,7 +108,7 @@ impl BmcClient {
     /// An HTTP client for BMCs. One is shared by every BMC that uses the default trust
     /// store (building one loads the system CA certificates); BMCs with a pin, a CA bundle
     /// or first-use trust get their own.
-    pub fn http(
+    pub(crate) fn http(
         tls: Option<rustls::ClientConfig>,
         limits: &Limits,
     ) -> Result<reqwest::Client, ClientError> {
@@ -141,7 +141,7 @@ impl BmcClient {
 
     /// A client for the BMC at `base` (`scheme://host[:port]`): credentials it holds go to
     /// that origin only.
-    pub fn new(
+    pub(crate) fn new(
         base: &str,
         http: reqwest::Client,
         limits: Limits,
@@ -160,15 +160,15 @@ impl BmcClient {
     }
 
     /// The refusals of this run: each URL the BMC named outside its origin.
-    pub fn refused(&self) -> Vec<String> {
+    pub(crate) fn refused(&self) -> Vec<String> {
         self.refused.lock().expect("not poisoned").clone()
     }
 
-    pub fn requests(&self) -> usize {
+    pub(crate) fn requests(&self) -> usize {
         self.requests.load(Ordering::Relaxed)
     }
 
-    pub fn set_expand(&self, on: bool) {
+    pub(crate) fn set_expand(&self, on: bool) {
         self.expand.store(on, Ordering::Relaxed);
     }
 
@@ -195,7 +195,7 @@ impl BmcClient {
     }
 
     /// Log in: a session when the BMC hands out a token, else Basic (unless `session_only`).
-    pub async fn login(
+    pub(crate) async fn login(
         &self,
         sessions_path: &str,
         user: &str,
@@ -265,7 +265,7 @@ impl BmcClient {
     }
 
     /// Delete the session we created, if any. Best effort, one attempt.
-    pub async fn logout(&self) -> bool {
+    pub(crate) async fn logout(&self) -> bool {
         let loc = match &*self.auth.lock().expect("not poisoned") {
             Auth::Session {
                 location: Some(l), ..
@@ -427,7 +427,7 @@ impl BmcClient {
 impl BmcClient {
     /// A state-changing request (POST/PATCH/DELETE) with an optional JSON body and
     /// If-Match; one attempt (actions are not blindly retried). Returns the status code.
-    pub async fn send(
+    pub(crate) async fn send(
         &self,
         method: &str,
         path: &str,

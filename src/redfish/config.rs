@@ -24,34 +24,34 @@ use crate::path;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BmcsFile {
+pub(crate) struct BmcsFile {
     #[serde(default)]
-    pub bmcs: Vec<BmcEntry>,
+    pub(crate) bmcs: Vec<BmcEntry>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BmcEntry {
+pub(crate) struct BmcEntry {
     /// `https://10.20.0.11`, `10.20.0.11`, `http://127.0.0.1:8001`.
-    pub address: String,
+    pub(crate) address: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub port: Option<u16>,
+    pub(crate) port: Option<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scheme: Option<Scheme>,
+    pub(crate) scheme: Option<Scheme>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub credentials: Option<Credentials>,
+    pub(crate) credentials: Option<Credentials>,
     #[serde(default)]
-    pub auth: AuthMode,
+    pub(crate) auth: AuthMode,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tls: Option<TlsSpec>,
+    pub(crate) tls: Option<TlsSpec>,
     /// Copied into `annotations.rack` of nodes first seen behind this BMC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rack: Option<String>,
+    pub(crate) rack: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Scheme {
+pub(crate) enum Scheme {
     Http,
     Https,
 }
@@ -60,7 +60,7 @@ pub enum Scheme {
     Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
-pub enum AuthMode {
+pub(crate) enum AuthMode {
     /// Session login, falling back to Basic when the BMC gives no token.
     #[default]
     Auto,
@@ -70,29 +70,29 @@ pub enum AuthMode {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Credentials {
-    pub username: String,
-    pub password: SecretRef,
+pub(crate) struct Credentials {
+    pub(crate) username: String,
+    pub(crate) password: SecretRef,
 }
 
 /// How the BMC's certificate is trusted. Without this block the system trust store is used.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TlsSpec {
+pub(crate) struct TlsSpec {
     /// SHA-256 of the leaf certificate (hex, colons optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pin_sha256: Option<String>,
+    pub(crate) pin_sha256: Option<String>,
     /// PEM file of CA certificates, relative to the site directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ca_bundle: Option<String>,
+    pub(crate) ca_bundle: Option<String>,
     /// Accept the certificate seen on the next run and record its pin here.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub trust_on_first_use: bool,
+    pub(crate) trust_on_first_use: bool,
 }
 
 /// Why a BMC entry's address is not a base URL.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum AddressError {
+pub(crate) enum AddressError {
     #[error("unsupported scheme `{0}` (use http or https)")]
     Scheme(String),
     #[error("address says {said} but `scheme` says {want}")]
@@ -104,7 +104,7 @@ pub enum AddressError {
 }
 
 /// A BMC address resolved to a base URL (`scheme://host:port`, no trailing slash).
-pub fn base_url(entry: &BmcEntry) -> Result<String, AddressError> {
+pub(crate) fn base_url(entry: &BmcEntry) -> Result<String, AddressError> {
     let raw = entry.address.trim().trim_end_matches('/');
     let (scheme, rest) = match raw.split_once("://") {
         Some((s, r)) => (s.to_ascii_lowercase(), r),
@@ -144,14 +144,14 @@ pub fn base_url(entry: &BmcEntry) -> Result<String, AddressError> {
 
 /// Read `bmcs.yaml` and check every entry's address and password reference, with located
 /// errors: an empty list, an address that is not `scheme://host[:port]`, a literal password.
-pub fn load(path: &Path) -> Result<(BmcsFile, Source), InputError> {
+pub(crate) fn load(path: &Path) -> Result<(BmcsFile, Source), InputError> {
     let (file, src): (BmcsFile, Source) = yaml::load(path)?;
     validate(&file, &src)?;
     Ok((file, src))
 }
 
 /// The checks of [`load`] on a file already parsed.
-pub fn validate(file: &BmcsFile, src: &Source) -> Result<(), InputError> {
+pub(crate) fn validate(file: &BmcsFile, src: &Source) -> Result<(), InputError> {
     if file.bmcs.is_empty() {
         return Err(src.error_at(
             &path!["bmcs"],
@@ -182,7 +182,7 @@ pub fn validate(file: &BmcsFile, src: &Source) -> Result<(), InputError> {
 
 /// The entry of `file` whose base URL is `address`, or a bare entry for that address (no
 /// credentials, default trust) when bmcs.yaml does not list it.
-pub fn entry_for(file: &BmcsFile, address: &str) -> BmcEntry {
+pub(crate) fn entry_for(file: &BmcsFile, address: &str) -> BmcEntry {
     file.bmcs
         .iter()
         .find(|e| base_url(e).ok().as_deref() == Some(address))

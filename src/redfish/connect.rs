@@ -13,7 +13,7 @@ use crate::files::secrets::SecretError;
 
 /// Why a BMC's certificate cannot be trusted as bmcs.yaml says.
 #[derive(Debug, thiserror::Error)]
-pub enum TrustError {
+pub(crate) enum TrustError {
     #[error("tls.pin_sha256 `{0}` is not a SHA-256 fingerprint (64 hex digits)")]
     Pin(String),
     #[error("cannot read CA bundle {}: {source}", path.display())]
@@ -27,7 +27,7 @@ pub enum TrustError {
 
 /// Why no client could be made for a BMC, or its login failed.
 #[derive(Debug, thiserror::Error)]
-pub enum ConnectError {
+pub(crate) enum ConnectError {
     #[error(transparent)]
     Address(#[from] AddressError),
     #[error(transparent)]
@@ -47,7 +47,7 @@ pub enum ConnectError {
 
 /// How the certificate of `entry` is trusted: `None` for plain http or the default trust
 /// store, and whether the config records a first-use pin into `seen`.
-pub fn tls_for(
+pub(crate) fn tls_for(
     entry: &BmcEntry,
     url: &str,
     site_dir: &Path,
@@ -76,7 +76,7 @@ pub fn tls_for(
     Ok((None, false))
 }
 
-pub fn explain(e: &FetchError) -> String {
+pub(crate) fn explain(e: &FetchError) -> String {
     match e {
         FetchError::Status(401 | 403, _) => {
             format!("{e}: authentication failed; check the credentials in bmcs.yaml")
@@ -94,7 +94,7 @@ pub fn explain(e: &FetchError) -> String {
 /// A logged-in client for one BMC of bmcs.yaml (or an address with no entry: no
 /// credentials, default trust). First-use trust is not offered here: boot acts on the
 /// machine, so the BMC must already be pinned or trusted.
-pub async fn open(
+pub(crate) async fn open(
     entry: &BmcEntry,
     site_dir: &Path,
     limits: &Limits,

@@ -43,7 +43,7 @@ pub trait Fetch: Sync {
 }
 
 /// The `@odata.id` of a link object.
-pub fn link(v: &Value) -> Option<String> {
+pub(crate) fn link(v: &Value) -> Option<String> {
     v.get("@odata.id")
         .and_then(Value::as_str)
         .map(normalize_path)
@@ -51,7 +51,7 @@ pub fn link(v: &Value) -> Option<String> {
 
 /// Trailing slashes and fragments removed, so `/redfish/v1/Systems/1/` and
 /// `/redfish/v1/Systems/1` are one resource.
-pub fn normalize_path(p: &str) -> String {
+pub(crate) fn normalize_path(p: &str) -> String {
     let p = p.split('#').next().unwrap_or(p);
     let t = p.trim_end_matches('/');
     if t.is_empty() {

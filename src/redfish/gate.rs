@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use tokio::sync::oneshot;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Priority {
+pub(crate) enum Priority {
     Leaf,
     Branch,
 }
@@ -45,16 +45,16 @@ struct State {
     waiting: BinaryHeap<Waiter>,
 }
 
-pub struct Gate {
+pub(crate) struct Gate {
     state: Mutex<State>,
 }
 
-pub struct Permit<'a> {
+pub(crate) struct Permit<'a> {
     gate: &'a Gate,
 }
 
 impl Gate {
-    pub fn new(slots: usize) -> Gate {
+    pub(crate) fn new(slots: usize) -> Gate {
         Gate {
             state: Mutex::new(State {
                 free: slots.max(1),
@@ -64,7 +64,7 @@ impl Gate {
         }
     }
 
-    pub async fn acquire(&self, prio: Priority) -> Permit<'_> {
+    pub(crate) async fn acquire(&self, prio: Priority) -> Permit<'_> {
         let rx = {
             let mut s = self.state.lock().expect("not poisoned");
             if s.free > 0 && s.waiting.is_empty() {

@@ -3,12 +3,12 @@
 //! HTTP side (auth, retries, caps, the per-BMC priority `gate`), and `fetch` is the seam the
 //! walks are written against.
 
-pub mod bounded;
-pub mod client;
-pub mod config;
-pub mod connect;
+pub(crate) mod bounded;
+pub(crate) mod client;
+pub(crate) mod config;
+pub(crate) mod connect;
 pub mod fetch;
 mod gate;
-pub mod origin;
-pub mod pins;
+pub(crate) mod origin;
+pub(crate) mod pins;
 pub mod tls;

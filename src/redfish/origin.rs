@@ -7,22 +7,22 @@ use url::Url;
 
 /// The scheme, host and port that credentials for one BMC belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
+pub(crate) struct Origin {
     base: Url,
 }
 
 /// A URL a BMC named that leaves its origin.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the BMC pointed at {shown}; refused (only {origin} is trusted with its credentials)")]
-pub struct OffOrigin {
+pub(crate) struct OffOrigin {
     /// What the BMC named, cut and stripped of control characters for display.
-    pub shown: String,
-    pub origin: String,
+    pub(crate) shown: String,
+    pub(crate) origin: String,
 }
 
 /// A base URL that cannot be an origin for credentials.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OriginError {
+pub(crate) enum OriginError {
     #[error("`{base}` is not a URL: {source}")]
     NotAUrl {
         base: String,
@@ -36,7 +36,7 @@ pub enum OriginError {
 
 impl Origin {
     /// The origin of a base URL such as `https://10.20.0.11:443`.
-    pub fn parse(base: &str) -> Result<Origin, OriginError> {
+    pub(crate) fn parse(base: &str) -> Result<Origin, OriginError> {
         let base = Url::parse(base).map_err(|source| OriginError::NotAUrl {
             base: base.to_string(),
             source,
@@ -51,14 +51,14 @@ impl Origin {
     }
 
     /// `scheme://host:port`, as shown to people.
-    pub fn as_str(&self) -> String {
+    pub(crate) fn as_str(&self) -> String {
         self.base.origin().ascii_serialization()
     }
 
     /// Resolve `reference` (a path such as `/redfish/v1/Systems/1`, or an absolute URL)
     /// against this origin; anything that lands on another scheme, host or port (an
     /// absolute URL elsewhere, `//host/x`, `@host:port/x`, a downgrade to http) is refused.
-    pub fn resolve(&self, reference: &str) -> Result<Url, OffOrigin> {
+    pub(crate) fn resolve(&self, reference: &str) -> Result<Url, OffOrigin> {
         let refused = || OffOrigin {
             shown: shown(reference),
             origin: self.as_str(),
@@ -77,15 +77,10 @@ impl Origin {
         }
         Ok(url)
     }
-
-    /// Whether `url` is on this origin.
-    pub fn holds(&self, url: &Url) -> bool {
-        url.origin() == self.base.origin()
-    }
 }
 
 /// A BMC-supplied string made safe to show: control characters dropped, at most 120 chars.
-pub fn shown(s: &str) -> String {
+pub(crate) fn shown(s: &str) -> String {
     let clean: String = s.chars().filter(|c| !c.is_control()).take(120).collect();
     if s.chars().count() > 120 {
         format!("{clean}...")

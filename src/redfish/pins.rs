@@ -5,7 +5,7 @@
 /// Insert `pin` into the block of the entry whose `address:` is `address`. Returns the new
 /// text, or `None` when the entry is not written in block style (the caller then rewrites
 /// the whole file).
-pub fn record(text: &str, address: &str, pin: &str) -> Option<String> {
+pub(crate) fn record(text: &str, address: &str, pin: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let is_addr = |l: &str| {
         let t = l.trim_start().trim_start_matches("- ").trim_start();
@@ -59,7 +59,7 @@ pub fn record(text: &str, address: &str, pin: &str) -> Option<String> {
 /// The new text of bmcs.yaml with every pin of `recorded` (by entry index) written into its
 /// entry, or `None` when nothing changes. Entries written in block style are edited in
 /// place, keeping comments and order; otherwise the whole file is rewritten from `file`.
-pub fn write_back(
+pub(crate) fn write_back(
     text: &str,
     file: &super::config::BmcsFile,
     recorded: &[(usize, String)],
@@ -88,7 +88,7 @@ pub fn write_back(
 /// Pins recorded against the entries of `then` (bmcs.yaml as the run read it), moved to
 /// the entries of `now` (the file as it is at write time) by address; a BMC removed from
 /// the file meanwhile loses its pin.
-pub fn remap(
+pub(crate) fn remap(
     then: &super::config::BmcsFile,
     now: &super::config::BmcsFile,
     recorded: Vec<(usize, String)>,

@@ -15,7 +15,7 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 
 /// A certificate refusal in words: what is wrong with the certificate, from the raw rustls
 /// or webpki error text; `None` when `raw` is not a certificate error.
-pub fn in_words(raw: &str) -> Option<&'static str> {
+pub(crate) fn in_words(raw: &str) -> Option<&'static str> {
     let table: [(&str, &str); 12] = [
         (
             "pin mismatch",
@@ -68,7 +68,7 @@ pub fn in_words(raw: &str) -> Option<&'static str> {
 }
 
 /// The innermost cause of an HTTP client error, a refused certificate in words first.
-pub fn describe(e: &reqwest::Error) -> String {
+pub(crate) fn describe(e: &reqwest::Error) -> String {
     let mut last = e.to_string();
     let mut src = std::error::Error::source(e);
     while let Some(inner) = src {
@@ -82,7 +82,7 @@ pub fn describe(e: &reqwest::Error) -> String {
 }
 
 /// Install ring as the process-wide rustls provider (idempotent).
-pub fn install_provider() {
+pub(crate) fn install_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
@@ -101,7 +101,7 @@ pub fn fingerprint(der: &[u8]) -> String {
 }
 
 /// Normalise a pin as written by people: case and separators do not matter.
-pub fn normalize_pin(pin: &str) -> Option<String> {
+pub(crate) fn normalize_pin(pin: &str) -> Option<String> {
     let hex: String = pin
         .chars()
         .filter(char::is_ascii_hexdigit)
@@ -203,7 +203,7 @@ fn config_with(verifier: Arc<dyn ServerCertVerifier>) -> rustls::ClientConfig {
 }
 
 /// A TLS config that accepts exactly the certificate with this pin.
-pub fn pinned(pin: &str) -> rustls::ClientConfig {
+pub(crate) fn pinned(pin: &str) -> rustls::ClientConfig {
     config_with(Arc::new(PinVerifier {
         mode: Mode::Pin(pin.to_string()),
         provider: provider(),
@@ -211,7 +211,7 @@ pub fn pinned(pin: &str) -> rustls::ClientConfig {
 }
 
 /// A TLS config that accepts the presented certificate and reports its pin in `seen`.
-pub fn first_use(seen: Arc<Mutex<Option<String>>>) -> rustls::ClientConfig {
+pub(crate) fn first_use(seen: Arc<Mutex<Option<String>>>) -> rustls::ClientConfig {
     config_with(Arc::new(PinVerifier {
         mode: Mode::FirstUse(seen),
         provider: provider(),
@@ -220,7 +220,7 @@ pub fn first_use(seen: Arc<Mutex<Option<String>>>) -> rustls::ClientConfig {
 
 /// A CA bundle that cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum CaBundleError {
+pub(crate) enum CaBundleError {
     #[error("bad PEM in CA bundle: {0}")]
     Pem(rustls::pki_types::pem::Error),
     #[error("unusable CA certificate: {0}")]
@@ -230,7 +230,7 @@ pub enum CaBundleError {
 }
 
 /// A TLS config that trusts the CA certificates of a PEM bundle (and checks names).
-pub fn ca_bundle(pem: &[u8]) -> Result<rustls::ClientConfig, CaBundleError> {
+pub(crate) fn ca_bundle(pem: &[u8]) -> Result<rustls::ClientConfig, CaBundleError> {
     use rustls::pki_types::pem::PemObject;
     let mut roots = rustls::RootCertStore::empty();
     let mut n = 0;

@@ -46,22 +46,22 @@ fn count_nodes(f: &[Finding]) -> usize {
 
 /// One generated file.
 #[derive(Debug, Clone, Serialize)]
-pub struct OutputFile {
+pub(crate) struct OutputFile {
     /// Path relative to the output directory.
-    pub path: String,
-    pub kind: &'static str,
+    pub(crate) path: String,
+    pub(crate) kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub node: Option<String>,
-    pub secret: bool,
+    pub(crate) node: Option<String>,
+    pub(crate) secret: bool,
     #[serde(skip)]
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct RenderOutcome {
-    pub out_dir: String,
-    pub files: Vec<OutputFile>,
-    pub removed: Vec<String>,
+pub(crate) struct RenderOutcome {
+    pub(crate) out_dir: String,
+    pub(crate) files: Vec<OutputFile>,
+    pub(crate) removed: Vec<String>,
 }
 
 fn resolve(inputs: &Inputs) -> Result<ResolvedSecrets, Box<InputError>> {
@@ -140,7 +140,7 @@ pub fn webhook_keys(inputs: &Inputs) -> Result<HashMap<String, String>, RenderEr
         .collect())
 }
 
-pub fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
+pub(crate) fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
     let report = check(inputs);
     if has_errors(&report.findings) {
         return Err(RenderError::Findings(report.findings));
@@ -394,7 +394,7 @@ fn catalogue_files(inputs: &Inputs) -> Result<Vec<(String, String)>, RenderError
 }
 
 /// Write the files into `out`, removing what an earlier render wrote and this one did not.
-pub fn write(out: &Path, files: Vec<OutputFile>) -> Result<RenderOutcome, RenderError> {
+pub(crate) fn write(out: &Path, files: Vec<OutputFile>) -> Result<RenderOutcome, RenderError> {
     let old: BTreeSet<String> = std::fs::read_to_string(out.join(INDEX))
         .map(|t| t.lines().map(str::to_string).collect())
         .unwrap_or_default();
@@ -446,7 +446,7 @@ pub fn write(out: &Path, files: Vec<OutputFile>) -> Result<RenderOutcome, Render
 /// Default output directory: `iso-config/<site>/` beside the `inventory/` folder that holds
 /// the site (the repository layout), else `iso-config/` inside the site folder, so the
 /// output never depends on the folder rackplan was started from.
-pub fn default_out_dir(site_dir: &Path, site_name: &str) -> PathBuf {
+pub(crate) fn default_out_dir(site_dir: &Path, site_name: &str) -> PathBuf {
     match site_dir
         .parent()
         .filter(|p| p.file_name().is_some_and(|n| n == "inventory"))

@@ -97,7 +97,7 @@ fn compare_patches(files: &[&ManifestFile]) -> Vec<Value> {
 }
 
 /// `manifests/<bundle>/fleet.yaml`, or `None` when the bundle has no files.
-pub fn fleet_yaml(site: &Site, bundle: Bundle, files: &[ManifestFile]) -> Option<String> {
+pub(crate) fn fleet_yaml(site: &Site, bundle: Bundle, files: &[ManifestFile]) -> Option<String> {
     let mine: Vec<&ManifestFile> = files.iter().filter(|f| f.bundle == bundle).collect();
     if mine.is_empty() {
         return None;
@@ -133,7 +133,7 @@ pub fn fleet_yaml(site: &Site, bundle: Bundle, files: &[ManifestFile]) -> Option
 }
 
 /// Every bundle that has files, in apply order.
-pub fn present(files: &[ManifestFile]) -> Vec<Bundle> {
+pub(crate) fn present(files: &[ManifestFile]) -> Vec<Bundle> {
     Bundle::ALL
         .into_iter()
         .filter(|b| files.iter().any(|f| f.bundle == *b))

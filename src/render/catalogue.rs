@@ -20,7 +20,7 @@ use crate::simulate::scenario::Pool;
 use crate::site::{Catalogue, Site};
 
 /// Label on every catalogue object naming the shape it was rendered from.
-pub const SHAPE_LABEL: &str = "rackplan.io/shape";
+pub(crate) const SHAPE_LABEL: &str = "rackplan.io/shape";
 
 /// Harvester's default Longhorn StorageClass, for the blank data disks after the boot disk.
 const DATA_STORAGE_CLASS: &str = "harvester-longhorn";
@@ -81,9 +81,9 @@ fn merged(
 
 /// Why a shape cannot be offered as rendered.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ShapeProblem {
-    pub shape: String,
-    pub message: String,
+pub(crate) struct ShapeProblem {
+    pub(crate) shape: String,
+    pub(crate) message: String,
 }
 
 fn whole(x: f64, what: &str, shape: &str, pool: &str) -> Result<u64, ShapeProblem> {
@@ -129,7 +129,7 @@ fn roles(pools: &[Pool]) -> Vec<(bool, bool, bool)> {
 
 /// The Affinity that keeps a pool's VMs on different Harvester hosts. The driver labels
 /// each VM `harvesterhci.io/machineSetName: <vmNamespace>-<cluster>-<pool>`.
-pub fn anti_affinity(vm_namespace: &str, cluster: &str, pool: &str) -> Value {
+pub(crate) fn anti_affinity(vm_namespace: &str, cluster: &str, pool: &str) -> Value {
     json!({
         "podAntiAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": [{
@@ -149,7 +149,7 @@ fn b64(s: &str) -> String {
 }
 
 /// The documents of one shape's template: the Cluster first, then its machine configs.
-pub fn shape_docs(
+pub(crate) fn shape_docs(
     site: &Site,
     c: &Catalogue,
     scenario: &str,

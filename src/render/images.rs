@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::site::Image;
 
-pub fn manifest(img: &Image) -> Value {
+pub(crate) fn manifest(img: &Image) -> Value {
     let mut meta = json!({"name": img.name.0, "namespace": img.namespace()});
     if let Some(sc) = &img.storage_class {
         meta["annotations"] = json!({"harvesterhci.io/storageClassName": sc});
@@ -34,6 +34,6 @@ pub fn manifest(img: &Image) -> Value {
 }
 
 /// `<namespace>/<name>`, as machine configs refer to an image.
-pub fn reference(img: &Image) -> String {
+pub(crate) fn reference(img: &Image) -> String {
     format!("{}/{}", img.namespace(), img.name)
 }

@@ -52,9 +52,9 @@ pub struct HarvesterConfig {
     #[serde(alias = "serverUrl", skip_serializing_if = "Option::is_none", default)]
     pub server_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub sans: Option<Vec<String>>,
+    pub(crate) sans: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub os: Option<Os>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -65,7 +65,7 @@ pub struct HarvesterConfig {
         default,
         deserialize_with = "string_map"
     )]
-    pub system_settings: Option<BTreeMap<String, String>>,
+    pub(crate) system_settings: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -76,15 +76,15 @@ pub struct Os {
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub ssh_authorized_keys: Option<Vec<String>>,
+    pub(crate) ssh_authorized_keys: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub password: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub hostname: Option<String>,
     #[serde(alias = "writeFiles", skip_serializing_if = "Option::is_none", default)]
-    pub write_files: Option<Vec<WriteFile>>,
+    pub(crate) write_files: Option<Vec<WriteFile>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub modules: Option<Vec<String>>,
+    pub(crate) modules: Option<Vec<String>>,
     #[serde(
         alias = "sysctl",
         skip_serializing_if = "Option::is_none",
@@ -93,39 +93,39 @@ pub struct Os {
     )]
     pub sysctls: Option<BTreeMap<String, String>>,
     #[serde(alias = "ntpServers", skip_serializing_if = "Option::is_none", default)]
-    pub ntp_servers: Option<Vec<String>>,
+    pub(crate) ntp_servers: Option<Vec<String>>,
     #[serde(
         alias = "dnsNameservers",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub dns_nameservers: Option<Vec<String>>,
+    pub(crate) dns_nameservers: Option<Vec<String>>,
     #[serde(
         skip_serializing_if = "Option::is_none",
         default,
         deserialize_with = "string_map"
     )]
-    pub environment: Option<BTreeMap<String, String>>,
+    pub(crate) environment: Option<BTreeMap<String, String>>,
     #[serde(
         skip_serializing_if = "Option::is_none",
         default,
         deserialize_with = "string_map"
     )]
-    pub labels: Option<BTreeMap<String, String>>,
+    pub(crate) labels: Option<BTreeMap<String, String>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub sshd: Option<Sshd>,
+    pub(crate) sshd: Option<Sshd>,
     #[serde(
         alias = "persistentStatePaths",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub persistent_state_paths: Option<Vec<String>>,
+    pub(crate) persistent_state_paths: Option<Vec<String>>,
     #[serde(
         alias = "afterInstallChrootCommands",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub after_install_chroot_commands: Option<Vec<String>>,
+    pub(crate) after_install_chroot_commands: Option<Vec<String>>,
     /// v1.4+; shape differs by version, so it is kept as data.
     #[serde(
         rename = "externalStorageConfig",
@@ -133,42 +133,42 @@ pub struct Os {
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub external_storage_config: Option<serde_json::Value>,
+    pub(crate) external_storage_config: Option<serde_json::Value>,
     #[serde(
         rename = "additionalKernelArguments",
         alias = "additional_kernel_arguments",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub additional_kernel_arguments: Option<String>,
+    pub(crate) additional_kernel_arguments: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WriteFile {
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub encoding: Option<String>,
+    pub(crate) encoding: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub content: Option<String>,
+    pub(crate) content: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub owner: Option<String>,
+    pub(crate) owner: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub permissions: Option<String>,
+    pub(crate) permissions: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sshd {
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub sftp: Option<bool>,
+    pub(crate) sftp: Option<bool>,
     #[serde(
         alias = "disablePasswordAuth",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub disable_password_auth: Option<bool>,
+    pub(crate) disable_password_auth: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -177,9 +177,9 @@ pub struct Install {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub mode: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub automatic: Option<bool>,
+    pub(crate) automatic: Option<bool>,
     #[serde(alias = "skipcheck", skip_serializing_if = "Option::is_none", default)]
-    pub skipchecks: Option<bool>,
+    pub(crate) skipchecks: Option<bool>,
     #[serde(
         alias = "managementInterface",
         skip_serializing_if = "Option::is_none",
@@ -189,23 +189,23 @@ pub struct Install {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub vip: Option<String>,
     #[serde(alias = "vipMode", skip_serializing_if = "Option::is_none", default)]
-    pub vip_mode: Option<String>,
+    pub(crate) vip_mode: Option<String>,
     #[serde(alias = "vipHwAddr", skip_serializing_if = "Option::is_none", default)]
-    pub vip_hw_addr: Option<String>,
+    pub(crate) vip_hw_addr: Option<String>,
     #[serde(
         alias = "clusterPodCidr",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub cluster_pod_cidr: Option<String>,
+    pub(crate) cluster_pod_cidr: Option<String>,
     #[serde(
         alias = "clusterServiceCidr",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub cluster_service_cidr: Option<String>,
+    pub(crate) cluster_service_cidr: Option<String>,
     #[serde(alias = "clusterDns", skip_serializing_if = "Option::is_none", default)]
-    pub cluster_dns: Option<String>,
+    pub(crate) cluster_dns: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub device: Option<String>,
     #[serde(alias = "dataDisk", skip_serializing_if = "Option::is_none", default)]
@@ -215,23 +215,23 @@ pub struct Install {
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub persistent_partition_size: Option<String>,
+    pub(crate) persistent_partition_size: Option<String>,
     #[serde(alias = "isoUrl", skip_serializing_if = "Option::is_none", default)]
-    pub iso_url: Option<String>,
+    pub(crate) iso_url: Option<String>,
     #[serde(alias = "configUrl", skip_serializing_if = "Option::is_none", default)]
-    pub config_url: Option<String>,
+    pub(crate) config_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub tty: Option<String>,
+    pub(crate) tty: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub role: Option<String>,
     #[serde(alias = "forceEfi", skip_serializing_if = "Option::is_none", default)]
-    pub force_efi: Option<bool>,
+    pub(crate) force_efi: Option<bool>,
     #[serde(alias = "forceMbr", skip_serializing_if = "Option::is_none", default)]
-    pub force_mbr: Option<bool>,
+    pub(crate) force_mbr: Option<bool>,
     #[serde(alias = "noFormat", skip_serializing_if = "Option::is_none", default)]
-    pub no_format: Option<bool>,
+    pub(crate) no_format: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub silent: Option<bool>,
+    pub(crate) silent: Option<bool>,
     #[serde(
         alias = "power_off",
         alias = "powerOff",
@@ -240,38 +240,38 @@ pub struct Install {
     )]
     pub poweroff: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub debug: Option<bool>,
+    pub(crate) debug: Option<bool>,
     #[serde(
         alias = "withNetImages",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub with_net_images: Option<bool>,
+    pub(crate) with_net_images: Option<bool>,
     #[serde(
         alias = "wipeAllDisks",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub wipe_all_disks: Option<bool>,
+    pub(crate) wipe_all_disks: Option<bool>,
     #[serde(
         alias = "wipeDisksList",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub wipe_disks_list: Option<Vec<String>>,
+    pub(crate) wipe_disks_list: Option<Vec<String>>,
     #[serde(
         alias = "rawdiskimagepath",
         alias = "rawDiskImagePath",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub raw_disk_image_path: Option<String>,
+    pub(crate) raw_disk_image_path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub webhooks: Option<Vec<Webhook>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub addons: Option<BTreeMap<String, Addon>>,
+    pub(crate) addons: Option<BTreeMap<String, Addon>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub harvester: Option<HarvesterChartValues>,
+    pub(crate) harvester: Option<HarvesterChartValues>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -280,13 +280,13 @@ pub struct Network {
     #[serde(default)]
     pub interfaces: Vec<NetworkInterface>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub method: Option<String>,
+    pub(crate) method: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub ip: Option<String>,
     #[serde(alias = "subnetMask", skip_serializing_if = "Option::is_none", default)]
-    pub subnet_mask: Option<String>,
+    pub(crate) subnet_mask: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub gateway: Option<String>,
+    pub(crate) gateway: Option<String>,
     #[serde(
         alias = "bondOptions",
         skip_serializing_if = "Option::is_none",
@@ -297,7 +297,7 @@ pub struct Network {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub mtu: Option<u32>,
     #[serde(alias = "vlanId", skip_serializing_if = "Option::is_none", default)]
-    pub vlan_id: Option<u32>,
+    pub(crate) vlan_id: Option<u32>,
     /// Present in the official examples, but the installer ignores it (`json:"-"`); we read
     /// it and never write it.
     #[serde(skip_serializing, default)]
@@ -308,14 +308,14 @@ pub struct Network {
 #[serde(deny_unknown_fields)]
 pub struct NetworkInterface {
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(
         rename = "hwAddr",
         alias = "hw_addr",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub hw_addr: Option<String>,
+    pub(crate) hw_addr: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -327,32 +327,32 @@ pub struct Webhook {
     pub headers: Option<BTreeMap<String, Vec<String>>>,
     pub url: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub payload: Option<String>,
+    pub(crate) payload: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub insecure: Option<bool>,
+    pub(crate) insecure: Option<bool>,
     #[serde(
         rename = "basicAuth",
         alias = "basic_auth",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub basic_auth: Option<BasicAuth>,
+    pub(crate) basic_auth: Option<BasicAuth>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BasicAuth {
-    pub user: String,
-    pub password: String,
+    pub(crate) user: String,
+    pub(crate) password: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Addon {
     #[serde(default)]
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     #[serde(alias = "valuesContent", default)]
-    pub values_content: String,
+    pub(crate) values_content: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -363,9 +363,9 @@ pub struct HarvesterChartValues {
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub storage_class: Option<StorageClassValues>,
+    pub(crate) storage_class: Option<StorageClassValues>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub longhorn: Option<LonghornValues>,
+    pub(crate) longhorn: Option<LonghornValues>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -376,7 +376,7 @@ pub struct StorageClassValues {
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub replica_count: Option<u32>,
+    pub(crate) replica_count: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -387,7 +387,7 @@ pub struct LonghornValues {
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub default_settings: Option<LonghornDefaultSettings>,
+    pub(crate) default_settings: Option<LonghornDefaultSettings>,
 }
 
 /// These keys are camelCase only: the installer's snake_case mapping would turn `CPU` into
@@ -400,23 +400,23 @@ pub struct LonghornDefaultSettings {
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub guaranteed_instance_manager_cpu: Option<u32>,
+    pub(crate) guaranteed_instance_manager_cpu: Option<u32>,
     #[serde(
         rename = "guaranteedEngineManagerCPU",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub guaranteed_engine_manager_cpu: Option<u32>,
+    pub(crate) guaranteed_engine_manager_cpu: Option<u32>,
     #[serde(
         rename = "guaranteedReplicaManagerCPU",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub guaranteed_replica_manager_cpu: Option<u32>,
+    pub(crate) guaranteed_replica_manager_cpu: Option<u32>,
     #[serde(
         rename = "storageReservedPercentageForDefaultDisk",
         skip_serializing_if = "Option::is_none",
         default
     )]
-    pub storage_reserved_percentage_for_default_disk: Option<u32>,
+    pub(crate) storage_reserved_percentage_for_default_disk: Option<u32>,
 }

@@ -4,7 +4,7 @@ use crate::plan::Allocation;
 use crate::site::Site;
 
 /// URL of a node's config under the site's PXE base URL.
-pub fn config_url(site: &Site, hostname: &str) -> String {
+pub(crate) fn config_url(site: &Site, hostname: &str) -> String {
     format!(
         "{}/nodes/{hostname}/config.yaml",
         site.harvester.pxe_base_url.trim_end_matches('/')
@@ -12,7 +12,7 @@ pub fn config_url(site: &Site, hostname: &str) -> String {
 }
 
 /// The kernel command line (harvester-facts §3).
-pub fn kernel_args(site: &Site, alloc: &Allocation) -> Vec<String> {
+pub(crate) fn kernel_args(site: &Site, alloc: &Allocation) -> Vec<String> {
     let h = &site.harvester;
     let base = h.pxe_base_url.trim_end_matches('/');
     let v = &h.version;
@@ -44,7 +44,7 @@ pub fn kernel_args(site: &Site, alloc: &Allocation) -> Vec<String> {
     args
 }
 
-pub fn script(site: &Site, alloc: &Allocation, create: bool) -> String {
+pub(crate) fn script(site: &Site, alloc: &Allocation, create: bool) -> String {
     let h = &site.harvester;
     let base = h.pxe_base_url.trim_end_matches('/');
     let v = &h.version;

@@ -7,16 +7,15 @@
 //! previous render wrote and this one does not are removed, and only those.
 
 mod build;
-pub mod bundles;
-pub mod catalogue;
-pub mod images;
+pub(crate) mod bundles;
+pub(crate) mod catalogue;
+pub(crate) mod images;
 pub mod installer;
-pub mod ipxe;
-pub mod manifests;
-pub mod node;
+pub(crate) mod ipxe;
+pub(crate) mod manifests;
+pub(crate) mod node;
 mod summary;
 pub mod validate;
 
-pub use build::{
-    OutputFile, RenderError, RenderOutcome, build, default_out_dir, webhook_keys, write,
-};
+pub use build::webhook_keys;
+pub(crate) use build::{OutputFile, RenderError, RenderOutcome, build, default_out_dir, write};

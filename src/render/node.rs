@@ -13,19 +13,19 @@ use crate::profile::{NetworkKind, Profile, Role, select_disks, select_ports};
 use crate::site::{Bond, BondMode, Site};
 
 /// The header that carries a node's webhook key (see `secrets::webhook_key`).
-pub const WEBHOOK_KEY_HEADER: &str = "X-Rackplan-Webhook-Key";
+pub(crate) const WEBHOOK_KEY_HEADER: &str = "X-Rackplan-Webhook-Key";
 
 /// Secrets resolved for rendering; kept out of every other structure.
 #[derive(Debug, Clone)]
-pub struct ResolvedSecrets {
-    pub token: Secret,
-    pub password: Option<Secret>,
-    pub password_hash: Option<Secret>,
-    pub ssh_keys: Vec<String>,
+pub(crate) struct ResolvedSecrets {
+    pub(crate) token: Secret,
+    pub(crate) password: Option<Secret>,
+    pub(crate) password_hash: Option<Secret>,
+    pub(crate) ssh_keys: Vec<String>,
 }
 
 /// Linux bonding options as the installer passes them through (`map[string]string`).
-pub fn bond_options(bond: &Bond) -> BTreeMap<String, String> {
+pub(crate) fn bond_options(bond: &Bond) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     m.insert("mode".to_string(), bond.mode.as_str().to_string());
     m.insert("miimon".to_string(), bond.miimon.to_string());
@@ -41,7 +41,7 @@ pub fn bond_options(bond: &Bond) -> BTreeMap<String, String> {
 }
 
 /// NIC names a node bonds for one network, in bond order.
-pub fn uplink_names(node: &Node, profile: &Profile, net: NetworkKind) -> Vec<String> {
+pub(crate) fn uplink_names(node: &Node, profile: &Profile, net: NetworkKind) -> Vec<String> {
     select_ports(node, profile)
         .into_iter()
         .find(|c| c.network == net)
@@ -61,7 +61,7 @@ pub fn uplink_names(node: &Node, profile: &Profile, net: NetworkKind) -> Vec<Str
 
 /// A short, stable id for a node's VM + storage uplink layout: nodes sharing it share one
 /// VlanConfig per cluster network. FNV-1a, so it never changes between releases.
-pub fn uplink_layout(node: &Node, profile: &Profile) -> Option<String> {
+pub(crate) fn uplink_layout(node: &Node, profile: &Profile) -> Option<String> {
     if profile.role == Role::Witness {
         return None;
     }
@@ -78,8 +78,8 @@ pub fn uplink_layout(node: &Node, profile: &Profile) -> Option<String> {
     Some(format!("{h:08x}"))
 }
 
-pub const UPLINK_LABEL: &str = "rackplan.io/uplinks";
-pub const RACK_LABEL: &str = "rackplan.io/rack";
+pub(crate) const UPLINK_LABEL: &str = "rackplan.io/uplinks";
+pub(crate) const RACK_LABEL: &str = "rackplan.io/rack";
 
 /// Device path for the installer: the annotation (which `check` holds to the node's known
 /// paths), else the OS's by-id path, else the one derived from the BMC's data.
@@ -90,16 +90,16 @@ fn disk_path(node: &Node, idx: Option<usize>, annotated: Option<&String>) -> Opt
     })
 }
 
-pub struct NodeContext<'a> {
-    pub site: &'a Site,
-    pub node: &'a Node,
-    pub alloc: &'a Allocation,
-    pub profile: &'a Profile,
-    pub create: bool,
-    pub secrets: &'a ResolvedSecrets,
+pub(crate) struct NodeContext<'a> {
+    pub(crate) site: &'a Site,
+    pub(crate) node: &'a Node,
+    pub(crate) alloc: &'a Allocation,
+    pub(crate) profile: &'a Profile,
+    pub(crate) create: bool,
+    pub(crate) secrets: &'a ResolvedSecrets,
 }
 
-pub fn build(cx: &NodeContext<'_>) -> HarvesterConfig {
+pub(crate) fn build(cx: &NodeContext<'_>) -> HarvesterConfig {
     let site = cx.site;
     let node = cx.node;
     let m = &site.management;

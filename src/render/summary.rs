@@ -17,7 +17,7 @@ fn disk_label(node: &Node, i: Option<usize>) -> String {
     })
 }
 
-pub fn render(
+pub(crate) fn render(
     inputs: &Inputs,
     planned: &[(&Node, &Profile, &Allocation)],
     manifests: &[ManifestFile],

@@ -12,7 +12,7 @@ fn is_ipv4(s: &str) -> bool {
 }
 
 /// RFC 1123 subdomain, as Kubernetes' `IsDNS1123Subdomain`.
-pub fn is_dns_subdomain(s: &str) -> bool {
+pub(crate) fn is_dns_subdomain(s: &str) -> bool {
     s.len() <= 253 && s.split('.').all(|l| is_dns_label(l, 63))
 }
 

@@ -2,7 +2,7 @@
 
 use crate::simulate::questions::Decision;
 
-pub fn admit_text(d: &Decision) -> String {
+pub(crate) fn admit_text(d: &Decision) -> String {
     let what = format!(
         "{}{} x {} for team {}",
         d.request

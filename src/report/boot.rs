@@ -7,12 +7,12 @@ use crate::bootstrap::boot::run::NodeResult;
 
 /// `boot --output json`.
 #[derive(Debug, Serialize)]
-pub struct BootJson<'a> {
-    pub dry_run: bool,
-    pub nodes: &'a [NodeResult],
+pub(crate) struct BootJson<'a> {
+    pub(crate) dry_run: bool,
+    pub(crate) nodes: &'a [NodeResult],
 }
 
-pub fn boot_text(results: &[NodeResult], dry_run: bool) -> String {
+pub(crate) fn boot_text(results: &[NodeResult], dry_run: bool) -> String {
     let mut out = String::new();
     for r in results {
         out.push_str(&format!("{} (BMC {})\n", r.node, r.bmc));

@@ -8,7 +8,7 @@ use crate::words::group;
 
 /// The SVG charts of a run, as (file name, SVG text).
 #[allow(clippy::too_many_lines)] // four charts
-pub fn plots(r: &Report) -> Vec<(&'static str, String)> {
+pub(crate) fn plots(r: &Report) -> Vec<(&'static str, String)> {
     let mut files: Vec<(&'static str, String)> = Vec::new();
     if let Some(u) = &r.upgrade {
         files.push(("upgrade-timeline.svg", super::upgrade::timeline_svg(u)));

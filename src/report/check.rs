@@ -10,16 +10,16 @@ use crate::plan::roles::RoleDecision;
 use crate::plan::{Finding, Severity};
 
 #[derive(Serialize)]
-pub struct CheckJson<'a> {
-    pub ok: bool,
-    pub errors: usize,
-    pub warnings: usize,
-    pub roles: &'a BTreeMap<String, RoleDecision>,
-    pub findings: &'a [Finding],
+pub(crate) struct CheckJson<'a> {
+    pub(crate) ok: bool,
+    pub(crate) errors: usize,
+    pub(crate) warnings: usize,
+    pub(crate) roles: &'a BTreeMap<String, RoleDecision>,
+    pub(crate) findings: &'a [Finding],
 }
 
 impl<'a> CheckJson<'a> {
-    pub fn new(r: &'a CheckReport) -> CheckJson<'a> {
+    pub(crate) fn new(r: &'a CheckReport) -> CheckJson<'a> {
         let count = |s: Severity| r.findings.iter().filter(|f| f.severity == s).count();
         CheckJson {
             ok: !crate::plan::findings::has_errors(&r.findings),
@@ -87,7 +87,7 @@ pub fn findings_table(findings: &[Finding]) -> String {
 
 /// One line per node with findings: its role and its counts, worst first; the nodes
 /// without findings in one closing line.
-pub fn node_summary(r: &CheckReport, findings: &[Finding]) -> String {
+pub(crate) fn node_summary(r: &CheckReport, findings: &[Finding]) -> String {
     let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for f in findings {
         let e = per.entry(f.node.as_str()).or_default();

@@ -28,7 +28,7 @@ fn ports_by_speed(n: &Node) -> String {
         .join(" ")
 }
 
-pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
+pub(crate) fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
     let mut t = table(&[
         "node", "BMC", "model", "cores", "memory", "NVMe", "ports", "status",
     ]);
@@ -158,10 +158,10 @@ pub fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> String {
 
 /// The merge of a discovery into nodes.yaml, for JSON.
 #[derive(Debug, Serialize)]
-pub struct MergeJson<'a> {
-    pub added: &'a [String],
-    pub updated: &'a [String],
-    pub marked_stale: &'a [String],
+pub(crate) struct MergeJson<'a> {
+    pub(crate) added: &'a [String],
+    pub(crate) updated: &'a [String],
+    pub(crate) marked_stale: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub untouched: Option<&'a [String]>,
     /// Nodes kept whose BMC is no longer in bmcs.yaml (Redfish discovery only).
@@ -191,14 +191,14 @@ pub fn progress_line(o: &BmcOutcome) -> String {
 
 /// `discover redfish --output json`.
 #[derive(Debug, Serialize)]
-pub struct RedfishJson<'a> {
-    pub nodes: Vec<&'a Node>,
-    pub bmcs: &'a [BmcOutcome],
-    pub merge: MergeJson<'a>,
+pub(crate) struct RedfishJson<'a> {
+    pub(crate) nodes: Vec<&'a Node>,
+    pub(crate) bmcs: &'a [BmcOutcome],
+    pub(crate) merge: MergeJson<'a>,
 }
 
 impl<'a> RedfishJson<'a> {
-    pub fn new(outcomes: &'a [BmcOutcome], merge: &'a MergeReport) -> RedfishJson<'a> {
+    pub(crate) fn new(outcomes: &'a [BmcOutcome], merge: &'a MergeReport) -> RedfishJson<'a> {
         RedfishJson {
             nodes: outcomes.iter().flat_map(|o| o.found.iter()).collect(),
             bmcs: outcomes,
@@ -215,14 +215,18 @@ impl<'a> RedfishJson<'a> {
 
 /// `discover ssh --output json`.
 #[derive(Debug, Serialize)]
-pub struct SshJson<'a> {
-    pub nodes: Vec<&'a Node>,
-    pub hosts: &'a [HostOutcome],
-    pub merge: MergeJson<'a>,
+pub(crate) struct SshJson<'a> {
+    pub(crate) nodes: Vec<&'a Node>,
+    pub(crate) hosts: &'a [HostOutcome],
+    pub(crate) merge: MergeJson<'a>,
 }
 
 impl<'a> SshJson<'a> {
-    pub fn new(inv: &'a Inventory, outcomes: &'a [HostOutcome], fold: &'a SshFold) -> SshJson<'a> {
+    pub(crate) fn new(
+        inv: &'a Inventory,
+        outcomes: &'a [HostOutcome],
+        fold: &'a SshFold,
+    ) -> SshJson<'a> {
         SshJson {
             nodes: fold
                 .matched
@@ -243,7 +247,7 @@ impl<'a> SshJson<'a> {
 }
 
 /// `discover ssh`: one row per host, then its errors and reconciliation notes.
-pub fn ssh_table(inv: &Inventory, outcomes: &[HostOutcome], fold: &SshFold) -> String {
+pub(crate) fn ssh_table(inv: &Inventory, outcomes: &[HostOutcome], fold: &SshFold) -> String {
     let mut t = table(&[
         "host",
         "node",

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 /// `docs --check` when everything matches, or the drifted files and what to do.
-pub fn check_text(dir: &Path, total: usize, drift: &[String]) -> String {
+pub(crate) fn check_text(dir: &Path, total: usize, drift: &[String]) -> String {
     if drift.is_empty() {
         return format!("{total} file(s) in {} match the code\n", dir.display());
     }
@@ -16,17 +16,17 @@ pub fn check_text(dir: &Path, total: usize, drift: &[String]) -> String {
 }
 
 /// `docs` after writing.
-pub fn written_text(dir: &Path, total: usize) -> String {
+pub(crate) fn written_text(dir: &Path, total: usize) -> String {
     format!("{total} file(s) written in {}\n", dir.display())
 }
 
 /// `docs` and `docs --check` as JSON: the folder, how many files the code generates, the
 /// drifted ones (with `--check`) and whether they were written.
 #[derive(Debug, serde::Serialize)]
-pub struct DocsOutcome {
-    pub dir: String,
-    pub files: usize,
-    pub checked: bool,
-    pub drifted: Vec<String>,
-    pub written: bool,
+pub(crate) struct DocsOutcome {
+    pub(crate) dir: String,
+    pub(crate) files: usize,
+    pub(crate) checked: bool,
+    pub(crate) drifted: Vec<String>,
+    pub(crate) written: bool,
 }

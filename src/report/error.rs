@@ -7,8 +7,8 @@ use crate::plan::Finding;
 /// `--output json` when a command fails: the message, the exit code, and the findings that
 /// stopped it, if any.
 #[derive(Debug, Serialize)]
-pub struct ErrorJson<'a> {
-    pub error: String,
-    pub exit_code: u8,
-    pub findings: Option<&'a [Finding]>,
+pub(crate) struct ErrorJson<'a> {
+    pub(crate) error: String,
+    pub(crate) exit_code: u8,
+    pub(crate) findings: Option<&'a [Finding]>,
 }

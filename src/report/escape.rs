@@ -34,7 +34,7 @@ fn is_hostile(c: char) -> bool {
 
 /// Text for a terminal: newlines and tabs kept; every other control character (ESC, CSI,
 /// BEL, carriage return, backspace…) and every bidirectional override shown visibly.
-pub fn terminal(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn terminal(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(is_hostile) {
         return std::borrow::Cow::Borrowed(s);
     }
@@ -51,7 +51,7 @@ pub fn terminal(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// Like [`terminal`], but colour (SGR) sequences, `ESC [ digits ; m`, pass: for stderr when
 /// rackplan itself colours its diagnostics. Every other sequence is shown visibly.
-pub fn terminal_styled(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn terminal_styled(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(is_hostile) {
         return std::borrow::Cow::Borrowed(s);
     }
@@ -82,7 +82,7 @@ pub fn terminal_styled(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Text or an attribute value in HTML.
-pub fn html(s: &str) -> String {
+pub(crate) fn html(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {
@@ -100,7 +100,7 @@ pub fn html(s: &str) -> String {
 
 /// Text or an attribute value in SVG (XML 1.0 forbids most control characters, even
 /// escaped, so they are shown as marks as in HTML).
-pub fn svg(s: &str) -> String {
+pub(crate) fn svg(s: &str) -> String {
     html(s)
 }
 
@@ -109,7 +109,7 @@ pub fn svg(s: &str) -> String {
 /// no link or image can; `|` is escaped and a newline becomes a space, so a table cell stays
 /// one cell and a paragraph one paragraph. Backtick code marks are kept: what they enclose
 /// renders literally.
-pub fn markdown(s: &str) -> String {
+pub(crate) fn markdown(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {

@@ -11,7 +11,7 @@ use serde::Serialize;
 /// How tables are drawn: boxed and fitted to a width (a terminal), or plain aligned columns
 /// (a pipe or a file, for grep and awk).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     Boxed(u16),
     Plain,
 }
@@ -31,7 +31,7 @@ pub fn set_plain() {
     STYLE.with(|s| s.set(Style::Plain));
 }
 
-pub fn style() -> Style {
+pub(crate) fn style() -> Style {
     STYLE.with(Cell::get)
 }
 
@@ -45,7 +45,7 @@ pub struct Grid {
 }
 
 /// A table with these column headings.
-pub fn table(header: &[&str]) -> Grid {
+pub(crate) fn table(header: &[&str]) -> Grid {
     Grid {
         header: header.iter().map(|h| (*h).to_string()).collect(),
         rows: Vec::new(),
@@ -53,7 +53,7 @@ pub fn table(header: &[&str]) -> Grid {
 }
 
 impl Grid {
-    pub fn add_row<I>(&mut self, cells: I) -> &mut Self
+    pub(crate) fn add_row<I>(&mut self, cells: I) -> &mut Self
     where
         I: IntoIterator,
         I::Item: fmt::Display,
@@ -177,7 +177,7 @@ impl fmt::Display for Grid {
 /// Wrap prose lines longer than the width at word boundaries, a number kept with its unit
 /// (box style only; table lines and plain output are left as they are). A wrapped line continues under its own indent
 /// plus two spaces.
-pub fn wrap_prose(text: &str) -> String {
+pub(crate) fn wrap_prose(text: &str) -> String {
     match style() {
         Style::Boxed(width) => wrap_prose_at(text, width),
         Style::Plain => text.to_string(),

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::profile::Role;
 use crate::scaffold::Outcome;
 
-pub fn text(outcome: &Outcome) -> String {
+pub(crate) fn text(outcome: &Outcome) -> String {
     let mut s = String::new();
     for w in &outcome.written {
         let _ = writeln!(s, "wrote {w}");

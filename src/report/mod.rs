@@ -3,29 +3,29 @@
 //! JSON documents are serde structs, so their shape is fixed by types and pinned by
 //! snapshot tests.
 
-pub mod admit;
-pub mod boot;
-pub mod charts;
+pub(crate) mod admit;
+pub(crate) mod boot;
+pub(crate) mod charts;
 pub mod check;
-pub mod discover;
-pub mod docs;
-pub mod error;
-pub mod escape;
-pub mod findings;
+pub(crate) mod discover;
+pub(crate) mod docs;
+pub(crate) mod error;
+pub(crate) mod escape;
+pub(crate) mod findings;
 mod grid;
-pub mod init;
-pub mod plan;
+pub(crate) mod init;
+pub(crate) mod plan;
 mod records;
-pub mod render;
-pub mod review;
-pub mod serve;
+pub(crate) mod render;
+pub(crate) mod review;
+pub(crate) mod serve;
 pub mod simulate;
-pub mod status;
-pub mod svg;
-pub mod upgrade;
+pub(crate) mod status;
+pub(crate) mod svg;
+pub(crate) mod upgrade;
 mod wrap;
 
-pub use grid::{
-    Grid, SCHEMA_VERSION, Style, json, json_line, set_plain, set_width, style, table, wrap_prose,
-    wrap_prose_at,
-};
+pub use grid::set_plain;
+pub use grid::set_width;
+pub use grid::wrap_prose_at;
+pub(crate) use grid::{Style, json, json_line, style, table, wrap_prose};

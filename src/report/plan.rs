@@ -3,7 +3,7 @@
 use super::grid::table;
 use crate::plan::allocate::{Change, PlanOutcome};
 
-pub fn plan_table(p: &PlanOutcome) -> String {
+pub(crate) fn plan_table(p: &PlanOutcome) -> String {
     let mut t = table(&["hostname", "node", "role", "mode", "address", "change"]);
     for n in &p.nodes {
         let change = match &n.change {

@@ -3,7 +3,7 @@
 use super::grid::table;
 use crate::render::RenderOutcome;
 
-pub fn render_table(r: &RenderOutcome) -> String {
+pub(crate) fn render_table(r: &RenderOutcome) -> String {
     let mut t = table(&["file", "kind", "node", "mode"]);
     for f in &r.files {
         t.add_row(vec![

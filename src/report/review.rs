@@ -19,12 +19,12 @@ table{border-collapse:collapse;margin:.8em 0;font-size:.92em}th,td{border:1px so
 th{background:#f3f3f3}td:nth-child(n+2){font-variant-numeric:tabular-nums}figure{margin:1em 0}svg{max-width:100%;height:auto}";
 
 /// The report as one self-contained HTML file.
-pub fn html(r: &Report) -> String {
+pub(crate) fn html(r: &Report) -> String {
     html_of(&findings::findings(r, provenance_text(r)), &plots(r))
 }
 
 /// Findings as one self-contained HTML file, with these charts (file name, SVG) inline.
-pub fn html_of(f: &Findings, charts: &[(&'static str, String)]) -> String {
+pub(crate) fn html_of(f: &Findings, charts: &[(&'static str, String)]) -> String {
     let mut s = String::new();
     let class = if f.passes { "pass" } else { "fail" };
     let _ = write!(
@@ -83,12 +83,12 @@ pub fn html_of(f: &Findings, charts: &[(&'static str, String)]) -> String {
 
 /// The report as Markdown, and the charts it links to as (file name, SVG), each named
 /// `<stem>-<chart>.svg` to sit beside it.
-pub fn markdown(r: &Report, stem: &str) -> (String, Vec<(String, String)>) {
+pub(crate) fn markdown(r: &Report, stem: &str) -> (String, Vec<(String, String)>) {
     markdown_of(&findings::findings(r, provenance_text(r)), &plots(r), stem)
 }
 
 /// Findings as Markdown, linking to these charts as `<stem>-<chart>.svg`.
-pub fn markdown_of(
+pub(crate) fn markdown_of(
     f: &Findings,
     charts: &[(&'static str, String)],
     stem: &str,

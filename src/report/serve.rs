@@ -8,7 +8,7 @@ use crate::bootstrap::serve::listener::Stopped;
 /// What to know when `serve` starts: where it listens, the line to chain from a DHCP/iPXE
 /// setup, where the install state is kept (and how many installed nodes it restored), and
 /// each boot artefact it cannot hand out.
-pub fn banner(
+pub(crate) fn banner(
     site: &str,
     addr: SocketAddr,
     base_url: &str,
@@ -33,7 +33,7 @@ pub fn banner(
 }
 
 /// The last line: how the server stopped and where the install state was saved.
-pub fn stopped(how: Stopped, state_file: &Path) -> String {
+pub(crate) fn stopped(how: Stopped, state_file: &Path) -> String {
     let cut = if how.cut == 0 {
         String::new()
     } else {

@@ -12,7 +12,7 @@ pub fn simulate_text(r: &Report) -> String {
 
 /// Findings as terminal text: each section under its heading, its sentences indented, its
 /// tables boxed; long tables cut to their screen rows; charts left to `--plot`.
-pub fn findings_text(f: &Findings) -> String {
+pub(crate) fn findings_text(f: &Findings) -> String {
     let mut out = format!("Capacity review: {}\n", f.scenario);
     for sec in &f.sections {
         out.push_str(&format!("\n{}\n", sec.heading));
@@ -45,7 +45,7 @@ const MOVES_SHOWN: usize = 20;
 
 /// `simulate --from-cluster --drain`: the answer first, then the moves, the volumes and
 /// the next failure.
-pub fn drain_text(d: &simulate::questions::DrainReport) -> String {
+pub(crate) fn drain_text(d: &simulate::questions::DrainReport) -> String {
     let mut out = format!("Drain: {}\n\n", d.sentence);
     let mut t = table(&["VM", "from", "to", "how"]);
     // Those that do not migrate first: they are the answer.

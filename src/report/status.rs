@@ -2,7 +2,7 @@
 
 use crate::bootstrap::status::Status;
 
-pub fn text(s: &Status) -> String {
+pub(crate) fn text(s: &Status) -> String {
     let mut t = super::table(&["hostname", "node", "state", "last event", "at"]);
     for n in &s.nodes {
         t.add_row(vec![

@@ -8,25 +8,25 @@ use std::fmt::Write as _;
 
 /// How a series is drawn.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     /// Points joined by a line: the x values are a sequence (counts, limits, months).
     Line,
     /// Points with their intervals and no line: the x values are separate cases.
     Points,
 }
 
-pub struct Series {
-    pub name: String,
-    pub points: Vec<(f64, f64)>,
-    pub style: Style,
+pub(crate) struct Series {
+    pub(crate) name: String,
+    pub(crate) points: Vec<(f64, f64)>,
+    pub(crate) style: Style,
     /// Per point: (low, high) of its interval.
-    pub intervals: Vec<(f64, f64)>,
+    pub(crate) intervals: Vec<(f64, f64)>,
     /// Per point: true when the value is an upper bound only (drawn as an open marker).
-    pub upper_bound: Vec<bool>,
+    pub(crate) upper_bound: Vec<bool>,
 }
 
 impl Series {
-    pub fn line(name: &str, points: Vec<(f64, f64)>) -> Series {
+    pub(crate) fn line(name: &str, points: Vec<(f64, f64)>) -> Series {
         Series {
             name: name.to_string(),
             points,
@@ -37,33 +37,33 @@ impl Series {
     }
 }
 
-pub struct Chart<'a> {
-    pub title: &'a str,
-    pub x_label: &'a str,
-    pub y_label: &'a str,
-    pub series: Vec<Series>,
-    pub log_y: bool,
+pub(crate) struct Chart<'a> {
+    pub(crate) title: &'a str,
+    pub(crate) x_label: &'a str,
+    pub(crate) y_label: &'a str,
+    pub(crate) series: Vec<Series>,
+    pub(crate) log_y: bool,
     /// Whole-number axes: ticks only at integers.
-    pub x_integer: bool,
-    pub y_integer: bool,
+    pub(crate) x_integer: bool,
+    pub(crate) y_integer: bool,
     /// Names for integer x values (months); ticks at those values only.
-    pub x_names: Vec<(f64, String)>,
+    pub(crate) x_names: Vec<(f64, String)>,
     /// Horizontal reference lines (value, label), drawn only when within the data's range.
-    pub rules: Vec<(f64, String)>,
+    pub(crate) rules: Vec<(f64, String)>,
     /// Horizontal lines always drawn, the range widened to hold them (a zero line).
-    pub fixed_rules: Vec<(f64, String)>,
+    pub(crate) fixed_rules: Vec<(f64, String)>,
     /// Vertical lines marking the answer (x, label).
-    pub markers: Vec<(f64, String)>,
+    pub(crate) markers: Vec<(f64, String)>,
     /// Start the y axis at zero (linear axes), or fit it to the data.
-    pub y_from_zero: bool,
+    pub(crate) y_from_zero: bool,
     /// A line of text under the title (what is not plotted and why).
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// Words under the note, wrapped (the rule behind a marked answer).
-    pub caption: Option<String>,
+    pub(crate) caption: Option<String>,
 }
 
 impl<'a> Chart<'a> {
-    pub fn new(title: &'a str, x_label: &'a str, y_label: &'a str) -> Chart<'a> {
+    pub(crate) fn new(title: &'a str, x_label: &'a str, y_label: &'a str) -> Chart<'a> {
         Chart {
             title,
             x_label,
@@ -97,7 +97,7 @@ fn plain(s: &str) -> String {
 }
 
 /// The nice number nearest `x`: 1, 2, 5 or 10 times a power of ten.
-pub fn nice_number(x: f64) -> f64 {
+pub(crate) fn nice_number(x: f64) -> f64 {
     if x <= 0.0 || !x.is_finite() {
         return 1.0;
     }
@@ -117,7 +117,7 @@ pub fn nice_number(x: f64) -> f64 {
 
 /// Round ticks covering [lo, hi]: about `n` of them, a step of 1, 2 or 5 times a power of
 /// ten (at least 1 on a whole-number axis). Returns (axis low, axis high, step).
-pub fn nice_ticks(lo: f64, hi: f64, n: usize, integer: bool) -> (f64, f64, f64) {
+pub(crate) fn nice_ticks(lo: f64, hi: f64, n: usize, integer: bool) -> (f64, f64, f64) {
     let (lo, hi) = if hi - lo < 1e-12 {
         (
             lo - 0.5_f64.max(lo.abs() * 0.1),
@@ -163,7 +163,7 @@ fn tick_label(v: f64, step: f64) -> String {
 }
 
 #[allow(clippy::too_many_lines)] // one chart, drawn back to front
-pub fn render(c: &Chart<'_>) -> String {
+pub(crate) fn render(c: &Chart<'_>) -> String {
     let ty = |y: f64| if c.log_y { y.max(1e-300).log10() } else { y };
     let mut xs: Vec<f64> = Vec::new();
     let mut ys: Vec<f64> = Vec::new();

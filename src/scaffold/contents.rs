@@ -66,7 +66,7 @@ fn starter_scenario(name: &str) -> String {
 
 /// Whose a file is, which decides when an existing one is replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Owner {
+pub(crate) enum Owner {
     /// The schemas follow the binary: always replaced.
     Binary,
     /// Derived from the inventory (profiles, nodes.yaml): replaced when derived again.
@@ -81,20 +81,20 @@ pub enum Owner {
 
 /// One file of a new site, path relative to the site folder.
 #[derive(Debug, Clone)]
-pub struct SiteFile {
-    pub rel: String,
-    pub bytes: Vec<u8>,
-    pub owner: Owner,
+pub(crate) struct SiteFile {
+    pub(crate) rel: String,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) owner: Owner,
 }
 
 /// Everything a new site holds, and what the derivation found.
 #[derive(Debug, Clone)]
-pub struct Contents {
-    pub files: Vec<SiteFile>,
+pub(crate) struct Contents {
+    pub(crate) files: Vec<SiteFile>,
     /// Role per node, when derived from an inventory.
-    pub roles: BTreeMap<String, Role>,
+    pub(crate) roles: BTreeMap<String, Role>,
     /// Profile errors the derivation could not remove, per role.
-    pub remaining: Vec<String>,
+    pub(crate) remaining: Vec<String>,
 }
 
 /// The shipped profiles, for roles the inventory has no node of (or without one).
@@ -127,7 +127,7 @@ fn random_secret(len: usize) -> String {
 }
 
 /// A site name from the folder name: lowercase, `-` for anything else, at most 63.
-pub fn site_name(dir: &Path) -> String {
+pub(crate) fn site_name(dir: &Path) -> String {
     let raw = dir
         .canonicalize()
         .ok()
@@ -211,7 +211,7 @@ fn bmcs(inventory: Option<&Inventory>) -> String {
 }
 
 /// The files of a new site named `name`, from an inventory when one is given.
-pub fn site_files(name: &str, inventory: Option<&Inventory>) -> Contents {
+pub(crate) fn site_files(name: &str, inventory: Option<&Inventory>) -> Contents {
     let mut files = Vec::new();
     let (roles, remaining) = profiles(inventory, &mut files);
     let node_count = inventory.map_or(0, |i| i.nodes.len());

@@ -10,5 +10,5 @@
 mod contents;
 mod write;
 
-pub use contents::{Contents, Owner, STARTER_SCENARIO, SiteFile, site_files, site_name};
-pub use write::{Outcome, Request, ScaffoldError, check_target, init};
+pub(crate) use contents::{STARTER_SCENARIO, site_name};
+pub(crate) use write::{Outcome, Request, ScaffoldError, check_target, init};

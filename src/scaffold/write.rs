@@ -16,7 +16,7 @@ use crate::profile::Role;
 
 /// Why a site could not be made.
 #[derive(Debug, thiserror::Error)]
-pub enum ScaffoldError {
+pub(crate) enum ScaffoldError {
     #[error(
         "{0} is a file, not a folder: give the folder the site goes into (a new one is made), or move the file away"
     )]
@@ -29,30 +29,30 @@ pub enum ScaffoldError {
 
 /// What to make.
 #[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// The site's name (a DNS label, checked by the caller).
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// A discovered inventory to annotate and derive the profiles from.
-    pub inventory: Option<&'a Inventory>,
+    pub(crate) inventory: Option<&'a Inventory>,
     /// Replace site.yaml, bmcs.yaml and the shipped profiles that exist.
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
 /// What `init` did.
 #[derive(Debug, Clone, Serialize)]
-pub struct Outcome {
-    pub dir: String,
-    pub written: Vec<String>,
-    pub kept: Vec<String>,
+pub(crate) struct Outcome {
+    pub(crate) dir: String,
+    pub(crate) written: Vec<String>,
+    pub(crate) kept: Vec<String>,
     /// Role per node, when derived from an inventory.
-    pub roles: std::collections::BTreeMap<String, Role>,
+    pub(crate) roles: std::collections::BTreeMap<String, Role>,
     /// Profile errors the derivation could not remove, per role.
-    pub remaining: Vec<String>,
-    pub next: Vec<String>,
+    pub(crate) remaining: Vec<String>,
+    pub(crate) next: Vec<String>,
 }
 
 /// Refuse a target that exists and is not a folder (a folder behind a symlink is fine).
-pub fn check_target(dir: &Path) -> Result<(), ScaffoldError> {
+pub(crate) fn check_target(dir: &Path) -> Result<(), ScaffoldError> {
     match std::fs::metadata(dir) {
         Ok(m) if !m.is_dir() => Err(ScaffoldError::NotAFolder(dir.to_path_buf())),
         _ => Ok(()),
@@ -88,7 +88,7 @@ fn gitignore(path: &Path, fresh: &[u8]) -> Result<Option<Vec<u8>>, ScaffoldError
 
 /// Make (or complete) the site in `dir`. The caller holds the site's lock when the folder
 /// existed already.
-pub fn init(dir: &Path, req: &Request<'_>) -> Result<Outcome, ScaffoldError> {
+pub(crate) fn init(dir: &Path, req: &Request<'_>) -> Result<Outcome, ScaffoldError> {
     check_target(dir)?;
     let contents = site_files(req.name, req.inventory);
     fsio::create_dir(dir, DirMode::Public)?;

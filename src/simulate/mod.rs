@@ -8,9 +8,9 @@ pub mod failure;
 pub mod fleet;
 pub mod place;
 pub mod questions;
-pub mod report;
+pub(crate) mod report;
 pub mod scenario;
-pub mod study;
+pub(crate) mod study;
 
-pub use report::Report;
+pub(crate) use report::Report;
 pub use study::{ScenarioInput, Study, StudyError, StudyInput};

@@ -12,33 +12,33 @@ use crate::simulate::fleet::{Assumption, LiveSummary};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    pub scenario: String,
+    pub(crate) scenario: String,
     /// Fail when a failure that decides the verdict strands a VM or a replica, or when the
     /// rebuild after losing a node never restores full redundancy.
     pub verdict: HeadroomVerdict,
-    pub verdict_reasons: Vec<String>,
-    pub nodes: usize,
-    pub racks: usize,
+    pub(crate) verdict_reasons: Vec<String>,
+    pub(crate) nodes: usize,
+    pub(crate) racks: usize,
     pub clusters: usize,
     pub vms: usize,
-    pub volumes: usize,
+    pub(crate) volumes: usize,
     pub vm_restart: Restart,
-    pub headroom: Headroom,
+    pub(crate) headroom: Headroom,
     pub max_clusters: Option<MaxClusters>,
-    pub timeline: Vec<Month>,
-    pub refused: Vec<Refusal>,
+    pub(crate) timeline: Vec<Month>,
+    pub(crate) refused: Vec<Refusal>,
     pub rebuild: RebuildReport,
-    pub risk: RiskReport,
+    pub(crate) risk: RiskReport,
     /// Set when the fleet has no volume: "no volumes: rebuild and data-loss risk do not
     /// apply"; the rebuild and risk sections are then not given.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub no_volumes: Option<String>,
-    pub warnings: Vec<Warning>,
+    pub(crate) no_volumes: Option<String>,
+    pub(crate) warnings: Vec<Warning>,
     /// When the verdict fails: the smallest change found that passes.
-    pub fix: Option<Fix>,
+    pub(crate) fix: Option<Fix>,
     /// Set when the fleet is a dump's (`--from-cluster`): what it held and lacked.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub live: Option<LiveSummary>,
+    pub(crate) live: Option<LiveSummary>,
     /// Every input of the analyses with its value and source (dump, scenario, default).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<Assumption>,
@@ -54,13 +54,13 @@ pub struct Warning {
     /// A stable identifier: vms-per-cluster, pods-per-node, rebuild-share,
     /// rebuild-limit-fallback, memory-overcommit, rebuild-source-load, rebuild-abort-limit,
     /// scatter-width.
-    pub kind: &'static str,
-    pub message: String,
+    pub(crate) kind: &'static str,
+    pub(crate) message: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct MaxClusters {
-    pub shape: String,
+    pub(crate) shape: String,
     /// The largest n such that every count of additional clusters from 0 to n passes;
     /// `None` when the fleet fails already as it is.
     pub additional: Option<u32>,
@@ -69,103 +69,104 @@ pub struct MaxClusters {
     /// Counts past the first failure that pass again: not safe, since fewer fail.
     pub passes_again: Vec<u32>,
     /// Every count from 0 to this one was placed and checked.
-    pub checked_up_to: u32,
+    pub(crate) checked_up_to: u32,
     /// Minimum slack over all failure scenarios for N additional clusters (for the plot).
-    pub curve: Vec<(u32, Slack, HeadroomVerdict)>,
+    pub(crate) curve: Vec<(u32, Slack, HeadroomVerdict)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[allow(clippy::struct_field_names)] // `month` is the JSON's field name
 pub struct Month {
-    pub month: String,
-    pub clusters: usize,
-    pub verdict: HeadroomVerdict,
-    pub min_slack: Slack,
+    pub(crate) month: String,
+    pub(crate) clusters: usize,
+    pub(crate) verdict: HeadroomVerdict,
+    pub(crate) min_slack: Slack,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Refusal {
-    pub team: String,
-    pub shape: String,
-    pub month: String,
-    pub reason: String,
+    pub(crate) team: String,
+    pub(crate) shape: String,
+    pub(crate) month: String,
+    pub(crate) reason: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RebuildReport {
-    pub failed_node: String,
+    pub(crate) failed_node: String,
     /// Set when the scenario's rebuild what-if loaded the node with this much data.
-    pub what_if_tib: Option<f64>,
+    pub(crate) what_if_tib: Option<f64>,
     /// The scenario's `concurrent-replica-rebuild-per-node-limit`, which the headline uses.
-    pub limit: u32,
-    pub replicas_to_rebuild: usize,
+    pub(crate) limit: u32,
+    pub(crate) replicas_to_rebuild: usize,
     /// Replicas of detached volumes on the node: Longhorn does not rebuild them (unless
     /// offline replica rebuilding is on) until their VM starts.
-    pub detached_not_rebuilt: usize,
-    pub tib_to_rebuild: f64,
+    pub(crate) detached_not_rebuilt: usize,
+    pub(crate) tib_to_rebuild: f64,
     /// `None`: full redundancy is never restored; `never` says why.
-    pub hours_to_full_redundancy: Option<f64>,
-    pub never: Option<String>,
-    pub bottleneck: String,
-    pub aborted_rebuilds: usize,
-    pub abort_restarts: usize,
-    pub stranded_rebuilds: usize,
-    pub blocked_rebuilds: usize,
+    pub(crate) hours_to_full_redundancy: Option<f64>,
+    pub(crate) never: Option<String>,
+    pub(crate) bottleneck: String,
+    pub(crate) aborted_rebuilds: usize,
+    pub(crate) abort_restarts: usize,
+    pub(crate) stranded_rebuilds: usize,
+    pub(crate) blocked_rebuilds: usize,
     /// Per-volume time without full redundancy; `None` when some volume never gets it back.
-    pub exposure_hours_max: Option<f64>,
-    pub exposure_hours_median: Option<f64>,
-    pub peak_link_share: f64,
-    pub peak_disk_share: f64,
-    pub peak_source_share: f64,
-    pub peak_source_streams: usize,
-    pub sweep: Vec<SweepPoint>,
-    pub recommended_limit: Option<u32>,
-    pub recommendation_fell_back: bool,
+    pub(crate) exposure_hours_max: Option<f64>,
+    pub(crate) exposure_hours_median: Option<f64>,
+    pub(crate) peak_link_share: f64,
+    pub(crate) peak_disk_share: f64,
+    pub(crate) peak_source_share: f64,
+    pub(crate) peak_source_streams: usize,
+    pub(crate) sweep: Vec<SweepPoint>,
+    pub(crate) recommended_limit: Option<u32>,
+    pub(crate) recommendation_fell_back: bool,
     /// How the recommendation is chosen from the sweep, in words.
-    pub recommendation_rule: String,
+    pub(crate) recommendation_rule: String,
     /// The Longhorn version modelled and how a new replica's node and disk are chosen.
     pub longhorn: String,
-    pub placement_rule: String,
+    pub(crate) placement_rule: String,
     /// Every node that receives replicas, the slowest first, and the same per rack.
-    pub receivers: Vec<NodeLoad>,
-    pub by_rack: Vec<RackLoad>,
+    pub(crate) receivers: Vec<NodeLoad>,
+    pub(crate) by_rack: Vec<RackLoad>,
     /// The same rebuild under the other Longhorn disk rule (most available space up to
     /// v1.10, the balance score from v1.11), to show what the version changes.
-    pub other_rule: Option<OtherRule>,
-    pub windows: Vec<Window>,
+    pub(crate) other_rule: Option<OtherRule>,
+    pub(crate) windows: Vec<Window>,
 }
 
 /// The sentence given instead of rebuild and risk figures when there is no volume.
-pub const NO_VOLUMES: &str = "no volumes: rebuild and data-loss risk do not apply";
+pub(crate) const NO_VOLUMES: &str = "no volumes: rebuild and data-loss risk do not apply";
 
 /// The receiving side of one rack.
 #[derive(Debug, Clone, Serialize)]
 pub struct RackLoad {
-    pub rack: String,
+    pub(crate) rack: String,
     /// Its nodes that receive replicas, and its nodes that may (up, schedulable).
-    pub receiving_nodes: usize,
-    pub nodes: usize,
-    pub replicas: usize,
-    pub tib: f64,
+    pub(crate) receiving_nodes: usize,
+    pub(crate) nodes: usize,
+    pub(crate) replicas: usize,
+    pub(crate) tib: f64,
     /// Transfer hours until its last replica is done; `None`: never.
-    pub transfer_hours: Option<f64>,
+    pub(crate) transfer_hours: Option<f64>,
 }
 
 /// The rebuild at the scenario's limit under the other disk rule.
 #[derive(Debug, Clone, Serialize)]
 pub struct OtherRule {
-    pub longhorn: String,
-    pub placement_rule: String,
-    pub hours_to_full_redundancy: Option<f64>,
-    pub bottleneck: String,
+    pub(crate) longhorn: String,
+    pub(crate) placement_rule: String,
+    pub(crate) hours_to_full_redundancy: Option<f64>,
+    pub(crate) bottleneck: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RiskReport {
     /// Set (to `NO_VOLUMES`) when the fleet has no volume; the figures are then absent.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub not_applicable: Option<String>,
+    pub(crate) not_applicable: Option<String>,
     #[serde(flatten)]
-    pub figures: Option<RiskFigures>,
+    pub(crate) figures: Option<RiskFigures>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -174,11 +175,11 @@ pub struct RiskFigures {
     pub estimate: RiskResult,
     /// Hours a permanently failed node's replicas stay missing in the model, and where the
     /// figure comes from.
-    pub exposure_window_h: f64,
-    pub exposure_window_from: String,
+    pub(crate) exposure_window_h: f64,
+    pub(crate) exposure_window_from: String,
     /// Why the model keeps fixed windows rather than the Markov chain of one replica group,
     /// and how far the two differ for this window.
-    pub markov: MarkovNote,
+    pub(crate) markov: MarkovNote,
     pub by_replicas: Vec<ByReplicas>,
     pub correlated: Correlated,
 }
@@ -190,15 +191,15 @@ pub struct MarkovNote {
     /// Losses per year of one 3-node group: fixed windows, as the model uses; the Markov
     /// chain with one repair at a time (the documented formula); and the Markov chain with
     /// every failed node repaired at once.
-    pub fixed_window_per_year: f64,
-    pub markov_one_repair_per_year: f64,
-    pub markov_parallel_repair_per_year: f64,
-    pub explanation: String,
+    pub(crate) fixed_window_per_year: f64,
+    pub(crate) markov_one_repair_per_year: f64,
+    pub(crate) markov_parallel_repair_per_year: f64,
+    pub(crate) explanation: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ByReplicas {
-    pub replicas: u32,
+    pub(crate) replicas: u32,
     pub data_loss: Rate,
 }
 
@@ -213,55 +214,55 @@ pub struct Estimate {
 #[derive(Debug, Clone, Serialize)]
 pub struct Correlated {
     pub failed_nodes: u32,
-    pub trials: u32,
-    pub longhorn_copysets: usize,
+    pub(crate) trials: u32,
+    pub(crate) longhorn_copysets: usize,
     pub longhorn: Estimate,
-    pub longhorn_monte_carlo: f64,
-    pub longhorn_ci95: [f64; 2],
-    pub longhorn_hits: u64,
-    pub scatter_width_requested: u32,
-    pub scatter_width: u32,
+    pub(crate) longhorn_monte_carlo: f64,
+    pub(crate) longhorn_ci95: [f64; 2],
+    pub(crate) longhorn_hits: u64,
+    pub(crate) scatter_width_requested: u32,
+    pub(crate) scatter_width: u32,
     /// Mean distinct peers per node in the layout built.
-    pub scatter_width_measured: f64,
-    pub copyset_copysets: usize,
-    pub copyset: Estimate,
-    pub copyset_monte_carlo: f64,
-    pub copyset_ci95: [f64; 2],
-    pub copyset_hits: u64,
+    pub(crate) scatter_width_measured: f64,
+    pub(crate) copyset_copysets: usize,
+    pub(crate) copyset: Estimate,
+    pub(crate) copyset_monte_carlo: f64,
+    pub(crate) copyset_ci95: [f64; 2],
+    pub(crate) copyset_hits: u64,
     /// Set when the comparison means nothing (fewer nodes than replicas).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub not_compared: Option<String>,
+    pub(crate) not_compared: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct AddNodes {
     /// The node class (or, with a site fleet, the host) the new nodes copy.
-    pub like: String,
-    pub count: u32,
+    pub(crate) like: String,
+    pub(crate) count: u32,
     /// The rack of each new node, in order.
-    pub racks: Vec<String>,
+    pub(crate) racks: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RemoveClusters {
-    pub shape: String,
-    pub count: u32,
+    pub(crate) shape: String,
+    pub(crate) count: u32,
 }
 
 /// The smallest changes found that pass, each by placing and checking again.
 #[derive(Debug, Clone, Serialize)]
 pub struct Fix {
     /// `None`: no count up to `searched_nodes` passes.
-    pub add_nodes: Option<AddNodes>,
-    pub searched_nodes: u32,
-    pub remove_clusters: Option<RemoveClusters>,
-    pub searched_clusters: u32,
+    pub(crate) add_nodes: Option<AddNodes>,
+    pub(crate) searched_nodes: u32,
+    pub(crate) remove_clusters: Option<RemoveClusters>,
+    pub(crate) searched_clusters: u32,
 }
 
 /// When, by which rackplan, and from which inputs a report was made.
 #[derive(Debug, Clone, Serialize)]
 pub struct Provenance {
-    pub generated_at: String,
-    pub rackplan: String,
-    pub inputs: Vec<crate::files::provenance::InputFile>,
+    pub(crate) generated_at: String,
+    pub(crate) rackplan: String,
+    pub(crate) inputs: Vec<crate::files::provenance::InputFile>,
 }

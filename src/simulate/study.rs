@@ -60,7 +60,7 @@ pub enum FleetProblem {
 
 impl FleetProblem {
     /// The scenario key the problem is located at.
-    pub fn key(&self) -> &'static str {
+    pub(crate) fn key(&self) -> &'static str {
         match self {
             FleetProblem::NoNodes => "fleet",
             FleetProblem::NoHost { .. } | FleetProblem::NoRack { .. } => "headroom",
@@ -109,21 +109,21 @@ impl From<InputError> for StudyError {
 pub struct Study {
     pub scenario: Scenario,
     pub shapes: BTreeMap<String, Vec<Pool>>,
-    pub source: Source,
-    pub dir: PathBuf,
+    pub(crate) source: Source,
+    pub(crate) dir: PathBuf,
     /// The fleet from a site inventory, when the scenario (or --site) names one.
-    pub site_topology: Option<Topology>,
+    pub(crate) site_topology: Option<Topology>,
     /// The running fleet of a dump (`--from-cluster`): what runs stays where it is, and
     /// the scenario's clusters are what-ifs placed beside it.
-    pub live: Option<Arc<LiveFleet>>,
+    pub(crate) live: Option<Arc<LiveFleet>>,
     /// What the report says about the dump: its summary and the inputs with their sources.
-    pub live_summary: Option<(LiveSummary, Vec<Assumption>)>,
+    pub(crate) live_summary: Option<(LiveSummary, Vec<Assumption>)>,
     /// Where the Harvester version came from: `dump`, `site`, `scenario` or `default`.
-    pub harvester_version_from: &'static str,
+    pub(crate) harvester_version_from: &'static str,
     /// The dump named its Longhorn version (`current-longhorn-version`).
-    pub longhorn_version_from_dump: bool,
+    pub(crate) longhorn_version_from_dump: bool,
     /// Set when the site's Harvester version replaced a different one the scenario named.
-    pub harvester_version_note: Option<String>,
+    pub(crate) harvester_version_note: Option<String>,
 }
 
 impl Study {
@@ -353,7 +353,7 @@ impl Study {
     /// The fleet's hosts: the dump's, the site's, or the scenario's node classes.
     pub fn topology(&self) -> Topology {
         if let Some(l) = &self.live {
-            return l.placement.topo.clone();
+            return l.placement.topo().clone();
         }
         self.site_topology
             .clone()
@@ -362,7 +362,7 @@ impl Study {
 
     /// The scenario's node classes when they are the fleet (not a site or a dump), else
     /// none.
-    pub fn fleet_classes(&self) -> &[NodeClass] {
+    pub(crate) fn fleet_classes(&self) -> &[NodeClass] {
         if self.site_topology.is_none() && self.live.is_none() {
             &self.scenario.fleet.classes
         } else {
@@ -377,7 +377,7 @@ impl Study {
     }
 
     /// `place` on `topo`: the fleet's hosts, perhaps with more appended.
-    pub fn place_on(&self, topo: Topology, clusters: &[&[Pool]]) -> Placement {
+    pub(crate) fn place_on(&self, topo: Topology, clusters: &[&[Pool]]) -> Placement {
         let s = &self.scenario;
         let (vms, vols) = workload(clusters, &s.platform);
         match &self.live {
@@ -398,7 +398,7 @@ impl Study {
     }
 
     /// The headroom checks the scenario asks for, with its named sets resolved on `topo`.
-    pub fn headroom_spec(&self, topo: &Topology) -> Spec {
+    pub(crate) fn headroom_spec(&self, topo: &Topology) -> Spec {
         headroom::spec(&self.scenario.headroom, topo)
     }
 }

@@ -11,7 +11,7 @@ fn path_of(url: &str) -> &str {
 }
 
 /// Why the path of `url` cannot be served, if it cannot.
-pub fn route_problem(url: &str) -> Option<String> {
+pub(crate) fn route_problem(url: &str) -> Option<String> {
     for seg in path_of(url).split('/') {
         if seg.starts_with(':') || seg.starts_with('*') {
             return Some(format!(

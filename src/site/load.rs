@@ -10,23 +10,23 @@ use crate::files::yaml::{self, InputError, Source};
 /// A loaded site: the parsed file, its text (for located errors) and its directory.
 #[derive(Debug, Clone)]
 pub struct LoadedSite {
-    pub site: Site,
-    pub source: Source,
-    pub dir: PathBuf,
+    pub(crate) site: Site,
+    pub(crate) source: Source,
+    pub(crate) dir: PathBuf,
 }
 
 impl LoadedSite {
-    pub fn profiles_dir(&self) -> PathBuf {
+    pub(crate) fn profiles_dir(&self) -> PathBuf {
         self.dir.join(&self.site.profiles_dir)
     }
 
-    pub fn file(&self, name: &str) -> PathBuf {
+    pub(crate) fn file(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
 }
 
 /// Load `<dir>/site.yaml` and check it.
-pub fn load(dir: &Path) -> Result<LoadedSite, InputError> {
+pub(crate) fn load(dir: &Path) -> Result<LoadedSite, InputError> {
     let path = dir.join("site.yaml");
     let (site, source): (Site, Source) = yaml::load(&path)?;
     validate(&site, &source)?;

@@ -5,16 +5,14 @@
 //! management subnet, no two site networks overlapping, a storage range Harvester accepts) and
 //! points every error at the key that is wrong.
 
-pub mod base_url;
+pub(crate) mod base_url;
 mod load;
 mod model;
-pub mod types;
+pub(crate) mod types;
 mod validate;
 
-pub use load::{LoadedSite, load};
-pub use model::{
-    Bond, BondMode, Catalogue, ClusterCidrs, HarvesterSpec, Image, LonghornSpec, ManagementNetwork,
-    Pool, Secrets, ServeSpec, Site, StorageNetwork, Tenant, VmNetwork, XmitHashPolicy,
+pub(crate) use load::{LoadedSite, load};
+pub(crate) use model::{
+    Bond, BondMode, Catalogue, Image, ManagementNetwork, Pool, Site, Tenant, VmNetwork,
 };
-pub use types::{ClusterNetworkName, DnsLabel, Mtu, Vlan};
-pub use validate::validate;
+pub(crate) use types::{ClusterNetworkName, Mtu};

@@ -15,34 +15,34 @@ use crate::files::secrets::SecretRef;
 #[serde(deny_unknown_fields)]
 pub struct Site {
     /// Site name; output goes to `iso-config/<name>/`.
-    pub name: DnsLabel,
+    pub(crate) name: DnsLabel,
     /// Where the role profiles are, relative to the site directory.
     #[serde(default = "default_profiles_dir")]
-    pub profiles_dir: String,
-    pub harvester: HarvesterSpec,
-    pub management: ManagementNetwork,
+    pub(crate) profiles_dir: String,
+    pub(crate) harvester: HarvesterSpec,
+    pub(crate) management: ManagementNetwork,
     #[serde(default)]
-    pub cluster: ClusterCidrs,
-    pub vm_network: VmNetwork,
-    pub storage_network: StorageNetwork,
+    pub(crate) cluster: ClusterCidrs,
+    pub(crate) vm_network: VmNetwork,
+    pub(crate) storage_network: StorageNetwork,
     #[serde(default)]
-    pub longhorn: LonghornSpec,
-    pub secrets: Secrets,
+    pub(crate) longhorn: LonghornSpec,
+    pub(crate) secrets: Secrets,
     /// Where `rackplan serve` listens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub serve: Option<ServeSpec>,
+    pub(crate) serve: Option<ServeSpec>,
     /// Golden VM images, rendered as `VirtualMachineImage` objects Harvester downloads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub images: Vec<Image>,
+    pub(crate) images: Vec<Image>,
     /// Rancher cluster templates rendered from a scenario's shapes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub catalogue: Option<Catalogue>,
+    pub(crate) catalogue: Option<Catalogue>,
     /// Firmware levels pinned per server model (`<manufacturer> <model>` as in nodes.yaml,
     /// e.g. `Dell Inc. PowerEdge R750`) and component (`BIOS`, `BMC`, `nic <adapter>`,
     /// `drive <model>`, `gpu <model>`): nodes on another level are findings, even when they
     /// all agree.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub firmware_baseline: BTreeMap<String, BTreeMap<String, String>>,
+    pub(crate) firmware_baseline: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// A VM image Harvester downloads from a URL and checks against its SHA-512.
@@ -50,36 +50,36 @@ pub struct Site {
 #[serde(deny_unknown_fields)]
 pub struct Image {
     /// Object name (`metadata.name`); machine configs refer to `<namespace>/<name>`.
-    pub name: DnsLabel,
+    pub(crate) name: DnsLabel,
     /// Name shown in Harvester's UI; unique per namespace and immutable once created.
-    pub display_name: String,
+    pub(crate) display_name: String,
     /// Where Harvester downloads the image from (`http://` or `https://`).
-    pub url: String,
+    pub(crate) url: String,
     /// `sha512:<128 lowercase hex digits>`: Longhorn accepts SHA-512 only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checksum: Option<String>,
+    pub(crate) checksum: Option<String>,
     /// Defaults to `harvester-public`, which every project can read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<DnsLabel>,
+    pub(crate) namespace: Option<DnsLabel>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// A Longhorn StorageClass whose parameters (replicas, selectors) the image takes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub storage_class: Option<String>,
+    pub(crate) storage_class: Option<String>,
     /// UI hint, e.g. `ubuntu`, `sles`, `linux`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub os_type: Option<String>,
+    pub(crate) os_type: Option<String>,
 }
 
 impl Image {
-    pub fn namespace(&self) -> &str {
+    pub(crate) fn namespace(&self) -> &str {
         self.namespace
             .as_ref()
             .map_or("harvester-public", |n| n.0.as_str())
     }
 
     /// The checksum's hex digits, as Harvester passes them to Longhorn.
-    pub fn sha512(&self) -> Option<&str> {
+    pub(crate) fn sha512(&self) -> Option<&str> {
         self.checksum
             .as_deref()
             .and_then(|c| c.strip_prefix("sha512:"))
@@ -92,35 +92,35 @@ impl Image {
 #[serde(deny_unknown_fields)]
 pub struct Catalogue {
     /// The scenario whose `shapes:` are offered, relative to site.yaml.
-    pub scenario: String,
+    pub(crate) scenario: String,
     /// Shapes to offer; all of the scenario's when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shapes: Option<Vec<String>>,
+    pub(crate) shapes: Option<Vec<String>>,
     /// The image (`images[].name`) the VMs boot from; the first image when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<String>,
+    pub(crate) image: Option<String>,
     /// The tenant network (`vm_network.tenants[].name`) the VMs attach to; the first when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub network: Option<String>,
+    pub(crate) network: Option<String>,
     /// Rancher namespace of the Cluster and HarvesterConfig objects.
     #[serde(default = "default_catalogue_namespace")]
-    pub namespace: String,
+    pub(crate) namespace: String,
     /// Harvester namespace the VMs are created in.
     #[serde(default = "default_vm_namespace")]
-    pub vm_namespace: String,
-    pub kubernetes_version: String,
+    pub(crate) vm_namespace: String,
+    pub(crate) kubernetes_version: String,
     /// `<namespace>:<name>` of the Harvester cloud credential in Rancher.
-    pub cloud_credential: String,
+    pub(crate) cloud_credential: String,
     /// The image's login user (the Rancher machine driver connects as it).
     #[serde(default = "default_ssh_user")]
-    pub ssh_user: String,
+    pub(crate) ssh_user: String,
     /// Keys merged over the compliance defaults of `rkeConfig.machineGlobalConfig`; a
     /// `null` value removes a default.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub machine_global_config: BTreeMap<String, serde_json::Value>,
+    pub(crate) machine_global_config: BTreeMap<String, serde_json::Value>,
     /// Keys merged over the defaults of `rkeConfig.upgradeStrategy`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub upgrade_strategy: BTreeMap<String, serde_json::Value>,
+    pub(crate) upgrade_strategy: BTreeMap<String, serde_json::Value>,
 }
 
 fn default_catalogue_namespace() -> String {
@@ -137,7 +137,7 @@ fn default_ssh_user() -> String {
 #[serde(deny_unknown_fields)]
 pub struct ServeSpec {
     /// `address:port`; the default is 127.0.0.1:8080 (loopback only).
-    pub listen: std::net::SocketAddr,
+    pub(crate) listen: std::net::SocketAddr,
 }
 
 fn default_profiles_dir() -> String {
@@ -148,50 +148,50 @@ fn default_profiles_dir() -> String {
 #[serde(deny_unknown_fields)]
 pub struct HarvesterSpec {
     /// Release to install, e.g. `v1.6.1`; names the PXE artefacts.
-    pub version: String,
+    pub(crate) version: String,
     /// The installer ISO; required by automatic installs.
-    pub iso_url: String,
+    pub(crate) iso_url: String,
     /// Base URL under which `serve` (or any web server) publishes artefacts and configs. Its
     /// path is literal: no segment may start with `:` or `*` or hold `{` or `}`.
-    pub pxe_base_url: String,
+    pub(crate) pxe_base_url: String,
     /// Kernel console, e.g. `ttyS1,115200n8` for serial-only machines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub console: Option<String>,
+    pub(crate) console: Option<String>,
     /// Let dracut fetch the live root over HTTPS without verifying TLS (`rd.noverifyssl`).
     /// Off by default; turning it on is recorded in every iPXE script.
     #[serde(default)]
-    pub insecure_live_fetch: bool,
+    pub(crate) insecure_live_fetch: bool,
     /// Pass `harvester.install.skipchecks=true` (proceed despite preflight warnings).
     #[serde(default)]
-    pub skip_preflight_checks: bool,
+    pub(crate) skip_preflight_checks: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManagementNetwork {
-    pub cidr: Ipv4Net,
-    pub gateway: Ipv4Addr,
-    pub vip: Ipv4Addr,
+    pub(crate) cidr: Ipv4Net,
+    pub(crate) gateway: Ipv4Addr,
+    pub(crate) vip: Ipv4Addr,
     /// Addresses handed to nodes, in order.
-    pub pool: Pool,
-    pub dns: Vec<Ipv4Addr>,
-    pub ntp: Vec<String>,
+    pub(crate) pool: Pool,
+    pub(crate) dns: Vec<Ipv4Addr>,
+    pub(crate) ntp: Vec<String>,
     /// Tagged management VLAN; absent means untagged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vlan: Option<Vlan>,
+    pub(crate) vlan: Option<Vlan>,
     #[serde(default)]
-    pub mtu: Mtu,
+    pub(crate) mtu: Mtu,
     #[serde(default)]
-    pub bond: Bond,
+    pub(crate) bond: Bond,
     /// Hostnames are `<prefix>-<m|c|w><NN>`.
-    pub hostname_prefix: DnsLabel,
+    pub(crate) hostname_prefix: DnsLabel,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pool {
-    pub start: Ipv4Addr,
-    pub end: Ipv4Addr,
+    pub(crate) start: Ipv4Addr,
+    pub(crate) end: Ipv4Addr,
 }
 
 /// Linux bonding options; the reference design bonds everything with LACP.
@@ -199,13 +199,13 @@ pub struct Pool {
 #[serde(deny_unknown_fields)]
 pub struct Bond {
     #[serde(default = "default_bond_mode")]
-    pub mode: BondMode,
+    pub(crate) mode: BondMode,
     #[serde(default = "default_miimon")]
-    pub miimon: u32,
+    pub(crate) miimon: u32,
     /// Only meaningful for 802.3ad and balance-xor; `layer3+4` spreads flows of one host pair
     /// over both links.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub xmit_hash_policy: Option<XmitHashPolicy>,
+    pub(crate) xmit_hash_policy: Option<XmitHashPolicy>,
 }
 
 impl Default for Bond {
@@ -245,7 +245,7 @@ pub enum BondMode {
 }
 
 impl BondMode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             BondMode::BalanceRr => "balance-rr",
             BondMode::ActiveBackup => "active-backup",
@@ -273,7 +273,7 @@ pub enum XmitHashPolicy {
 }
 
 impl XmitHashPolicy {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             XmitHashPolicy::Layer2 => "layer2",
             XmitHashPolicy::Layer23 => "layer2+3",
@@ -289,11 +289,11 @@ impl XmitHashPolicy {
 #[serde(deny_unknown_fields)]
 pub struct ClusterCidrs {
     #[serde(default = "default_pod_cidr")]
-    pub pod_cidr: Ipv4Net,
+    pub(crate) pod_cidr: Ipv4Net,
     #[serde(default = "default_service_cidr")]
-    pub service_cidr: Ipv4Net,
+    pub(crate) service_cidr: Ipv4Net,
     #[serde(default = "default_cluster_dns")]
-    pub cluster_dns: Ipv4Addr,
+    pub(crate) cluster_dns: Ipv4Addr,
 }
 
 impl Default for ClusterCidrs {
@@ -319,28 +319,28 @@ fn default_cluster_dns() -> Ipv4Addr {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VmNetwork {
-    pub cluster_network: ClusterNetworkName,
+    pub(crate) cluster_network: ClusterNetworkName,
     #[serde(default)]
-    pub mtu: Mtu,
+    pub(crate) mtu: Mtu,
     #[serde(default)]
-    pub bond: Bond,
+    pub(crate) bond: Bond,
     #[serde(default)]
-    pub tenants: Vec<Tenant>,
+    pub(crate) tenants: Vec<Tenant>,
 }
 
 /// A tenant's VM network: one VLAN NetworkAttachmentDefinition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tenant {
-    pub name: DnsLabel,
-    pub vlan: Vlan,
+    pub(crate) name: DnsLabel,
+    pub(crate) vlan: Vlan,
     /// Namespace of the NetworkAttachmentDefinition; defaults to the tenant name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<DnsLabel>,
+    pub(crate) namespace: Option<DnsLabel>,
 }
 
 impl Tenant {
-    pub fn namespace(&self) -> &str {
+    pub(crate) fn namespace(&self) -> &str {
         self.namespace.as_ref().unwrap_or(&self.name).0.as_str()
     }
 }
@@ -348,25 +348,25 @@ impl Tenant {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StorageNetwork {
-    pub cluster_network: ClusterNetworkName,
-    pub vlan: Vlan,
+    pub(crate) cluster_network: ClusterNetworkName,
+    pub(crate) vlan: Vlan,
     /// The range Harvester's whereabouts IPAM hands to Longhorn pods.
-    pub cidr: Ipv4Net,
+    pub(crate) cidr: Ipv4Net,
     #[serde(default)]
-    pub exclude: Vec<Ipv4Net>,
+    pub(crate) exclude: Vec<Ipv4Net>,
     #[serde(default)]
-    pub mtu: Mtu,
+    pub(crate) mtu: Mtu,
     #[serde(default)]
-    pub bond: Bond,
+    pub(crate) bond: Bond,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LonghornSpec {
     #[serde(default = "default_replicas")]
-    pub replica_count: u32,
+    pub(crate) replica_count: u32,
     #[serde(default = "default_rebuild_limit")]
-    pub concurrent_replica_rebuild_per_node_limit: u32,
+    pub(crate) concurrent_replica_rebuild_per_node_limit: u32,
 }
 
 impl Default for LonghornSpec {
@@ -390,14 +390,14 @@ fn default_rebuild_limit() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct Secrets {
     /// The cluster token shared by every node.
-    pub token: SecretRef,
+    pub(crate) token: SecretRef,
     /// A clear-text password for user `rancher`, hashed to `$6$` before it is written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub password: Option<SecretRef>,
+    pub(crate) password: Option<SecretRef>,
     /// An existing crypt hash (`$6$...`), written as it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub password_hash: Option<SecretRef>,
+    pub(crate) password_hash: Option<SecretRef>,
     /// A file or variable with one SSH public key per line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ssh_authorized_keys: Option<SecretRef>,
+    pub(crate) ssh_authorized_keys: Option<SecretRef>,
 }

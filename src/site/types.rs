@@ -63,7 +63,7 @@ impl Default for Mtu {
 }
 
 /// True for an RFC 1123 label: lowercase alphanumerics and `-`, alphanumeric at both ends.
-pub fn is_dns_label(s: &str, max: usize) -> bool {
+pub(crate) fn is_dns_label(s: &str, max: usize) -> bool {
     !s.is_empty()
         && s.len() <= max
         && s.chars()
@@ -76,7 +76,7 @@ pub fn is_dns_label(s: &str, max: usize) -> bool {
 /// bridge `<name>-br` must fit Linux's 15-character interface names.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
-pub struct ClusterNetworkName(pub String);
+pub struct ClusterNetworkName(pub(crate) String);
 
 impl<'de> Deserialize<'de> for ClusterNetworkName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -121,7 +121,7 @@ impl fmt::Display for ClusterNetworkName {
 /// A DNS-1123 label (63 characters at most): tenant names, namespaces, hostname prefixes.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
-pub struct DnsLabel(pub String);
+pub struct DnsLabel(pub(crate) String);
 
 impl<'de> Deserialize<'de> for DnsLabel {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -13,7 +13,7 @@ fn overlaps(a: Ipv4Net, b: Ipv4Net) -> bool {
     a.contains(&b.network()) || b.contains(&a.network())
 }
 
-pub fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
+pub(crate) fn validate(site: &Site, src: &Source) -> Result<(), InputError> {
     let m = &site.management;
     let err = |p: Vec<Seg>, msg: String, hint: &str| Err(src.error_at(&p, msg, Some(hint.into())));
 

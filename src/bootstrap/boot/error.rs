@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::redfish::fetch::FetchError;
 
 #[derive(Debug, thiserror::Error)]
-pub enum BootError {
+pub(crate) enum BootError {
     #[error("GET {path}: {source}")]
     Read {
         path: String,

@@ -8,7 +8,7 @@ use super::targets::Target;
 use crate::plan::{Finding, Inputs, Severity};
 
 /// Why `target` may not be booted; empty when it may.
-pub fn blockers(
+pub(crate) fn blockers(
     inputs: &Inputs,
     findings: &[Finding],
     out_dir: &Path,
@@ -44,7 +44,7 @@ pub fn blockers(
 
 /// What the gate decided: targets to run, what `--force` overrode (by node name), and
 /// the results of the targets it stopped.
-pub type Split = (
+pub(crate) type Split = (
     Vec<Target>,
     Vec<(String, Vec<String>)>,
     Vec<super::run::NodeResult>,
@@ -52,7 +52,7 @@ pub type Split = (
 
 /// The targets split by the gate: those to run (with what `force` overrode, by name) and
 /// the results of those stopped. A dry run and an eject pass the gate: neither installs.
-pub fn split(
+pub(crate) fn split(
     inputs: &Inputs,
     out_dir: &Path,
     targets: Vec<Target>,

@@ -9,13 +9,12 @@
 //! Without `--yes` only the plan is printed. Each node is planned and run on its own: a
 //! failure on one never touches another.
 
-pub mod error;
-pub mod gate;
+pub(crate) mod error;
+pub(crate) mod gate;
 #[cfg(test)]
 mod plan_tests;
-pub mod run;
-pub mod targets;
-pub use error::BootError;
+pub(crate) mod run;
+pub(crate) mod targets;
 mod virtual_media;
 
-pub use virtual_media::{Action, Plan, Step, execute, plan};
+pub(crate) use virtual_media::Action;

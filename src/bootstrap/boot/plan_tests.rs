@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::virtual_media::{Action, plan};
+use super::error::BootError;
+use super::virtual_media::{Action, Plan, plan};
 use crate::redfish::fetch::{Fetch, FetchError};
 
 struct Mem(HashMap<String, Value>);
@@ -23,7 +24,7 @@ impl Fetch for Mem {
     fn expand_failed(&self) {}
 }
 
-fn run(docs: Vec<(&str, Value)>, action: Action) -> Result<super::Plan, super::BootError> {
+fn run(docs: Vec<(&str, Value)>, action: Action) -> Result<Plan, BootError> {
     let mem = Mem(docs.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
     tokio::runtime::Builder::new_current_thread()
         .build()
@@ -163,7 +164,7 @@ fn no_cd_override_is_refused_before_anything_is_planned() {
         Action::Boot,
     )
     .unwrap_err();
-    assert!(matches!(e, super::BootError::NoCdOverride { .. }), "{e}");
+    assert!(matches!(e, BootError::NoCdOverride { .. }), "{e}");
     assert!(e.to_string().contains("`Cd` boot override"), "{e}");
 }
 
@@ -171,7 +172,7 @@ fn no_cd_override_is_refused_before_anything_is_planned() {
 fn no_cd_slot_is_an_error() {
     let slot = json!({"MediaTypes": ["USBStick"]});
     let e = run(bmc("Dell", system("On", &["Cd"]), slot), Action::Boot).unwrap_err();
-    assert!(matches!(e, super::BootError::NoCdSlot), "{e}");
+    assert!(matches!(e, BootError::NoCdSlot), "{e}");
     assert!(e.to_string().contains("no CD/DVD"), "{e}");
 }
 

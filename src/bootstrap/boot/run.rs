@@ -14,38 +14,38 @@ use crate::redfish::connect::open;
 
 /// What happened at one node.
 #[derive(Debug, Clone, Serialize)]
-pub struct NodeResult {
-    pub node: String,
-    pub bmc: String,
-    pub ok: bool,
+pub(crate) struct NodeResult {
+    pub(crate) node: String,
+    pub(crate) bmc: String,
+    pub(crate) ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<Plan>,
-    pub done: Vec<String>,
+    pub(crate) plan: Option<Plan>,
+    pub(crate) done: Vec<String>,
     /// Requests made to the BMC (in a dry run, all of them read-only GETs and the session
     /// login and logout).
-    pub requests: usize,
+    pub(crate) requests: usize,
     /// The gate's objections that `--force` overrode.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub forced_past: Vec<String>,
+    pub(crate) forced_past: Vec<String>,
 }
 
 /// How a run behaves.
 #[derive(Debug, Clone)]
-pub struct RunOptions {
-    pub iso: String,
-    pub action: Action,
+pub(crate) struct RunOptions {
+    pub(crate) iso: String,
+    pub(crate) action: Action,
     /// Carry the plan out; otherwise only read the BMC and plan.
-    pub execute: bool,
+    pub(crate) execute: bool,
     /// How long to wait for the host to report power on after the reset.
-    pub wait: Duration,
+    pub(crate) wait: Duration,
     /// Restart a host that is powered on.
-    pub restart_running: bool,
+    pub(crate) restart_running: bool,
 }
 
 /// Plan (and with `opts.execute`, run) every target.
-pub async fn run(targets: &[Target], site_dir: &Path, opts: &RunOptions) -> Vec<NodeResult> {
+pub(crate) async fn run(targets: &[Target], site_dir: &Path, opts: &RunOptions) -> Vec<NodeResult> {
     let limits = Limits {
         retries: 1,
         ..Limits::default()
@@ -102,7 +102,7 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
 }
 
 /// The result for a target the gate stopped: nothing was sent to its BMC.
-pub fn refused(t: &Target, why: &[String]) -> NodeResult {
+pub(crate) fn refused(t: &Target, why: &[String]) -> NodeResult {
     NodeResult {
         node: t.name.clone(),
         bmc: t.entry.address.clone(),

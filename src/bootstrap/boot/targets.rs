@@ -7,14 +7,14 @@ use crate::redfish::config::{BmcEntry, BmcsFile, entry_for};
 
 /// One node to boot: its display name (the planned hostname, else the id) and its BMC.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Target {
-    pub name: String,
-    pub node: String,
-    pub entry: BmcEntry,
+pub(crate) struct Target {
+    pub(crate) name: String,
+    pub(crate) node: String,
+    pub(crate) entry: BmcEntry,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TargetError {
+pub(crate) enum TargetError {
     #[error("node {0} has no BMC address in nodes.yaml")]
     NoBmc(String),
     #[error("no node `{0}` in the inventory (give a node id or a planned hostname)")]
@@ -22,7 +22,7 @@ pub enum TargetError {
 }
 
 /// The targets for `names` (ids or hostnames), or every node with a BMC when `all`.
-pub fn select(
+pub(crate) fn select(
     inv: &Inventory,
     lock: &Lock,
     bmcs: &BmcsFile,

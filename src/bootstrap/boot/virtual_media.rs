@@ -9,31 +9,31 @@ use crate::redfish::client::BmcClient;
 use crate::redfish::fetch::{Fetch, link};
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Step {
-    pub method: &'static str,
-    pub path: String,
+pub(crate) struct Step {
+    pub(crate) method: &'static str,
+    pub(crate) path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub body: Option<Value>,
+    pub(crate) body: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub if_match: Option<String>,
-    pub why: String,
+    pub(crate) if_match: Option<String>,
+    pub(crate) why: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Action {
+pub(crate) enum Action {
     Boot,
     Eject,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Plan {
-    pub system: String,
-    pub vendor: String,
-    pub power_state: String,
-    pub slot: String,
-    pub steps: Vec<Step>,
-    pub notes: Vec<String>,
+pub(crate) struct Plan {
+    pub(crate) system: String,
+    pub(crate) vendor: String,
+    pub(crate) power_state: String,
+    pub(crate) slot: String,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) notes: Vec<String>,
 }
 
 fn s(v: &Value, k: &str) -> String {
@@ -89,7 +89,7 @@ fn boot_targets(sys: &Value) -> Vec<&str> {
 }
 
 /// Read the BMC and plan the requests for `action`.
-pub async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, BootError> {
+pub(crate) async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, BootError> {
     let root = get(c, "/redfish/v1").await?;
     let vendor = s(&root, "Vendor");
     let systems_link = root
@@ -334,7 +334,7 @@ pub async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, Boo
 
 /// Run a plan. A PATCH refused with 412 because of the ETag is retried once without it
 /// (some BMCs reject quoted or weak ETags); `poll` bounds the wait for PowerState On.
-pub async fn execute(
+pub(crate) async fn execute(
     c: &BmcClient,
     plan: &Plan,
     poll: std::time::Duration,

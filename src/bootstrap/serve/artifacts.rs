@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// An `--artifacts` folder that cannot be served.
 #[derive(Debug, thiserror::Error)]
-pub enum ArtifactsError {
+pub(crate) enum ArtifactsError {
     #[error("--artifacts {0}: not a folder")]
     NotAFolder(PathBuf),
     #[error(
@@ -16,7 +16,7 @@ pub enum ArtifactsError {
 
 /// Refuse an artifacts folder that holds rendered install configs: serving it as it is
 /// would hand out cluster tokens without the token route.
-pub fn check_artifacts(dir: &Path) -> Result<(), ArtifactsError> {
+pub(crate) fn check_artifacts(dir: &Path) -> Result<(), ArtifactsError> {
     if !dir.is_dir() {
         return Err(ArtifactsError::NotAFolder(dir.to_path_buf()));
     }
@@ -49,7 +49,7 @@ pub fn check_artifacts(dir: &Path) -> Result<(), ArtifactsError> {
 }
 
 /// The installer's boot artefacts the iPXE scripts fetch from the base URL, by version.
-pub fn boot_artifacts(version: &str) -> [String; 3] {
+pub(crate) fn boot_artifacts(version: &str) -> [String; 3] {
     [
         format!("harvester-{version}-vmlinuz-amd64"),
         format!("harvester-{version}-initrd-amd64"),
@@ -59,7 +59,7 @@ pub fn boot_artifacts(version: &str) -> [String; 3] {
 
 /// The boot artefacts `serve` cannot hand out: not in `--artifacts` (or no `--artifacts`),
 /// so the nodes' iPXE would stop at them unless another server publishes them.
-pub fn missing_artifacts(dir: Option<&Path>, version: &str) -> Vec<String> {
+pub(crate) fn missing_artifacts(dir: Option<&Path>, version: &str) -> Vec<String> {
     boot_artifacts(version)
         .into_iter()
         .filter(|a| dir.is_none_or(|d| !d.join(a).is_file()))

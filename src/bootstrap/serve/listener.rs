@@ -24,16 +24,16 @@ use tower::ServiceExt;
 
 /// How many connections, and how long a client may take to send a request header.
 #[derive(Debug, Clone, Copy)]
-pub struct ConnectionLimits {
-    pub max_connections: usize,
-    pub header_timeout: Duration,
+pub(crate) struct ConnectionLimits {
+    pub(crate) max_connections: usize,
+    pub(crate) header_timeout: Duration,
     /// How long requests in flight may take to finish once the server is told to stop.
-    pub drain: Duration,
+    pub(crate) drain: Duration,
 }
 
 impl ConnectionLimits {
     /// Defaults fitted to this process: at most half its open-file limit, at most 512.
-    pub fn for_this_process() -> ConnectionLimits {
+    pub(crate) fn for_this_process() -> ConnectionLimits {
         let files = open_file_limit().unwrap_or(1024);
         ConnectionLimits {
             max_connections: (files / 2).clamp(16, 512) as usize,
@@ -59,13 +59,13 @@ struct Slot {
 
 /// How the server stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stopped {
+pub(crate) struct Stopped {
     /// Connections still busy when the drain time ran out, closed mid-request.
-    pub cut: usize,
+    pub(crate) cut: usize,
 }
 
 /// Serve `app` on `listener` until `shutdown` resolves, then drain (see the module docs).
-pub async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
     app: Router,
     limits: ConnectionLimits,
@@ -177,7 +177,7 @@ fn evict_one_silent(slots: &Mutex<VecDeque<Slot>>) -> bool {
 }
 
 /// The client address of a request, as the accept loop recorded it.
-pub fn client(req_ext: &axum::http::Extensions) -> Option<SocketAddr> {
+pub(crate) fn client(req_ext: &axum::http::Extensions) -> Option<SocketAddr> {
     req_ext
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(a)| *a)

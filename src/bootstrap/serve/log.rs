@@ -6,19 +6,19 @@ use serde::Serialize;
 
 /// One line of the request log.
 #[derive(Debug, Clone, Serialize)]
-pub struct LogLine {
-    pub client: String,
-    pub method: String,
+pub(crate) struct LogLine {
+    pub(crate) client: String,
+    pub(crate) method: String,
     /// The path without its query (tokens live in the query).
-    pub path: String,
-    pub status: u16,
+    pub(crate) path: String,
+    pub(crate) status: u16,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub node: Option<String>,
-    pub message: String,
+    pub(crate) node: Option<String>,
+    pub(crate) message: String,
 }
 
 impl LogLine {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let node = self
             .node
             .as_ref()
@@ -34,13 +34,13 @@ impl LogLine {
 /// A log entry: a request, or a problem of the server itself.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
-pub enum LogEntry {
+pub(crate) enum LogEntry {
     Request(LogLine),
     Problem { error: String },
 }
 
 impl LogEntry {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             LogEntry::Request(l) => l.text(),
             LogEntry::Problem { error } => format!("error: {error}"),

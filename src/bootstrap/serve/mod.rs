@@ -18,23 +18,21 @@
 //! anyone on the install network who knows a node's MAC can ask for its script; keep PXE on
 //! an isolated provisioning network.
 
-pub mod artifacts;
-pub mod listener;
-pub mod log;
-pub mod paths;
-pub mod progress;
-pub mod record;
-pub mod router;
-pub mod routes;
-pub mod state;
+pub(crate) mod artifacts;
+pub(crate) mod listener;
+pub(crate) mod log;
+pub(crate) mod paths;
+pub(crate) mod progress;
+pub(crate) mod record;
+pub(crate) mod router;
+pub(crate) mod routes;
+pub(crate) mod state;
 pub mod state_file;
-pub mod tokens;
+pub(crate) mod tokens;
 
-pub use artifacts::{ArtifactsError, boot_artifacts, check_artifacts, missing_artifacts};
-pub use log::{LogEntry, LogLine};
-pub use paths::safe_relative;
+pub(crate) use artifacts::{check_artifacts, missing_artifacts};
 pub use progress::{InstallEvent, InstallState, Progress};
-pub use record::InstallRecord;
-pub use router::router;
-pub use state::{MAX_BODY_BYTES, ServeInputs, ServeState, TOKEN_TTL, mac_map};
-pub use state_file::StateError;
+pub(crate) use record::InstallRecord;
+pub(crate) use router::router;
+pub(crate) use state::{ServeInputs, ServeState, mac_map};
+pub(crate) use state_file::StateError;

@@ -23,7 +23,7 @@ fn decode(p: &str) -> Option<String> {
 
 /// A request path made safe: decoded, relative, no `..`, no backslash, no NUL; empty and
 /// `.` segments (`//`, `/./`) dropped.
-pub fn safe_relative(raw: &str) -> Option<PathBuf> {
+pub(crate) fn safe_relative(raw: &str) -> Option<PathBuf> {
     let decoded = decode(raw)?;
     if decoded.contains('\\') || decoded.contains('\0') {
         return None;
@@ -45,13 +45,13 @@ pub fn safe_relative(raw: &str) -> Option<PathBuf> {
 }
 
 /// A path that names an install config, however it is spelled.
-pub fn names_a_config(rel: &Path) -> bool {
+pub(crate) fn names_a_config(rel: &Path) -> bool {
     rel.file_name()
         .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("config.yaml"))
 }
 
 /// The path of a base URL without its trailing slash: `http://h:80/a/b/` -> `/a/b`, `http://h` -> ``.
-pub fn base_path(base: &str) -> &str {
+pub(crate) fn base_path(base: &str) -> &str {
     let rest = base.split_once("://").map_or(base, |(_, r)| r);
     rest.find('/')
         .map_or("", |i| rest[i..].trim_end_matches('/'))

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// Events kept per node.
-pub const MAX_EVENTS: usize = 16;
+pub(crate) const MAX_EVENTS: usize = 16;
 
 /// What happened to a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,7 +29,7 @@ pub enum InstallEvent {
 
 impl InstallEvent {
     /// The installer's webhook event named `name` (any case).
-    pub fn webhook(name: &str) -> Option<InstallEvent> {
+    pub(crate) fn webhook(name: &str) -> Option<InstallEvent> {
         match name.to_ascii_uppercase().as_str() {
             "STARTED" => Some(InstallEvent::Started),
             "SUCCEEDED" => Some(InstallEvent::Succeeded),
@@ -39,14 +39,14 @@ impl InstallEvent {
     }
 
     /// Sent by the installer (the rest are this server's own records).
-    pub fn is_webhook(self) -> bool {
+    pub(crate) fn is_webhook(self) -> bool {
         matches!(
             self,
             InstallEvent::Started | InstallEvent::Succeeded | InstallEvent::Failed
         )
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             InstallEvent::TokenIssued => "TOKEN_ISSUED",
             InstallEvent::ConfigServed => "CONFIG_SERVED",
@@ -68,7 +68,7 @@ pub enum InstallState {
 }
 
 impl InstallState {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             InstallState::Waiting => "waiting",
             InstallState::Installing => "installing",
@@ -83,7 +83,7 @@ impl InstallState {
 pub struct Event {
     pub event: InstallEvent,
     /// RFC 3339, UTC.
-    pub at: String,
+    pub(crate) at: String,
 }
 
 /// One node's record, under its hostname.
@@ -91,20 +91,20 @@ pub struct Event {
 #[serde(deny_unknown_fields)]
 pub struct NodeProgress {
     /// The node id (system serial) the hostname was planned for when this was recorded.
-    pub node: String,
+    pub(crate) node: String,
     #[serde(default)]
     pub events: Vec<Event>,
 }
 
 impl NodeProgress {
-    pub fn new(node: &str) -> NodeProgress {
+    pub(crate) fn new(node: &str) -> NodeProgress {
         NodeProgress {
             node: node.to_string(),
             events: Vec::new(),
         }
     }
 
-    pub fn state(&self) -> InstallState {
+    pub(crate) fn state(&self) -> InstallState {
         match self
             .events
             .iter()
@@ -120,7 +120,7 @@ impl NodeProgress {
     }
 
     /// Add an event: a token issued right after another one only moves its time.
-    pub fn push(&mut self, event: InstallEvent, at: String) {
+    pub(crate) fn push(&mut self, event: InstallEvent, at: String) {
         if event == InstallEvent::TokenIssued
             && let Some(last) = self.events.last_mut()
             && last.event == InstallEvent::TokenIssued
@@ -133,7 +133,7 @@ impl NodeProgress {
     }
 
     /// Keep the last [`MAX_EVENTS`], never dropping the webhook that sets the state.
-    pub fn trim(&mut self) {
+    pub(crate) fn trim(&mut self) {
         while self.events.len() > MAX_EVENTS {
             let deciding = self.events.iter().rposition(|e| e.event.is_webhook());
             let drop = usize::from(deciding == Some(0));
@@ -150,7 +150,7 @@ pub struct Progress {
 
 impl Progress {
     /// The record of `hostname`, if it was made for the node `id`.
-    pub fn of(&self, hostname: &str, id: &str) -> Option<&NodeProgress> {
+    pub(crate) fn of(&self, hostname: &str, id: &str) -> Option<&NodeProgress> {
         self.nodes.get(hostname).filter(|p| p.node == id)
     }
 
@@ -162,7 +162,7 @@ impl Progress {
     }
 
     /// Record `event` for `hostname`, planned for node `id`.
-    pub fn note(&mut self, hostname: &str, id: &str, event: InstallEvent, at: String) {
+    pub(crate) fn note(&mut self, hostname: &str, id: &str, event: InstallEvent, at: String) {
         let entry = self
             .nodes
             .entry(hostname.to_string())

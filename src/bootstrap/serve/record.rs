@@ -17,7 +17,7 @@ use super::state_file::{self, StateError};
 use crate::files::fsio::FsError;
 use crate::files::sitelock::SiteLock;
 
-pub struct InstallRecord {
+pub(crate) struct InstallRecord {
     /// The progress and its generation.
     now: Mutex<(Progress, u64)>,
     /// The generation on disk; held while writing, so writes never cross.
@@ -29,7 +29,7 @@ pub struct InstallRecord {
 impl InstallRecord {
     /// Take the site's install-state lock (waiting up to `wait`) and load what an earlier
     /// server recorded.
-    pub fn open(site_dir: &Path, wait: Duration) -> Result<InstallRecord, StateError> {
+    pub(crate) fn open(site_dir: &Path, wait: Duration) -> Result<InstallRecord, StateError> {
         let lock = state_file::lock(site_dir, wait)?;
         let path = state_file::path(site_dir);
         let progress = state_file::load(&path)?.unwrap_or_default();
@@ -41,16 +41,16 @@ impl InstallRecord {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn snapshot(&self) -> Progress {
+    pub(crate) fn snapshot(&self) -> Progress {
         self.now.lock().expect("not poisoned").0.clone()
     }
 
     /// See [`Progress::installed`].
-    pub fn installed(&self, hostname: &str, id: &str) -> bool {
+    pub(crate) fn installed(&self, hostname: &str, id: &str) -> bool {
         self.now
             .lock()
             .expect("not poisoned")
@@ -59,14 +59,14 @@ impl InstallRecord {
     }
 
     /// Record an event now (in memory; [`InstallRecord::flush`] writes it).
-    pub fn note(&self, hostname: &str, id: &str, event: InstallEvent) {
+    pub(crate) fn note(&self, hostname: &str, id: &str, event: InstallEvent) {
         let mut now = self.now.lock().expect("not poisoned");
         now.0.note(hostname, id, event, crate::inventory::utc_now());
         now.1 += 1;
     }
 
     /// Nodes recorded as installed.
-    pub fn installed_count(&self) -> usize {
+    pub(crate) fn installed_count(&self) -> usize {
         self.now
             .lock()
             .expect("not poisoned")
@@ -78,7 +78,7 @@ impl InstallRecord {
     }
 
     /// Write what is recorded, unless a write already saved it. Blocking.
-    pub fn flush(&self) -> Result<(), FsError> {
+    pub(crate) fn flush(&self) -> Result<(), FsError> {
         let mut written = self.written.lock().expect("not poisoned");
         let (progress, generation) = {
             let now = self.now.lock().expect("not poisoned");

@@ -11,7 +11,7 @@ use super::state::{MAX_BODY_BYTES, Shared};
 
 /// The router. The base URL's path must have passed `site::base_url::check` (axum panics on
 /// a path segment that looks like a capture).
-pub fn router(state: Shared) -> Router {
+pub(crate) fn router(state: Shared) -> Router {
     let prefix = base_path(&state.base_url).to_string();
     let outer = state.clone();
     let app = Router::new()

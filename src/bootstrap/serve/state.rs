@@ -18,14 +18,14 @@ use crate::files::fsio::FsError;
 use crate::render::OutputFile;
 
 /// How long a config token stays good: time enough for a node to load kernel and initrd.
-pub const TOKEN_TTL: Duration = Duration::from_secs(15 * 60);
+pub(crate) const TOKEN_TTL: Duration = Duration::from_secs(15 * 60);
 /// Largest request body accepted (webhook payloads are a few hundred bytes).
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 64 * 1024;
 /// How long a change that needs no immediate write (a token issued) waits, so that a burst
 /// of them is written once.
 const COALESCE: Duration = Duration::from_millis(200);
 
-pub struct ServeState {
+pub(crate) struct ServeState {
     pub(super) site: String,
     pub(super) base_url: String,
     pub(super) files: HashMap<String, OutputFile>,
@@ -46,22 +46,25 @@ pub struct ServeState {
 }
 
 /// Everything a server is made of.
-pub struct ServeInputs {
-    pub site: String,
-    pub base_url: String,
-    pub files: Vec<OutputFile>,
-    pub macs: HashMap<String, (String, String)>,
-    pub webhook_keys: HashMap<String, String>,
-    pub reinstall: Vec<String>,
-    pub artifacts: Option<PathBuf>,
+pub(crate) struct ServeInputs {
+    pub(crate) site: String,
+    pub(crate) base_url: String,
+    pub(crate) files: Vec<OutputFile>,
+    pub(crate) macs: HashMap<String, (String, String)>,
+    pub(crate) webhook_keys: HashMap<String, String>,
+    pub(crate) reinstall: Vec<String>,
+    pub(crate) artifacts: Option<PathBuf>,
     /// The install progress, loaded from the site's state file.
-    pub install: InstallRecord,
+    pub(crate) install: InstallRecord,
 }
 
-pub type Shared = Arc<ServeState>;
+pub(crate) type Shared = Arc<ServeState>;
 
 impl ServeState {
-    pub fn new(inputs: ServeInputs, log: Box<dyn Fn(&LogEntry) + Send + Sync>) -> ServeState {
+    pub(crate) fn new(
+        inputs: ServeInputs,
+        log: Box<dyn Fn(&LogEntry) + Send + Sync>,
+    ) -> ServeState {
         // The planned nodes are the ones with a rendered config.
         let nodes = inputs
             .files
@@ -95,12 +98,12 @@ impl ServeState {
     }
 
     /// Live config tokens (bounded; see `tokens`).
-    pub fn live_tokens(&self) -> usize {
+    pub(crate) fn live_tokens(&self) -> usize {
         self.tokens.lock().expect("not poisoned").len()
     }
 
     /// The install record (to write it a last time when the server stops).
-    pub fn install(&self) -> &InstallRecord {
+    pub(crate) fn install(&self) -> &InstallRecord {
         &self.install
     }
 
@@ -182,7 +185,7 @@ async fn blocking_flush(install: Arc<InstallRecord>) -> Result<(), FsError> {
 }
 
 /// MAC -> (hostname, node id) for every planned node: the only MACs that get a script.
-pub fn mac_map(
+pub(crate) fn mac_map(
     inv: &crate::inventory::Inventory,
     lock: &crate::plan::Lock,
 ) -> HashMap<String, (String, String)> {

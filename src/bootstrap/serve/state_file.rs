@@ -32,15 +32,15 @@ use crate::files::yaml::{self, InputError};
 use crate::path;
 
 /// The file, in the site folder.
-pub const FILE_NAME: &str = "install-state.yaml";
+pub(crate) const FILE_NAME: &str = "install-state.yaml";
 /// The lock `serve` holds for its life.
-pub const LOCK_NAME: &str = ".install-state.lock";
+pub(crate) const LOCK_NAME: &str = ".install-state.lock";
 /// Largest state file read (10,000 nodes with full histories take about 10 MiB).
-pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// Most nodes a state file may hold.
-pub const MAX_NODES: usize = 10_000;
+pub(crate) const MAX_NODES: usize = 10_000;
 /// The version of the format written and read.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 const HINT: &str = "install-state.yaml is written by `rackplan serve` and records which nodes are installed; fix this entry or restore the file from a backup. Do not delete it: serve would forget which nodes are installed and reinstall them on their next network boot";
 
@@ -77,12 +77,12 @@ struct StateDoc {
     nodes: BTreeMap<String, NodeProgress>,
 }
 
-pub fn path(site_dir: &Path) -> PathBuf {
+pub(crate) fn path(site_dir: &Path) -> PathBuf {
     site_dir.join(FILE_NAME)
 }
 
 /// Take the lock on the install state of the site in `dir`.
-pub fn lock(dir: &Path, wait: Duration) -> Result<SiteLock, StateError> {
+pub(crate) fn lock(dir: &Path, wait: Duration) -> Result<SiteLock, StateError> {
     SiteLock::acquire_file(dir, LOCK_NAME, wait).map_err(|e| match e {
         LockError::Held { dir, pid } => StateError::ServeRunning { dir, pid },
         other @ LockError::Io { .. } => StateError::Lock(other),
@@ -135,7 +135,7 @@ fn with_hint(mut e: InputError) -> InputError {
 }
 
 /// Parse and check the text of a state file.
-pub fn parse(path: &Path, text: &str) -> Result<Progress, StateError> {
+pub(crate) fn parse(path: &Path, text: &str) -> Result<Progress, StateError> {
     let (doc, src): (StateDoc, _) = yaml::parse(path, text).map_err(with_hint)?;
     let fail = |p: Vec<yaml::Seg>, msg: String| -> StateError {
         src.error_at(&p, msg, Some(HINT.to_string())).into()
@@ -194,7 +194,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Progress, StateError> {
 }
 
 /// The text of a state file holding `progress`.
-pub fn render(progress: &Progress) -> String {
+pub(crate) fn render(progress: &Progress) -> String {
     let doc = StateDoc {
         version: VERSION,
         nodes: progress.nodes.clone(),
@@ -203,7 +203,7 @@ pub fn render(progress: &Progress) -> String {
 }
 
 /// Write `progress` to `path`, atomically.
-pub fn save(path: &Path, progress: &Progress) -> Result<(), FsError> {
+pub(crate) fn save(path: &Path, progress: &Progress) -> Result<(), FsError> {
     fsio::write_atomic(path, render(progress).as_bytes(), Mode::Public)
 }
 

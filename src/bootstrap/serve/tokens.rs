@@ -7,17 +7,17 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// Live tokens per node: one for the boot in progress and one for a retry.
-pub const PER_NODE: usize = 2;
+pub(crate) const PER_NODE: usize = 2;
 
 #[derive(Debug)]
-pub struct Tokens {
+pub(crate) struct Tokens {
     ttl: Duration,
     /// token -> (hostname, minted at)
     live: HashMap<String, (String, Instant)>,
 }
 
 impl Tokens {
-    pub fn new(ttl: Duration) -> Tokens {
+    pub(crate) fn new(ttl: Duration) -> Tokens {
         Tokens {
             ttl,
             live: HashMap::new(),
@@ -25,7 +25,7 @@ impl Tokens {
     }
 
     /// A fresh token for `hostname`.
-    pub fn mint(&mut self, hostname: &str, now: Instant) -> String {
+    pub(crate) fn mint(&mut self, hostname: &str, now: Instant) -> String {
         let ttl = self.ttl;
         self.live
             .retain(|_, (_, at)| now.saturating_duration_since(*at) < ttl);
@@ -50,7 +50,7 @@ impl Tokens {
     }
 
     /// Use `token` for `hostname`'s config: true once, for a live token of that node.
-    pub fn redeem(&mut self, token: &str, hostname: &str, now: Instant) -> bool {
+    pub(crate) fn redeem(&mut self, token: &str, hostname: &str, now: Instant) -> bool {
         let ok = self
             .live
             .get(token)
@@ -61,12 +61,8 @@ impl Tokens {
         ok
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.live.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.live.is_empty()
     }
 }
 

@@ -89,7 +89,7 @@ const SMT: Known = Known {
 
 /// Does the BIOS name any setting by a known attribute name? If not, the registry's
 /// display names are needed (opaque AMI codes).
-pub fn needs_registry(bios: &Value) -> bool {
+pub(crate) fn needs_registry(bios: &Value) -> bool {
     let Some(attrs) = bios.get("Attributes").and_then(Value::as_object) else {
         return false;
     };
@@ -243,7 +243,7 @@ fn setting(
 }
 
 /// The normalised settings, or `None` when the BIOS resource lists no attributes.
-pub fn normalize(bios: &Value, registry: Option<&Value>) -> Option<Bios> {
+pub(crate) fn normalize(bios: &Value, registry: Option<&Value>) -> Option<Bios> {
     let attrs = bios.get("Attributes").and_then(Value::as_object)?;
     if attrs.is_empty() {
         return None;

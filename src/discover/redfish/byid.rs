@@ -31,9 +31,9 @@ const BY_ID: &str = "/dev/disk/by-id/";
 
 /// Where a drive sits: its Storage document and the volumes it belongs to.
 #[derive(Debug, Default)]
-pub struct Context<'a> {
-    pub storage: Option<&'a Value>,
-    pub volumes: Vec<&'a Value>,
+pub(crate) struct Context<'a> {
+    pub(crate) storage: Option<&'a Value>,
+    pub(crate) volumes: Vec<&'a Value>,
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -250,7 +250,7 @@ fn raid_controller(storage: &Value) -> Option<String> {
 }
 
 /// The by-id name of one drive, or why there is none.
-pub fn derive(drive: &Value, cx: &Context<'_>) -> DerivedPath {
+pub(crate) fn derive(drive: &Value, cx: &Context<'_>) -> DerivedPath {
     let raid: Vec<&&Value> = cx.volumes.iter().filter(|v| !raw_device(v)).collect();
     match raid.as_slice() {
         [] => {}

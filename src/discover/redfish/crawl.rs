@@ -53,12 +53,12 @@ pub struct RawBmc {
     pub systems: Vec<RawSystem>,
     pub notes: Vec<String>,
     /// Resources that exist but could not be read (5xx, timeout, bad JSON; not 404).
-    pub failed: Vec<(String, String)>,
+    pub(crate) failed: Vec<(String, String)>,
 }
 
 /// The inventory sections of a system whose resources failed to read: "storage", "nics",
 /// "cpu", "memory", with the first error of each. Their facts from this run are partial.
-pub fn degraded_sections(
+pub(crate) fn degraded_sections(
     system: &Value,
     failed: &[(String, String)],
 ) -> Vec<(&'static str, String)> {
@@ -85,7 +85,7 @@ pub fn degraded_sections(
 
 /// Members read from one collection: far above any server's parts, far below what a
 /// hostile BMC could list.
-pub const MAX_MEMBERS: usize = 1024;
+pub(crate) const MAX_MEMBERS: usize = 1024;
 
 pub(super) struct Walk<'a, F: Fetch> {
     f: &'a F,

@@ -30,7 +30,7 @@ fn name(v: &Value, key: &str) -> Option<String> {
         .map(|s| s.chars().filter(|c| !c.is_control()).take(64).collect())
 }
 
-pub fn firmware(raw: &RawSystem) -> Option<Firmware> {
+pub(crate) fn firmware(raw: &RawSystem) -> Option<Firmware> {
     let mut parts: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (adapter, _, _) in &raw.ports {
         let Some(id) = name(adapter, "Id") else {

@@ -13,7 +13,7 @@
 use crate::inventory::{Inventory, Node};
 
 /// Whether two records describe one machine: the same BMC, or a MAC in common.
-pub fn same_machine(a: &Node, b: &Node) -> bool {
+pub(crate) fn same_machine(a: &Node, b: &Node) -> bool {
     let bmc = |n: &Node| n.bmc.as_ref().map(|b| b.address.clone());
     (bmc(a).is_some() && bmc(a) == bmc(b))
         || a.nics
@@ -23,7 +23,7 @@ pub fn same_machine(a: &Node, b: &Node) -> bool {
 
 /// Give every found node an id no other machine holds. `found` pairs each node with its
 /// fallback id; returns, per renamed node, its index in `found` and a note.
-pub fn disambiguate(inv: &Inventory, found: &mut [(Node, String)]) -> Vec<(usize, String)> {
+pub(crate) fn disambiguate(inv: &Inventory, found: &mut [(Node, String)]) -> Vec<(usize, String)> {
     let mut notes = Vec::new();
     for i in 0..found.len() {
         let (before, rest) = found.split_at_mut(i);
@@ -67,7 +67,7 @@ pub fn disambiguate(inv: &Inventory, found: &mut [(Node, String)]) -> Vec<(usize
 /// same fallback id (the UUID, else address and system). `bmc` gives, per found node, the
 /// index of its BMC entry and its address. Returns, per later node, its index in `found`
 /// and a warning naming both addresses.
-pub fn seen_twice(found: &[(Node, String)], bmc: &[(usize, &str)]) -> Vec<(usize, String)> {
+pub(crate) fn seen_twice(found: &[(Node, String)], bmc: &[(usize, &str)]) -> Vec<(usize, String)> {
     let mut first: std::collections::HashMap<(Option<&str>, &str), (usize, &str)> =
         std::collections::HashMap::new();
     let mut out = Vec::new();

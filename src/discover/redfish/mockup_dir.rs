@@ -9,7 +9,7 @@ use crate::redfish::fetch::{Fetch, FetchError, normalize_path};
 /// A Redfish-Mockup-Creator capture on disk, read as a BMC would serve it (for offline use
 /// and fast tests): `<dir>/redfish/v1/.../index.json`; no `$expand`.
 pub struct MockupDir {
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     pub requests: std::sync::atomic::AtomicUsize,
 }
 

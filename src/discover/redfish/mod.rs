@@ -6,16 +6,16 @@
 //! seam; `normalize` turns documents into node records. [`discover`] runs them for a list
 //! of BMCs with a global cap on BMCs in flight and a deadline per BMC.
 
-pub mod bios;
-pub mod byid;
+pub(crate) mod bios;
+pub(crate) mod byid;
 pub mod crawl;
-pub mod firmware;
-pub mod identity;
-pub mod mockup_dir;
+pub(crate) mod firmware;
+pub(crate) mod identity;
+pub(crate) mod mockup_dir;
 pub mod normalize;
 #[cfg(test)]
 mod quirk_tests;
 mod run;
 mod walk_more;
 
-pub use run::{BmcError, BmcOutcome, Options, apply, discover};
+pub(crate) use run::{BmcOutcome, Options, apply, discover};

@@ -27,7 +27,7 @@ fn state(v: &Value) -> Option<&str> {
     v.pointer("/Status/State").and_then(Value::as_str)
 }
 
-pub use crate::inventory::text::placeholder;
+pub(crate) use crate::inventory::text::placeholder;
 
 /// Is this a CPU (not a GPU, FPGA, accelerator) that is present?
 fn is_cpu(p: &Value) -> bool {
@@ -463,7 +463,7 @@ fn node_id(system: &Value, address: &str) -> String {
 
 /// The id of a system without a usable serial, or whose serial another server also
 /// reports: its UUID (unless a placeholder), else the BMC address with the system's id.
-pub fn fallback_id(system: &Value, address: &str) -> String {
+pub(crate) fn fallback_id(system: &Value, address: &str) -> String {
     if let Some(u) = s(system, "UUID").filter(|u| {
         !u.chars()
             .all(|c| c == '0' || c == '-' || c.eq_ignore_ascii_case(&'f'))

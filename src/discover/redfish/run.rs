@@ -20,14 +20,14 @@ use crate::redfish::fetch::Fetch;
 
 /// How a discovery run behaves.
 #[derive(Debug, Clone)]
-pub struct Options {
-    pub limits: Limits,
+pub(crate) struct Options {
+    pub(crate) limits: Limits,
     /// Deadline for one whole BMC.
-    pub bmc_timeout: Duration,
+    pub(crate) bmc_timeout: Duration,
     /// BMCs crawled at once.
-    pub concurrency: usize,
+    pub(crate) concurrency: usize,
     /// Trust-on-first-use for every HTTPS BMC without a pin or CA bundle.
-    pub trust_on_first_use: bool,
+    pub(crate) trust_on_first_use: bool,
 }
 
 impl Default for Options {
@@ -43,50 +43,50 @@ impl Default for Options {
 
 /// What happened at one BMC.
 #[derive(Debug, Clone, Serialize)]
-pub struct BmcOutcome {
+pub(crate) struct BmcOutcome {
     /// The address as written in bmcs.yaml.
-    pub address: String,
+    pub(crate) address: String,
     /// The resolved base URL.
-    pub url: String,
-    pub ok: bool,
+    pub(crate) url: String,
+    pub(crate) ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// Ids of the nodes found.
-    pub nodes: Vec<String>,
-    pub requests: usize,
-    pub seconds: f64,
-    pub auth: &'static str,
-    pub session_deleted: bool,
+    pub(crate) nodes: Vec<String>,
+    pub(crate) requests: usize,
+    pub(crate) seconds: f64,
+    pub(crate) auth: &'static str,
+    pub(crate) session_deleted: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub recorded_pin: Option<String>,
-    pub notes: Vec<String>,
+    pub(crate) recorded_pin: Option<String>,
+    pub(crate) notes: Vec<String>,
     /// URLs the BMC named outside its origin: refused, nothing sent there.
-    pub refused: Vec<String>,
+    pub(crate) refused: Vec<String>,
     #[serde(skip)]
-    pub found: Vec<Node>,
+    pub(crate) found: Vec<Node>,
     /// Per found node, the id it takes when its serial is another machine's.
     #[serde(skip)]
-    pub fallback_ids: Vec<String>,
+    pub(crate) fallback_ids: Vec<String>,
     /// Per found node, the sections (storage, nics, cpu, memory) that failed to read, with
     /// the error: the previous facts of those sections are kept and marked stale.
     #[serde(skip)]
-    pub degraded: Vec<Vec<(String, String)>>,
+    pub(crate) degraded: Vec<Vec<(String, String)>>,
     /// What was kept from an earlier run because a section failed (shown to the user).
-    pub kept_from_earlier: Vec<String>,
+    pub(crate) kept_from_earlier: Vec<String>,
     /// Systems another BMC entry already reported (same serial and UUID): one BMC listed
     /// twice, or a copied answer. Shown to the user; the run is partial.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub seen_twice: Vec<String>,
+    pub(crate) seen_twice: Vec<String>,
     /// Text the BMC gave that holds control or script characters: stored as given, shown
     /// as a warning now, refused by `check` until corrected.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub distrusted: Vec<String>,
+    pub(crate) distrusted: Vec<String>,
 }
 
 /// Why a BMC gave no inventory: it could not be reached or logged into, or its systems
 /// could not be read. Shown as the BMC's `error`.
 #[derive(Debug, thiserror::Error)]
-pub enum BmcError {
+pub(crate) enum BmcError {
     #[error(transparent)]
     Connect(#[from] ConnectError),
     /// The Systems collection or a system failed to read; the text is `explain`'s.
@@ -269,7 +269,7 @@ async fn one(
 }
 
 /// Crawl every BMC, at most `opts.concurrency` at once; `progress` is called as each ends.
-pub async fn discover(
+pub(crate) async fn discover(
     entries: &[BmcEntry],
     site_dir: &Path,
     opts: &Options,
@@ -297,7 +297,7 @@ pub async fn discover(
 /// Fold a run's outcomes into the inventory: new facts for every node found, the previous
 /// record kept and marked stale for every node behind a BMC that failed. The rack given in
 /// bmcs.yaml fills `annotations.rack` where people have not set one.
-pub fn apply(
+pub(crate) fn apply(
     inv: &mut crate::inventory::Inventory,
     entries: &[BmcEntry],
     outcomes: &mut [BmcOutcome],

@@ -11,7 +11,7 @@ use russh::keys::{PrivateKey, PrivateKeyWithHashAlg, PublicKeyOrCertificate};
 
 /// What the host-key check concluded.
 #[derive(Debug, Clone, PartialEq)]
-pub enum KeyCheck {
+pub(crate) enum KeyCheck {
     NotReached,
     Known,
     Learned,
@@ -91,7 +91,7 @@ impl client::Handler for Handler {
 
 /// Why a host could not be probed.
 #[derive(Debug, thiserror::Error)]
-pub enum SshError {
+pub(crate) enum SshError {
     #[error(
         "host key of {host}:{port} is not in {}; run with --accept-new to record it (after checking it out of band)",
         known_hosts.display()
@@ -128,7 +128,7 @@ pub enum SshError {
 
 impl SshError {
     /// Key and authentication problems do not get better by retrying.
-    pub fn is_final(&self) -> bool {
+    pub(crate) fn is_final(&self) -> bool {
         matches!(
             self,
             SshError::UnknownHostKey { .. }
@@ -142,7 +142,7 @@ impl SshError {
 
 /// A login that went wrong (rather than being refused).
 #[derive(Debug, thiserror::Error)]
-pub enum AuthError {
+pub(crate) enum AuthError {
     #[error("authentication failed: {0}")]
     Key(russh::Error),
     /// What went wrong with the agent, per attempt.
@@ -153,7 +153,7 @@ pub enum AuthError {
 /// A private key file that cannot be used. The texts say how to give a passphrase, never
 /// what it was.
 #[derive(Debug, thiserror::Error)]
-pub enum KeyFileError {
+pub(crate) enum KeyFileError {
     #[error(
         "the SSH key {} is protected by a passphrase: add it to ssh-agent (`ssh-add`), or give the passphrase in RACKPLAN_SSH_PASSPHRASE, with --passphrase-file FILE, or as `passphrase: {{env: VAR}}` in ssh.yaml",
         .0.display()
@@ -168,18 +168,18 @@ pub enum KeyFileError {
     },
 }
 
-pub struct Target {
-    pub user: String,
-    pub host: String,
-    pub port: u16,
+pub(crate) struct Target {
+    pub(crate) user: String,
+    pub(crate) host: String,
+    pub(crate) port: u16,
 }
 
 /// How to log in: the keys an ssh-agent holds (tried first), then a key file.
 #[derive(Debug, Default)]
-pub struct Auth {
+pub(crate) struct Auth {
     /// The agent's socket (`SSH_AUTH_SOCK`).
-    pub agent: Option<PathBuf>,
-    pub key: Option<Arc<PrivateKey>>,
+    pub(crate) agent: Option<PathBuf>,
+    pub(crate) key: Option<Arc<PrivateKey>>,
 }
 
 fn rsa_hash(key: &russh::keys::PublicKey) -> Option<russh::keys::HashAlg> {
@@ -244,7 +244,7 @@ async fn login(
 }
 
 /// Run `script` on the host; the output, or an error in words.
-pub async fn run(
+pub(crate) async fn run(
     t: &Target,
     auth: Arc<Auth>,
     known_hosts: PathBuf,
@@ -329,7 +329,7 @@ pub async fn run(
 
 /// Load a private key file (ed25519, ECDSA or RSA), decrypting it with `passphrase` when it
 /// is protected. The error says how to give a passphrase, never what it was.
-pub fn load_key(
+pub(crate) fn load_key(
     path: &std::path::Path,
     passphrase: Option<&str>,
 ) -> Result<russh::keys::PrivateKey, KeyFileError> {

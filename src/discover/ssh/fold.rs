@@ -12,13 +12,13 @@ use super::run::HostOutcome;
 /// What the fold did: the merge report and, per outcome (same order), the id of the
 /// record it went into (`None` for a host that gave no OS view).
 #[derive(Debug, Default)]
-pub struct SshFold {
-    pub merge: MergeReport,
-    pub matched: Vec<Option<String>>,
+pub(crate) struct SshFold {
+    pub(crate) merge: MergeReport,
+    pub(crate) matched: Vec<Option<String>>,
 }
 
 /// Fold `outcomes` into `inv`; reconciliation notes are appended to each outcome.
-pub fn fold(inv: &mut Inventory, outcomes: &mut [HostOutcome], now: &str) -> SshFold {
+pub(crate) fn fold(inv: &mut Inventory, outcomes: &mut [HostOutcome], now: &str) -> SshFold {
     let mut found = Discovery::default();
     let mut matched = Vec::with_capacity(outcomes.len());
     for o in outcomes.iter_mut() {

@@ -4,11 +4,11 @@
 //! `exec` connects and runs the probe; `probe` holds the script and its parsers;
 //! `reconcile` merges the OS view into the Redfish record of the same server.
 
-pub mod exec;
-pub mod fold;
-pub mod probe;
-pub mod reconcile;
+pub(crate) mod exec;
+pub(crate) mod fold;
+pub(crate) mod probe;
+pub(crate) mod reconcile;
 mod run;
-pub mod site_file;
+pub(crate) mod site_file;
 
-pub use run::{HostOutcome, HostSpec, HostSpecError, Options, discover, node_from_probe};
+pub(crate) use run::{HostOutcome, HostSpec, Options, discover};

@@ -16,7 +16,7 @@ use crate::inventory::{Cpu, Disk, LinkState, Media, Nic, Protocol};
 const MARK: &str = "@@rackplan:";
 
 /// The probe script (POSIX sh; nothing is written on the host).
-pub fn script() -> String {
+pub(crate) fn script() -> String {
     let sections = [
         ("lscpu", "lscpu -J"),
         (
@@ -53,7 +53,7 @@ pub fn script() -> String {
 }
 
 /// Split the script's output into sections.
-pub fn sections(out: &str) -> BTreeMap<String, String> {
+pub(crate) fn sections(out: &str) -> BTreeMap<String, String> {
     let mut map = BTreeMap::new();
     let mut current: Option<String> = None;
     let mut buf = String::new();
@@ -74,7 +74,7 @@ pub fn sections(out: &str) -> BTreeMap<String, String> {
 }
 
 /// `lscpu -J`: model, sockets, physical cores, online threads.
-pub fn lscpu(text: &str) -> Option<Cpu> {
+pub(crate) fn lscpu(text: &str) -> Option<Cpu> {
     let v: Value = serde_json::from_str(text).ok()?;
     let mut f: BTreeMap<String, String> = BTreeMap::new();
     fn walk(items: &Value, f: &mut BTreeMap<String, String>) {
@@ -104,14 +104,14 @@ pub fn lscpu(text: &str) -> Option<Cpu> {
 }
 
 /// MemTotal from /proc/meminfo, GiB (the kernel's view: a little under the DIMMs).
-pub fn meminfo_gib(text: &str) -> Option<f64> {
+pub(crate) fn meminfo_gib(text: &str) -> Option<f64> {
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0 / 1024.0)
 }
 
 /// Installed memory from `dmidecode -t memory`, GiB (sum of the DIMM sizes).
-pub fn dmidecode_gib(text: &str) -> Option<f64> {
+pub(crate) fn dmidecode_gib(text: &str) -> Option<f64> {
     let mut total = 0.0;
     let mut seen = false;
     for line in text.lines() {
@@ -138,7 +138,7 @@ pub fn dmidecode_gib(text: &str) -> Option<f64> {
 /// `/dev/disk/by-id` entries: kernel name -> the most stable link. Vendor/model/serial
 /// names first (`nvme-Model_Serial`, `ata-`, `scsi-`), then `wwn-`, then EUI forms;
 /// partitions are left out.
-pub fn by_id(text: &str) -> BTreeMap<String, String> {
+pub(crate) fn by_id(text: &str) -> BTreeMap<String, String> {
     let rank = |name: &str| {
         if name.starts_with("nvme-eui.") || name.starts_with("nvme-nvme.") {
             4
@@ -175,7 +175,7 @@ pub fn by_id(text: &str) -> BTreeMap<String, String> {
 }
 
 /// `lsblk -J -b`: whole disks (no partitions, loop, RAM or zram devices, no CD drives).
-pub fn lsblk(text: &str, by_id: &BTreeMap<String, String>) -> Vec<Disk> {
+pub(crate) fn lsblk(text: &str, by_id: &BTreeMap<String, String>) -> Vec<Disk> {
     let Ok(v) = serde_json::from_str::<Value>(text) else {
         return Vec::new();
     };
@@ -240,13 +240,13 @@ pub fn lsblk(text: &str, by_id: &BTreeMap<String, String>) -> Vec<Disk> {
 
 /// One line of the sysfs probe: name, speed (Mb/s or -), carrier, address, physical.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SysNet {
-    pub speed: Option<u32>,
-    pub carrier: Option<bool>,
-    pub physical: bool,
+pub(crate) struct SysNet {
+    pub(crate) speed: Option<u32>,
+    pub(crate) carrier: Option<bool>,
+    pub(crate) physical: bool,
 }
 
-pub fn sysnet(text: &str) -> BTreeMap<String, SysNet> {
+pub(crate) fn sysnet(text: &str) -> BTreeMap<String, SysNet> {
     text.lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
@@ -276,7 +276,7 @@ pub fn sysnet(text: &str) -> BTreeMap<String, SysNet> {
 /// Physical Ethernet ports from `ip -j -d link` and the sysfs probe. Bond members report
 /// their permanent MAC (`permaddr`), not the bond's; bonds, VLANs, bridges, veths and
 /// other virtual links are not ports.
-pub fn nics(iplink: &str, sys: &BTreeMap<String, SysNet>) -> Vec<Nic> {
+pub(crate) fn nics(iplink: &str, sys: &BTreeMap<String, SysNet>) -> Vec<Nic> {
     let Ok(v) = serde_json::from_str::<Value>(iplink) else {
         return Vec::new();
     };
@@ -321,7 +321,7 @@ pub fn nics(iplink: &str, sys: &BTreeMap<String, SysNet>) -> Vec<Nic> {
 }
 
 /// `key=value` lines of the DMI probe; empty values and placeholders dropped.
-pub fn dmi(text: &str) -> BTreeMap<String, String> {
+pub(crate) fn dmi(text: &str) -> BTreeMap<String, String> {
     text.lines()
         .filter_map(|l| l.split_once('='))
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))

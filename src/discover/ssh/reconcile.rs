@@ -9,7 +9,7 @@
 use crate::inventory::{Inventory, LinkState, Node, Protocol};
 
 /// The inventory record this OS view belongs to, if any.
-pub fn find_match<'a>(inv: &'a Inventory, os: &Node) -> Option<&'a Node> {
+pub(crate) fn find_match<'a>(inv: &'a Inventory, os: &Node) -> Option<&'a Node> {
     if let Some(sn) = &os.serial
         && let Some(n) = inv.nodes.iter().find(|n| {
             n.serial
@@ -27,7 +27,7 @@ pub fn find_match<'a>(inv: &'a Inventory, os: &Node) -> Option<&'a Node> {
 }
 
 /// Merge the OS view into the BMC view; returns the merged record and the disagreements.
-pub fn merge(bmc: &Node, os: &Node) -> (Node, Vec<String>) {
+pub(crate) fn merge(bmc: &Node, os: &Node) -> (Node, Vec<String>) {
     let mut out = bmc.clone();
     let mut notes = Vec::new();
     // NICs: names and live state from the OS, matched by MAC; ports only the OS sees added.

@@ -14,17 +14,17 @@ use super::exec::{KeyCheck, Target};
 use crate::inventory::{Node, Sources};
 
 #[derive(Debug, Clone)]
-pub struct Options {
-    pub known_hosts: PathBuf,
-    pub accept_new: bool,
-    pub timeout: Duration,
-    pub concurrency: usize,
-    pub retries: u32,
+pub(crate) struct Options {
+    pub(crate) known_hosts: PathBuf,
+    pub(crate) accept_new: bool,
+    pub(crate) timeout: Duration,
+    pub(crate) concurrency: usize,
+    pub(crate) retries: u32,
 }
 
 /// A host argument that is not `user@host[:port]`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HostSpecError {
+pub(crate) enum HostSpecError {
     #[error("`{0}`: missing ]")]
     MissingBracket(String),
     #[error("`{0}`: bad port")]
@@ -35,16 +35,16 @@ pub enum HostSpecError {
 
 /// One host to probe; `node` is the inventory id when the host came from the lock.
 #[derive(Debug, Clone)]
-pub struct HostSpec {
-    pub user: String,
-    pub host: String,
-    pub port: u16,
-    pub node: Option<String>,
+pub(crate) struct HostSpec {
+    pub(crate) user: String,
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    pub(crate) node: Option<String>,
 }
 
 impl HostSpec {
     /// `user@host:port`, `host:port`, `host`; IPv6 as `[::1]:22`.
-    pub fn parse(s: &str, default_user: &str) -> Result<HostSpec, HostSpecError> {
+    pub(crate) fn parse(s: &str, default_user: &str) -> Result<HostSpec, HostSpecError> {
         let (user, rest) = match s.split_once('@') {
             Some((u, r)) => (u.to_string(), r),
             None => (default_user.to_string(), s),
@@ -84,7 +84,7 @@ impl HostSpec {
     }
 
     /// One host per planned node of the lock: its management address, port 22.
-    pub fn from_lock(lock: &crate::plan::Lock, user: &str) -> Vec<HostSpec> {
+    pub(crate) fn from_lock(lock: &crate::plan::Lock, user: &str) -> Vec<HostSpec> {
         lock.nodes
             .iter()
             .map(|a| HostSpec {
@@ -96,28 +96,28 @@ impl HostSpec {
             .collect()
     }
 
-    pub fn address(&self) -> String {
+    pub(crate) fn address(&self) -> String {
         format!("{}@{}:{}", self.user, self.host, self.port)
     }
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct HostOutcome {
-    pub address: String,
-    pub ok: bool,
+pub(crate) struct HostOutcome {
+    pub(crate) address: String,
+    pub(crate) ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    pub host_key: String,
-    pub seconds: f64,
-    pub notes: Vec<String>,
+    pub(crate) error: Option<String>,
+    pub(crate) host_key: String,
+    pub(crate) seconds: f64,
+    pub(crate) notes: Vec<String>,
     #[serde(skip)]
-    pub node: Option<Node>,
+    pub(crate) node: Option<Node>,
     #[serde(skip)]
-    pub spec_node: Option<String>,
+    pub(crate) spec_node: Option<String>,
 }
 
 /// Turn a probe's output into a node record (OS view only).
-pub fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec<String>) {
+pub(crate) fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec<String>) {
     let s = probe::sections(out);
     let get = |k: &str| s.get(k).map_or("", String::as_str);
     let mut notes = Vec::new();
@@ -263,7 +263,7 @@ async fn one(h: &HostSpec, key: Arc<exec::Auth>, opts: &Options, now: &str) -> H
 }
 
 /// Probe every host, at most `opts.concurrency` at once.
-pub async fn discover(
+pub(crate) async fn discover(
     hosts: &[HostSpec],
     key: Arc<exec::Auth>,
     opts: &Options,

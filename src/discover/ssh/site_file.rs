@@ -17,24 +17,24 @@ use crate::files::yaml::{self, InputError, Source};
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SshFile {
+pub(crate) struct SshFile {
     #[serde(default)]
-    pub user: Option<String>,
+    pub(crate) user: Option<String>,
     #[serde(default)]
-    pub identity: Option<String>,
+    pub(crate) identity: Option<String>,
     /// The identity's passphrase, from an environment variable or a file.
     #[serde(default)]
-    pub passphrase: Option<crate::files::secrets::SecretRef>,
+    pub(crate) passphrase: Option<crate::files::secrets::SecretRef>,
     #[serde(default)]
-    pub known_hosts: Option<String>,
+    pub(crate) known_hosts: Option<String>,
     #[serde(default)]
-    pub accept_new: bool,
+    pub(crate) accept_new: bool,
     #[serde(default)]
-    pub hosts: Vec<String>,
+    pub(crate) hosts: Vec<String>,
 }
 
 /// `DIR/ssh.yaml` if it exists, with its source for located errors.
-pub fn load(dir: &Path) -> Result<Option<(SshFile, Source)>, InputError> {
+pub(crate) fn load(dir: &Path) -> Result<Option<(SshFile, Source)>, InputError> {
     let path = dir.join("ssh.yaml");
     if !path.exists() {
         return Ok(None);

@@ -56,7 +56,7 @@ pub fn findings(r: &Report, provenance: Option<String>) -> Findings {
 }
 
 /// The verdict in one sentence.
-pub fn verdict_sentence(r: &Report) -> String {
+pub(crate) fn verdict_sentence(r: &Report) -> String {
     let rb = &r.rebuild;
     if r.verdict.passes() {
         let rebuild = match rb.hours_to_full_redundancy {

@@ -8,6 +8,5 @@ mod storage;
 #[cfg(test)]
 mod findings_tests;
 
-pub use build::{findings, verdict_sentence};
-pub use model::{Block, Findings, Section, Table};
-pub use storage::rate_text;
+pub(crate) use build::findings;
+pub(crate) use model::{Block, Findings};

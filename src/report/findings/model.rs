@@ -3,28 +3,28 @@
 
 /// The findings of one review.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Findings {
+pub(crate) struct Findings {
     /// The scenario (or dump) reviewed.
-    pub scenario: String,
-    pub passes: bool,
+    pub(crate) scenario: String,
+    pub(crate) passes: bool,
     /// "Generated … by rackplan … from …", when the run recorded its provenance. Reports
     /// that are kept (HTML, Markdown) show it; the terminal does not.
-    pub provenance: Option<String>,
-    pub sections: Vec<Section>,
+    pub(crate) provenance: Option<String>,
+    pub(crate) sections: Vec<Section>,
 }
 
 /// One part of the review.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Section {
+pub(crate) struct Section {
     /// A stable anchor: verdict, fix, dump, headroom, capacity, rebuild, risk, warnings,
     /// assumptions.
-    pub id: &'static str,
-    pub heading: String,
-    pub blocks: Vec<Block>,
+    pub(crate) id: &'static str,
+    pub(crate) heading: String,
+    pub(crate) blocks: Vec<Block>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Block {
+pub(crate) enum Block {
     /// A sentence (or a few), ending with its full stop.
     Text(String),
     Table(Table),
@@ -33,16 +33,16 @@ pub enum Block {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Table {
-    pub head: Vec<String>,
-    pub rows: Vec<Vec<String>>,
+pub(crate) struct Table {
+    pub(crate) head: Vec<String>,
+    pub(crate) rows: Vec<Vec<String>>,
     /// Screens show at most this many rows and say how many more there are; reports show
     /// every row.
-    pub screen_rows: Option<usize>,
+    pub(crate) screen_rows: Option<usize>,
 }
 
 impl Section {
-    pub fn new(id: &'static str, heading: impl Into<String>) -> Section {
+    pub(crate) fn new(id: &'static str, heading: impl Into<String>) -> Section {
         Section {
             id,
             heading: heading.into(),
@@ -50,12 +50,12 @@ impl Section {
         }
     }
 
-    pub fn text(&mut self, s: impl Into<String>) -> &mut Self {
+    pub(crate) fn text(&mut self, s: impl Into<String>) -> &mut Self {
         self.blocks.push(Block::Text(s.into()));
         self
     }
 
-    pub fn table(&mut self, head: &[&str], rows: Vec<Vec<String>>) -> &mut Self {
+    pub(crate) fn table(&mut self, head: &[&str], rows: Vec<Vec<String>>) -> &mut Self {
         self.blocks.push(Block::Table(Table {
             head: head.iter().map(|h| (*h).to_string()).collect(),
             rows,
@@ -65,7 +65,12 @@ impl Section {
     }
 
     /// A table of which screens show the first `n` rows.
-    pub fn long_table(&mut self, head: &[&str], rows: Vec<Vec<String>>, n: usize) -> &mut Self {
+    pub(crate) fn long_table(
+        &mut self,
+        head: &[&str],
+        rows: Vec<Vec<String>>,
+        n: usize,
+    ) -> &mut Self {
         self.table(head, rows);
         if let Some(Block::Table(t)) = self.blocks.last_mut() {
             t.screen_rows = Some(n);
@@ -73,7 +78,7 @@ impl Section {
         self
     }
 
-    pub fn chart(&mut self, name: &'static str) -> &mut Self {
+    pub(crate) fn chart(&mut self, name: &'static str) -> &mut Self {
         self.blocks.push(Block::Chart(name));
         self
     }

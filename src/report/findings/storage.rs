@@ -9,7 +9,7 @@ use crate::words::{group, hours, pct, round_count, sentence, share};
 
 /// A rate of events per year with its 95 % interval, read aloud: "2.43e-7 per year (95 %
 /// CI 2.11e-7 to 2.80e-7), about one every 4,100,000 years".
-pub fn rate_text(d: &Rate) -> String {
+pub(crate) fn rate_text(d: &Rate) -> String {
     if d.is_zero() {
         return "none (no copyset, or no failure of that kind, in the model)".into();
     }
@@ -30,7 +30,7 @@ pub fn rate_text(d: &Rate) -> String {
 }
 
 #[allow(clippy::too_many_lines)] // the rebuild, top to bottom
-pub fn rebuild_section(rb: &RebuildReport) -> Section {
+pub(crate) fn rebuild_section(rb: &RebuildReport) -> Section {
     let mut b = Section::new(
         "rebuild",
         format!("Rebuild after losing {}", rb.failed_node),
@@ -148,7 +148,7 @@ pub fn rebuild_section(rb: &RebuildReport) -> Section {
 }
 
 /// The risk section: every figure a rate with its interval, the method named.
-pub fn risk_section(k: &RiskFigures) -> Section {
+pub(crate) fn risk_section(k: &RiskFigures) -> Section {
     let e = &k.estimate;
     let mut rk = Section::new("risk", "Risk of data loss");
     rk.text(format!("Model: {}.", e.model));

@@ -18,10 +18,10 @@ const REINDEX_AFTER: usize = 64;
 #[derive(Debug, Clone, Serialize)]
 pub struct Slack {
     /// Scheduler-visible free share of the surviving hosts after re-placement.
-    pub cpu: f64,
-    pub memory: f64,
+    pub(crate) cpu: f64,
+    pub(crate) memory: f64,
     /// Free share of the surviving hosts' disks (actual data).
-    pub storage: f64,
+    pub(crate) storage: f64,
 }
 
 /// Whether the fleet survives: every VM restarted and every replica re-homed after each
@@ -34,7 +34,7 @@ pub enum HeadroomVerdict {
 }
 
 impl HeadroomVerdict {
-    pub fn from_pass(pass: bool) -> HeadroomVerdict {
+    pub(crate) fn from_pass(pass: bool) -> HeadroomVerdict {
         if pass {
             HeadroomVerdict::Pass
         } else {
@@ -77,7 +77,7 @@ pub enum Kind {
 
 impl Kind {
     /// Whether a failure of this kind decides the verdict.
-    pub fn decides(self) -> bool {
+    pub(crate) fn decides(self) -> bool {
         self != Kind::Power
     }
 }
@@ -85,25 +85,25 @@ impl Kind {
 #[derive(Debug, Clone, Serialize)]
 pub struct ScenarioResult {
     pub name: String,
-    pub kind: Kind,
-    pub failed_hosts: usize,
+    pub(crate) kind: Kind,
+    pub(crate) failed_hosts: usize,
     #[serde(skip)]
-    pub hosts: Vec<usize>,
+    pub(crate) hosts: Vec<usize>,
     pub displaced: usize,
     pub stranded: usize,
     pub displaced_replicas: usize,
     pub stranded_replicas: usize,
     /// Greedy restart stranded VMs that an offline first-fit-decreasing packing places.
-    pub better_packing_exists: bool,
-    pub slack: Slack,
+    pub(crate) better_packing_exists: bool,
+    pub(crate) slack: Slack,
     /// Largest physical memory of VMs over a surviving host's memory after re-placement.
-    pub memory_commit_peak: f64,
+    pub(crate) memory_commit_peak: f64,
     /// Most virt-launcher pods on one surviving host after re-placement.
-    pub vm_pods_peak: u32,
+    pub(crate) vm_pods_peak: u32,
 }
 
 impl ScenarioResult {
-    pub fn fails(&self) -> bool {
+    pub(crate) fn fails(&self) -> bool {
         self.stranded > 0 || self.stranded_replicas > 0
     }
 
@@ -120,35 +120,35 @@ impl ScenarioResult {
 /// worst few.
 #[derive(Debug, Clone, Serialize)]
 pub struct Combined {
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     pub checked: usize,
     pub failing: usize,
-    pub worst: Vec<ScenarioResult>,
+    pub(crate) worst: Vec<ScenarioResult>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Headroom {
     pub verdict: HeadroomVerdict,
     /// What the "25 % free" rule of thumb says, for comparison.
-    pub rule_25pct: HeadroomVerdict,
-    pub utilisation: Slack,
+    pub(crate) rule_25pct: HeadroomVerdict,
+    pub(crate) utilisation: Slack,
     /// Every node, rack and power domain, then the named sets (the worst case of a set
     /// with `plus_any_node`).
     pub scenarios: Vec<ScenarioResult>,
     /// With `failures: 2`: every pair of nodes, and every rack plus one node if asked.
     pub combined: Vec<Combined>,
-    pub disagreement: Option<String>,
+    pub(crate) disagreement: Option<String>,
     /// VMs or replicas that could not be placed even with every host up.
-    pub unplaced_vms: usize,
-    pub unplaced_replicas: usize,
+    pub(crate) unplaced_vms: usize,
+    pub(crate) unplaced_replicas: usize,
 }
 
 /// A named failure set, resolved to host indices.
 #[derive(Debug, Clone)]
 pub struct NamedSet {
-    pub name: String,
-    pub hosts: Vec<usize>,
-    pub plus_any_node: bool,
+    pub(crate) name: String,
+    pub(crate) hosts: Vec<usize>,
+    pub(crate) plus_any_node: bool,
 }
 
 /// Which failures to check beyond every node, rack and power domain.
@@ -160,21 +160,21 @@ pub struct Spec {
 }
 
 fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> bool {
-    let mut free = pl.free.clone();
+    let mut free = pl.free().clone();
     let mut order = displaced.to_vec();
     order.sort_by(|&a, &b| {
-        pl.vms[b]
+        pl.vms()[b]
             .mem_req
-            .total_cmp(&pl.vms[a].mem_req)
+            .total_cmp(&pl.vms()[a].mem_req)
             .then(a.cmp(&b))
     });
-    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); pl.topo.hosts.len()];
+    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); pl.topo().hosts.len()];
     'vm: for v in order {
-        let vm = &pl.vms[v];
+        let vm = &pl.vms()[v];
         for (n, &up) in alive.iter().enumerate() {
             let blocked = vm
                 .group
-                .is_some_and(|g| pl.groups[n].contains(&g) || extra[n].contains(&g));
+                .is_some_and(|g| pl.groups()[n].contains(&g) || extra[n].contains(&g));
             if up
                 && !blocked
                 && free.cpu[n] >= vm.cpu_req - 1e-9
@@ -195,7 +195,13 @@ fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> 
 
 /// Re-place what `failed` hosted.
 pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> ScenarioResult {
-    scenario_in(pl, &BurstIndex::new(&pl.topo, &pl.free), name, kind, failed)
+    scenario_in(
+        pl,
+        &BurstIndex::new(pl.topo(), pl.free()),
+        name,
+        kind,
+        failed,
+    )
 }
 
 /// `scenario` with the placement's burst index built once for many scenarios.
@@ -206,17 +212,17 @@ fn scenario_in(
     kind: Kind,
     failed: &[usize],
 ) -> ScenarioResult {
-    let n = pl.topo.hosts.len();
+    let n = pl.topo().hosts.len();
     let mut alive = vec![true; n];
     for &f in failed {
         alive[f] = false;
     }
-    let mut free = pl.free.clone();
-    let mut mem_actual = pl.mem_actual.clone();
-    let mut pods = pl.pods.clone();
+    let mut free = pl.free().clone();
+    let mut mem_actual = pl.mem_actual().to_vec();
+    let mut pods = pl.pods().to_vec();
     let mut displaced: Vec<usize> = failed
         .iter()
-        .flat_map(|&f| pl.vms_on[f].iter().copied())
+        .flat_map(|&f| pl.vms_on()[f].iter().copied())
         .collect();
     if failed.len() > 1 {
         displaced.sort_unstable();
@@ -224,25 +230,25 @@ fn scenario_in(
     }
     let mut extra: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut stranded = Vec::new();
-    let indexed = pl.scores.is_built();
+    let indexed = pl.scores().is_built();
     // Hosts whose free CPU and memory changed, and the score index, rebuilt once many have.
     let mut changed: Vec<usize> = Vec::new();
     let mut is_changed = vec![false; n];
     let mut local_scores: Option<ScoreIndex> = None;
     for &v in &displaced {
-        let vm = &pl.vms[v];
+        let vm = &pl.vms()[v];
         if indexed && changed.len() > REINDEX_AFTER {
-            local_scores = Some(ScoreIndex::new(&pl.topo, &free));
+            local_scores = Some(ScoreIndex::new(pl.topo(), &free));
             for c in changed.drain(..) {
                 is_changed[c] = false;
             }
         }
-        let scores = local_scores.as_ref().unwrap_or(&pl.scores);
+        let scores = local_scores.as_ref().unwrap_or(pl.scores());
         match pick_node_indexed(
             vm,
             &free,
-            &pl.topo,
-            &pl.groups,
+            pl.topo(),
+            pl.groups(),
             &extra,
             &alive,
             scores,
@@ -274,7 +280,7 @@ fn scenario_in(
     let stranded_replicas = placed.iter().filter(|r| r.target.is_none()).count();
     let (mut ac, mut am, mut fc, mut fm, mut smax, mut sused) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     let (mut commit, mut pods_peak) = (0.0f64, 0u32);
-    for (h, host) in pl.topo.hosts.iter().enumerate() {
+    for (h, host) in pl.topo().hosts.iter().enumerate() {
         if !alive[h] {
             continue;
         }
@@ -343,8 +349,8 @@ pub fn analyse(pl: &Placement) -> Headroom {
 
 /// Every failure domain, the named sets and, if asked, every pair of nodes.
 pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
-    let domains = pl.topo.failure_domains();
-    let burst = BurstIndex::new(&pl.topo, &pl.free);
+    let domains = pl.topo().failure_domains();
+    let burst = BurstIndex::new(pl.topo(), pl.free());
     let burst = &burst;
     let mut scenarios: Vec<ScenarioResult> = domains
         .par_iter()
@@ -359,8 +365,8 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
             scenario_in(pl, burst, name, kind, hosts)
         })
         .collect();
-    let n = pl.topo.hosts.len();
-    let host = |h: usize| pl.topo.hosts[h].name.as_str();
+    let n = pl.topo().hosts.len();
+    let host = |h: usize| pl.topo().hosts[h].name.as_str();
     for set in &spec.sets {
         if set.plus_any_node {
             let plus: Vec<(String, Vec<usize>)> = (0..n)
@@ -401,7 +407,7 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
             combos.push(combined(pl, burst, Kind::NodeAndRack, &racks, 10));
         }
     }
-    let all_placed = pl.stranded_vms == 0 && pl.stranded_replicas == 0;
+    let all_placed = pl.stranded_vms() == 0 && pl.stranded_replicas() == 0;
     let counts = |s: &&ScenarioResult| s.kind.decides();
     let pass = all_placed
         && scenarios.iter().filter(counts).all(|s| !s.fails())
@@ -423,8 +429,8 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
             Some(format!(
                 "25 % is free, yet {} strands {} VM(s) and {} replica(s): free capacity in total is not free capacity where the VMs can go",
                 worst.map_or("placement", |w| w.name.as_str()),
-                worst.map_or(pl.stranded_vms, |w| w.stranded),
-                worst.map_or(pl.stranded_replicas, |w| w.stranded_replicas)
+                worst.map_or(pl.stranded_vms(), |w| w.stranded),
+                worst.map_or(pl.stranded_replicas(), |w| w.stranded_replicas)
             ))
         }
         _ => None,
@@ -440,13 +446,13 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
         scenarios,
         combined: combos,
         disagreement,
-        unplaced_vms: pl.stranded_vms,
-        unplaced_replicas: pl.stranded_replicas,
+        unplaced_vms: pl.stranded_vms(),
+        unplaced_replicas: pl.stranded_replicas(),
     }
 }
 
 /// The minimum slack over the scenarios that decide the verdict, per resource.
-pub fn min_slack(h: &Headroom) -> Slack {
+pub(crate) fn min_slack(h: &Headroom) -> Slack {
     let min = |f: fn(&ScenarioResult) -> f64| {
         h.scenarios
             .iter()
@@ -463,7 +469,7 @@ pub fn min_slack(h: &Headroom) -> Slack {
 }
 
 /// The headroom checks a scenario asks for, with its named sets resolved to hosts.
-pub fn spec(h: &HeadroomSpec, topo: &Topology) -> Spec {
+pub(crate) fn spec(h: &HeadroomSpec, topo: &Topology) -> Spec {
     Spec {
         pairs: h.failures >= 2,
         node_and_rack: h.node_and_rack,
@@ -494,7 +500,7 @@ pub fn spec(h: &HeadroomSpec, topo: &Topology) -> Spec {
 }
 
 /// Node-failure scenarios of a headroom result, by host index: VMs each strands.
-pub fn stranded_by_node(h: &Headroom, hosts: usize) -> Vec<usize> {
+pub(crate) fn stranded_by_node(h: &Headroom, hosts: usize) -> Vec<usize> {
     let mut out = vec![0; hosts];
     for s in h.scenarios.iter().filter(|s| s.kind == Kind::Node) {
         if let Some(&n) = s.hosts.first() {
@@ -550,10 +556,10 @@ mod tests {
         let clusters: Vec<&[Pool]> = std::iter::repeat_n(&pools[..], 200).collect();
         let (vms, vols) = workload(&clusters, &p);
         let pl = Placement::build(topo, vms, vols, &p);
-        assert!(pl.scores.is_built());
+        assert!(pl.scores().is_built());
         let indexed = analyse(&pl);
         let mut plain_pl = pl.clone();
-        plain_pl.scores = ScoreIndex::default();
+        plain_pl.drop_scores();
         let plain = analyse(&plain_pl);
         assert_eq!(indexed.verdict, plain.verdict);
         for (a, b) in indexed.scenarios.iter().zip(&plain.scenarios) {

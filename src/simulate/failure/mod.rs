@@ -3,5 +3,5 @@
 
 pub mod headroom;
 pub mod rebuild;
-pub mod restart;
+pub(crate) mod restart;
 pub mod risk;

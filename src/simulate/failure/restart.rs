@@ -16,13 +16,13 @@ use crate::simulate::scenario::{ForceResetPolicy, Platform, default_policy, vers
 pub struct Restart {
     /// Seconds from host failure to the VM running elsewhere; `None`: VMs are not restarted
     /// elsewhere and stay down until their host is back.
-    pub seconds: Option<f64>,
-    pub policy: ForceResetPolicy,
+    pub(crate) seconds: Option<f64>,
+    pub(crate) policy: ForceResetPolicy,
     /// How the figure was obtained, in words.
     pub derivation: String,
 }
 
-pub fn derive(p: &Platform) -> Restart {
+pub(crate) fn derive(p: &Platform) -> Restart {
     let ver = version(&p.harvester_version).unwrap_or((1, 7));
     let (policy, which) = match p.vm_force_reset_policy {
         Some(pol) => (pol, "vm-force-reset-policy as set"),

@@ -19,7 +19,7 @@ pub struct Assumption {
 /// Why a setting of the dump is not used: its value does not read as the setting's type.
 /// The review names it beside the value used instead.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum SettingError {
+pub(crate) enum SettingError {
     #[error("`{0}` is not a number")]
     NotANumber(String),
     #[error("`{value}` is not a whole number from {lo} to {hi}")]
@@ -51,7 +51,7 @@ fn engine_value(raw: &str) -> String {
 /// The platform the analyses run with on a dump: each setting the dump holds replaces the
 /// scenario's (or the default's) value; the table says which won and where they disagreed.
 #[allow(clippy::too_many_lines)] // one block per setting, in the order the table lists them
-pub fn platform(
+pub(crate) fn platform(
     state: &LiveState,
     given: &Platform,
     scenario_given: bool,

@@ -31,17 +31,15 @@ pub struct LiveFleet {
     /// `namespace/name` of each VM, in placement order.
     pub vm_names: Vec<String>,
     /// Per VM: the VMI's LiveMigratable condition (`None`: not stated).
-    pub migratable: Vec<Option<bool>>,
+    pub(crate) migratable: Vec<Option<bool>>,
     /// Per VM: its `harvesterhci.io/maintain-mode-strategy` label.
-    pub strategy: Vec<Option<String>>,
+    pub(crate) strategy: Vec<Option<String>>,
     /// Hosts that take no new VM: cordoned, in maintenance, not Ready, or not VM-schedulable.
-    pub cordoned: Vec<usize>,
-    /// Volumes whose data is the scenario's fill share, not `status.actualSize`.
-    pub estimated_data: usize,
+    pub(crate) cordoned: Vec<usize>,
     /// Tenant clusters running (distinct `guestcluster.harvesterhci.io/name` labels).
-    pub tenant_clusters: usize,
+    pub(crate) tenant_clusters: usize,
     /// Longhorn's `node-drain-policy` (its default when the dump has none).
-    pub node_drain_policy: String,
+    pub(crate) node_drain_policy: String,
     pub notes: Vec<String>,
     /// What pins VMs, node labels and roles, volume names: for the rolling upgrade.
     pub pins: FleetPins,
@@ -67,7 +65,7 @@ fn live_disks(
         };
         for (d, disk) in l.disks.iter().enumerate() {
             let Some(max) = disk.maximum else { continue };
-            let Some(e) = pl.free.disk.get_mut(i).and_then(|x| x.get_mut(d)) else {
+            let Some(e) = pl.disk_usage_mut(i, d) else {
                 continue;
             };
             let mut changed = false;
@@ -97,7 +95,7 @@ fn live_disks(
                 fuller += 1;
             }
         }
-        pl.free.node_room[i] = pl.free.room(&pl.topo, i);
+        pl.refresh_room(i);
     }
     if fuller > 0 {
         notes.push(format!(
@@ -117,9 +115,9 @@ fn live_disks(
 impl std::fmt::Debug for LiveFleet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveFleet")
-            .field("hosts", &self.placement.topo.hosts.len())
+            .field("hosts", &self.placement.topo().hosts.len())
             .field("vms", &self.vm_names.len())
-            .field("volumes", &self.placement.volumes.len())
+            .field("volumes", &self.placement.volumes().len())
             .finish_non_exhaustive()
     }
 }
@@ -411,8 +409,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         };
         if let Some(why) = why {
             cordoned.push(i);
-            pl.free.cpu[i] = pl.free.cpu[i].min(0.0);
-            pl.free.mem[i] = pl.free.mem[i].min(0.0);
+            pl.cordon(i);
             notes.push(format!("node {} {why}: it takes no VM", n.name));
         }
     }
@@ -428,7 +425,6 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         migratable,
         strategy,
         cordoned,
-        estimated_data,
         tenant_clusters: state
             .vmis
             .iter()
@@ -450,28 +446,28 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
 /// What the dump held and what it could not answer, for the report's first section.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct LiveSummary {
-    pub source: String,
-    pub nodes: usize,
-    pub witness_nodes: usize,
-    pub vmis_running: usize,
-    pub volumes: usize,
-    pub replicas: usize,
-    pub cordoned: Vec<String>,
+    pub(crate) source: String,
+    pub(crate) nodes: usize,
+    pub(crate) witness_nodes: usize,
+    pub(crate) vmis_running: usize,
+    pub(crate) volumes: usize,
+    pub(crate) replicas: usize,
+    pub(crate) cordoned: Vec<String>,
     /// "rebuild, risk: skipped, the dump has no Volume (longhorn.io)".
-    pub skipped_analyses: Vec<String>,
+    pub(crate) skipped_analyses: Vec<String>,
     /// Objects of API versions rackplan does not read.
-    pub skipped_objects: Vec<String>,
-    pub findings: Vec<String>,
-    pub notes: Vec<String>,
+    pub(crate) skipped_objects: Vec<String>,
+    pub(crate) findings: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Scenario parts the dump replaces.
-    pub scenario_overridden: Vec<String>,
+    pub(crate) scenario_overridden: Vec<String>,
     /// Why the rebuild and risk figures do not describe this fleet, when the dump lacks
     /// the Longhorn objects they need.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub storage_skipped: Option<String>,
+    pub(crate) storage_skipped: Option<String>,
     /// Why headroom saw no VMs, when the dump has no VMIs.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub vms_skipped: Option<String>,
+    pub(crate) vms_skipped: Option<String>,
     /// Tenant clusters named by the VMs' `guestcluster.harvesterhci.io/name` label.
     pub tenant_clusters: usize,
     /// The newest timestamp among the objects read (creation, writes, conditions): about
@@ -492,7 +488,7 @@ pub fn summary(state: &LiveState, fleet: &LiveFleet, source: &str) -> LiveSummar
         cordoned: fleet
             .cordoned
             .iter()
-            .map(|&h| fleet.placement.topo.hosts[h].name.clone())
+            .map(|&h| fleet.placement.topo().hosts[h].name.clone())
             .collect(),
         skipped_analyses: state
             .missing

@@ -7,7 +7,7 @@ use super::topology::{Host, Topology};
 use crate::plan::Inputs;
 use crate::profile::select_disks;
 
-pub fn site_topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topology {
+pub(crate) fn site_topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f64) -> Topology {
     let roles = crate::plan::roles::assign(&inputs.inventory, &inputs.profiles, &inputs.lock);
     let mut racks: Vec<String> = Vec::new();
     let mut hosts = Vec::new();

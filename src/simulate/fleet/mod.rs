@@ -7,8 +7,8 @@ mod from_site;
 mod pins;
 mod topology;
 
-pub use dump_settings::{Assumption, platform};
+pub(crate) use dump_settings::{Assumption, platform};
 pub use from_dump::{AdoptError, LiveFleet, LiveSummary, adopt, summary};
-pub use from_site::site_topology;
-pub use pins::{FleetPins, VmPins, is_management};
+pub(crate) use from_site::site_topology;
+pub(crate) use pins::{VmPins, is_management};
 pub use topology::{Host, Tags, Topology};

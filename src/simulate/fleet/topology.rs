@@ -24,15 +24,15 @@ pub struct Host {
 /// volume's `selector` indexes `selectors`; 0 is the empty selector every node meets).
 #[derive(Debug, Clone, Default)]
 pub struct Tags {
-    pub node: Vec<Vec<String>>,
-    pub disk: Vec<Vec<Vec<String>>>,
+    pub(crate) node: Vec<Vec<String>>,
+    pub(crate) disk: Vec<Vec<Vec<String>>>,
     /// (node selector, disk selector).
-    pub selectors: Vec<(Vec<String>, Vec<String>)>,
+    pub(crate) selectors: Vec<(Vec<String>, Vec<String>)>,
 }
 
 impl Tags {
     /// Whether node `n` carries every tag of selector `sel` (`types.IsSelectorsInTags`).
-    pub fn node_ok(&self, sel: u32, n: usize) -> bool {
+    pub(crate) fn node_ok(&self, sel: u32, n: usize) -> bool {
         sel == 0
             || self.selectors.get(sel as usize).is_none_or(|(want, _)| {
                 let have = self.node.get(n).map_or(&[][..], Vec::as_slice);
@@ -41,7 +41,7 @@ impl Tags {
     }
 
     /// Whether disk `d` of node `n` carries every tag of selector `sel`.
-    pub fn disk_ok(&self, sel: u32, n: usize, d: usize) -> bool {
+    pub(crate) fn disk_ok(&self, sel: u32, n: usize, d: usize) -> bool {
         sel == 0
             || self.selectors.get(sel as usize).is_none_or(|(_, want)| {
                 let have = self
@@ -55,7 +55,7 @@ impl Tags {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Domain {
+pub(crate) enum Domain {
     Node(usize),
     Rack(usize),
     Power(String),
@@ -65,26 +65,26 @@ pub enum Domain {
 pub struct Topology {
     pub hosts: Vec<Host>,
     /// The rack of each host, contiguous (the replica scheduler scans it per replica).
-    pub rack_of: Vec<usize>,
+    pub(crate) rack_of: Vec<usize>,
     /// 1 / allocatable CPU and 1 / allocatable memory of each host, for scoring.
-    pub inv_cap: Vec<(f64, f64)>,
+    pub(crate) inv_cap: Vec<(f64, f64)>,
     pub racks: Vec<String>,
     /// The power feed of each rack, if it shares one.
-    pub power: Vec<Option<String>>,
+    pub(crate) power: Vec<Option<String>>,
     /// Longhorn's zone of each host, and the zone names (`""`: no zone label).
-    pub zone_of: Vec<usize>,
+    pub(crate) zone_of: Vec<usize>,
     pub zones: Vec<String>,
     /// Hosts Longhorn puts no new replica on: its node is not Ready or not Schedulable, or
     /// scheduling is off on it.
-    pub no_replicas: Vec<bool>,
+    pub(crate) no_replicas: Vec<bool>,
     /// Longhorn node and disk tags, and the volumes' selectors.
-    pub tags: Tags,
+    pub(crate) tags: Tags,
     graph: DiGraph<Domain, ()>,
     roots: Vec<NodeIndex>,
 }
 
 impl Topology {
-    pub fn from_scenario(s: &Scenario) -> Topology {
+    pub(crate) fn from_scenario(s: &Scenario) -> Topology {
         let mut racks: Vec<String> = s.fleet.racks.keys().cloned().collect();
         for c in &s.fleet.classes {
             for r in &c.racks {
@@ -134,7 +134,7 @@ impl Topology {
     }
 
     /// How the zones were told, for the assumptions: racks as zones, one zone, or named.
-    pub fn zones_are_racks(&self) -> bool {
+    pub(crate) fn zones_are_racks(&self) -> bool {
         self.zones == self.racks && self.zone_of == self.rack_of
     }
 
@@ -186,7 +186,7 @@ impl Topology {
 
     /// The same fleet with `extra` hosts added.
     #[must_use]
-    pub fn with_hosts(&self, extra: &[Host]) -> Topology {
+    pub(crate) fn with_hosts(&self, extra: &[Host]) -> Topology {
         let mut hosts = self.hosts.clone();
         hosts.extend_from_slice(extra);
         let mut topo = Topology::build(hosts, self.racks.clone(), &self.power);
@@ -230,7 +230,7 @@ impl Topology {
     }
 
     /// Failure scenarios: (name, hosts that fail together).
-    pub fn failure_domains(&self) -> Vec<(String, Vec<usize>)> {
+    pub(crate) fn failure_domains(&self) -> Vec<(String, Vec<usize>)> {
         let mut out: Vec<(String, Vec<usize>)> = self
             .hosts
             .iter()

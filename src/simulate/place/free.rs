@@ -11,21 +11,21 @@ pub struct Free {
     pub cpu: Vec<f64>,
     pub mem: Vec<f64>,
     /// Per node, per disk: (scheduled bytes, used bytes).
-    pub disk: Vec<Vec<(f64, f64)>>,
+    pub(crate) disk: Vec<Vec<(f64, f64)>>,
     /// Per node: the room left on its emptiest disk (kept in step with `disk`).
-    pub node_room: Vec<f64>,
+    pub(crate) node_room: Vec<f64>,
 }
 
 impl Free {
     /// Record a replica on (node, disk).
-    pub fn add_replica(&mut self, topo: &Topology, n: usize, d: usize, vol: &Volume) {
+    pub(crate) fn add_replica(&mut self, topo: &Topology, n: usize, d: usize, vol: &Volume) {
         self.disk[n][d].0 += vol.size;
         self.disk[n][d].1 += vol.data;
         self.node_room[n] = self.room(topo, n);
     }
 
     /// Forget a replica on (node, disk).
-    pub fn remove_replica(&mut self, topo: &Topology, n: usize, d: usize, vol: &Volume) {
+    pub(crate) fn remove_replica(&mut self, topo: &Topology, n: usize, d: usize, vol: &Volume) {
         self.disk[n][d].0 -= vol.size;
         self.disk[n][d].1 -= vol.data;
         self.node_room[n] = self.room(topo, n);
@@ -33,7 +33,7 @@ impl Free {
 
     /// The room left on node n's emptiest disk that takes replicas (a disk Longhorn closed
     /// to scheduling has infinite sizes scheduled and offers none).
-    pub fn room(&self, topo: &Topology, n: usize) -> f64 {
+    pub(crate) fn room(&self, topo: &Topology, n: usize) -> f64 {
         topo.hosts[n]
             .disks
             .iter()
@@ -60,7 +60,7 @@ pub enum DiskChoice {
 
 impl DiskChoice {
     /// The rule of a Longhorn version.
-    pub fn of(longhorn: (u32, u32)) -> DiskChoice {
+    pub(crate) fn of(longhorn: (u32, u32)) -> DiskChoice {
         if longhorn >= (1, 11) {
             DiskChoice::BalanceScore
         } else {
@@ -68,7 +68,7 @@ impl DiskChoice {
         }
     }
 
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             DiskChoice::MostAvailable => {
                 "the disk with the most available space (getDiskWithMostUsableStorage)"
@@ -84,30 +84,18 @@ impl DiskChoice {
 /// anti-affinity settings, and how a disk is chosen among those allowed.
 #[derive(Debug, Clone, Copy)]
 pub struct StorageRules {
-    pub min_available: f64,
-    pub overprovision: f64,
+    pub(crate) min_available: f64,
+    pub(crate) overprovision: f64,
     /// `replica-zone-soft-anti-affinity`, `replica-soft-anti-affinity`,
     /// `replica-disk-soft-anti-affinity`.
-    pub zone_soft: bool,
-    pub node_soft: bool,
-    pub disk_soft: bool,
+    pub(crate) zone_soft: bool,
+    pub(crate) node_soft: bool,
+    pub(crate) disk_soft: bool,
     pub choice: DiskChoice,
 }
 
 impl StorageRules {
-    /// Longhorn's defaults with the two storage percentages given (tests and what-ifs).
-    pub const fn storage(min_available: f64, overprovision: f64) -> StorageRules {
-        StorageRules {
-            min_available,
-            overprovision,
-            zone_soft: true,
-            node_soft: false,
-            disk_soft: true,
-            choice: DiskChoice::MostAvailable,
-        }
-    }
-
-    pub fn from(p: &Platform) -> StorageRules {
+    pub(crate) fn from(p: &Platform) -> StorageRules {
         StorageRules {
             min_available: p.minimal_available_pct / 100.0,
             overprovision: p.overcommit_storage_pct / 100.0,
@@ -123,14 +111,9 @@ impl StorageRules {
     /// must leave more than the minimal available share free, and the scheduled sizes must
     /// stay within the over-provisioning share (Longhorn's `IsSchedulableToDisk`). Placement,
     /// headroom re-homing and the rebuild model all ask this one question, per disk.
-    pub fn fits(&self, max: f64, (sched, used): (f64, f64), size: f64, data: f64) -> bool {
+    pub(crate) fn fits(&self, max: f64, (sched, used): (f64, f64), size: f64, data: f64) -> bool {
         max > 0.0
             && max - used - data > max * self.min_available
             && sched + size <= max * self.overprovision
-    }
-
-    /// Replica data a disk can take at most under the minimal-available rule.
-    pub fn data_capacity(&self, max: f64) -> f64 {
-        max * (1.0 - self.min_available)
     }
 }

@@ -6,7 +6,7 @@
 //! zone anti-affinity, racks as zones), on the disk with most room, subject to Longhorn's
 //! two storage rules (minimal available percentage, over-provisioning).
 
-use super::free::{Free, StorageRules};
+use super::free::{DiskChoice, Free, StorageRules};
 use super::replica_scheduler::pick_disk;
 use super::vm_scheduler::{ScoreIndex, pick_node};
 use super::workload::{Vm, Volume};
@@ -16,26 +16,256 @@ use crate::simulate::scenario::Platform;
 /// Fleets from this many hosts get the VM score index.
 pub const INDEX_FROM: usize = 256;
 
+/// Where every VM and replica is, with the free table and the per-node indexes kept in step
+/// with it: the fields are private, so only the methods here move a VM or a replica.
 #[derive(Clone)]
 pub struct Placement {
-    pub topo: Topology,
-    pub vms: Vec<Vm>,
-    pub volumes: Vec<Volume>,
-    pub vm_node: Vec<Option<usize>>,
-    pub free: Free,
+    topo: Topology,
+    vms: Vec<Vm>,
+    volumes: Vec<Volume>,
+    vm_node: Vec<Option<usize>>,
+    free: Free,
     /// Anti-affinity groups present on each node (a few per node: a plain list is fastest).
-    pub groups: Vec<Vec<u32>>,
-    pub stranded_vms: usize,
-    pub stranded_replicas: usize,
-    pub rules: StorageRules,
+    groups: Vec<Vec<u32>>,
+    stranded_vms: usize,
+    stranded_replicas: usize,
+    rules: StorageRules,
     /// Per node: the VMs and the volumes (with a replica) it holds.
-    pub vms_on: Vec<Vec<usize>>,
-    pub vols_on: Vec<Vec<usize>>,
+    vms_on: Vec<Vec<usize>>,
+    vols_on: Vec<Vec<usize>>,
     /// Per node: physical memory of its VMs (GiB) and its virt-launcher pods.
-    pub mem_actual: Vec<f64>,
-    pub pods: Vec<u32>,
+    mem_actual: Vec<f64>,
+    pods: Vec<u32>,
     /// The nodes by their least-allocated score once everything is placed.
-    pub scores: ScoreIndex,
+    scores: ScoreIndex,
+}
+
+/// Read access; every change goes through the methods that keep the indexes in step.
+impl Placement {
+    pub fn topo(&self) -> &Topology {
+        &self.topo
+    }
+
+    pub fn vms(&self) -> &[Vm] {
+        &self.vms
+    }
+
+    pub fn volumes(&self) -> &[Volume] {
+        &self.volumes
+    }
+
+    /// Each VM's node; `None` when it is not placed.
+    pub fn vm_node(&self) -> &[Option<usize>] {
+        &self.vm_node
+    }
+
+    pub fn free(&self) -> &Free {
+        &self.free
+    }
+
+    /// Anti-affinity groups present on each node.
+    pub(crate) fn groups(&self) -> &[Vec<u32>] {
+        &self.groups
+    }
+
+    pub fn stranded_vms(&self) -> usize {
+        self.stranded_vms
+    }
+
+    pub fn stranded_replicas(&self) -> usize {
+        self.stranded_replicas
+    }
+
+    pub fn rules(&self) -> &StorageRules {
+        &self.rules
+    }
+
+    /// Per node: the VMs it holds.
+    pub(crate) fn vms_on(&self) -> &[Vec<usize>] {
+        &self.vms_on
+    }
+
+    /// Per node: the volumes with a replica on it.
+    pub(crate) fn vols_on(&self) -> &[Vec<usize>] {
+        &self.vols_on
+    }
+
+    /// Per node: physical memory of its VMs (GiB).
+    pub(crate) fn mem_actual(&self) -> &[f64] {
+        &self.mem_actual
+    }
+
+    /// Per node: its virt-launcher pods.
+    pub(crate) fn pods(&self) -> &[u32] {
+        &self.pods
+    }
+
+    /// The nodes by their least-allocated score once everything is placed.
+    pub(crate) fn scores(&self) -> &ScoreIndex {
+        &self.scores
+    }
+}
+
+/// The few changes made from outside: each keeps the free table and the indexes in step.
+impl Placement {
+    /// The node takes no new VM: its free cpu and memory drop to zero (or stay below).
+    pub(crate) fn cordon(&mut self, node: usize) {
+        self.free.cpu[node] = self.free.cpu[node].min(0.0);
+        self.free.mem[node] = self.free.mem[node].min(0.0);
+    }
+
+    /// A disk's (scheduled, used) bytes, for reconciling with what the fleet reports;
+    /// [`Placement::refresh_room`] afterwards.
+    pub(crate) fn disk_usage_mut(&mut self, node: usize, disk: usize) -> Option<&mut (f64, f64)> {
+        self.free.disk.get_mut(node).and_then(|x| x.get_mut(disk))
+    }
+
+    /// Recompute a node's largest free disk after its disks changed.
+    pub(crate) fn refresh_room(&mut self, node: usize) {
+        self.free.node_room[node] = self.free.room(&self.topo, node);
+    }
+
+    /// The VM is no longer placed (it stops).
+    pub(crate) fn unplace_vm(&mut self, v: usize) {
+        self.vm_node[v] = None;
+    }
+
+    /// The VM moves to node `to`, taking its full request there (both nodes hold it while
+    /// it migrates).
+    /// A live migration's target holds the VM's full requests (and its anti-affinity
+    /// group) while source and target both hold it.
+    pub(crate) fn hold_for_migration(&mut self, t: usize, v: usize) {
+        let (cpu, mem, g) = (self.vms[v].cpu_req, self.vms[v].mem_req, self.vms[v].group);
+        self.free.cpu[t] -= cpu;
+        self.free.mem[t] -= mem;
+        if let Some(g) = g
+            && !self.groups[t].contains(&g)
+        {
+            self.groups[t].push(g);
+        }
+    }
+
+    /// A target gives back what [`Placement::hold_for_migration`] took; its group stays
+    /// only if another VM on it holds the group.
+    pub(crate) fn release_hold(&mut self, t: usize, v: usize) {
+        self.free.cpu[t] += self.vms[v].cpu_req;
+        self.free.mem[t] += self.vms[v].mem_req;
+        if let Some(g) = self.vms[v].group
+            && !self
+                .vm_node
+                .iter()
+                .enumerate()
+                .any(|(o, &h)| h == Some(t) && self.vms[o].group == Some(g))
+        {
+            self.groups[t].retain(|&x| x != g);
+        }
+    }
+
+    /// A VM leaves `from` for `to` (`None`: it is off): the per-node lists follow, so a
+    /// rolling upgrade never re-indexes the whole placement.
+    pub(crate) fn relocate_vm(&mut self, v: usize, from: usize, to: Option<usize>) {
+        self.vm_node[v] = to;
+        self.vms_on[from].retain(|&x| x != v);
+        self.mem_actual[from] -= self.vms[v].mem_actual;
+        self.pods[from] = self.pods[from].saturating_sub(1);
+        if let Some(t) = to {
+            self.vms_on[t].push(v);
+            self.mem_actual[t] += self.vms[v].mem_actual;
+            self.pods[t] += 1;
+        }
+    }
+
+    /// The node a VM left gives back its requests.
+    pub(crate) fn release_requests(&mut self, d: usize, v: usize) {
+        self.free.cpu[d] += self.vms[v].cpu_req;
+        self.free.mem[d] += self.vms[v].mem_req;
+    }
+
+    /// A VM that stops (shut down for maintenance, or left off).
+    pub(crate) fn stop_vm(&mut self, v: usize) {
+        self.vms[v].running = false;
+    }
+
+    /// The anti-affinity groups present on `node`, as recomputed by the caller.
+    pub(crate) fn set_groups(&mut self, node: usize, groups: Vec<u32>) {
+        self.groups[node] = groups;
+    }
+
+    /// Volume `i`'s replica on node `from` moves to disk `k` of node `to` (an eviction):
+    /// the disks' usage and the per-node indexes follow.
+    pub(crate) fn move_replica(&mut self, i: usize, from: usize, to: usize, k: usize) {
+        let mut vol = self.volumes[i].clone();
+        if let Some(pos) = vol.replicas.iter().position(|r| r.0 == from) {
+            let (rn, rd) = vol.replicas[pos];
+            self.free.remove_replica(&self.topo, rn, rd, &vol);
+            vol.replicas[pos] = (to, k);
+            self.free.add_replica(&self.topo, to, k, &vol);
+            self.vols_on[from].retain(|&x| x != i);
+            self.vols_on[to].push(i);
+        }
+        self.volumes[i] = vol;
+    }
+
+    pub(crate) fn migrate_vm(&mut self, v: usize, to: usize) {
+        let vm = &self.vms[v];
+        self.free.cpu[to] -= vm.cpu_req;
+        self.free.mem[to] -= vm.mem_req;
+        if let Some(g) = vm.group
+            && !self.groups[to].contains(&g)
+        {
+            self.groups[to].push(g);
+        }
+        self.vm_node[v] = Some(to);
+    }
+
+    /// Replace the volumes (their replicas moved) and rebuild the indexes.
+    pub(crate) fn set_volumes(&mut self, volumes: Vec<Volume>) {
+        self.volumes = volumes;
+        self.finish();
+    }
+
+    /// Remove every replica on `node`, freeing its disks.
+    pub(crate) fn drop_replicas_on(&mut self, node: usize) {
+        for vi in std::mem::take(&mut self.vols_on[node]) {
+            let vol = &mut self.volumes[vi];
+            for &(n, d) in vol.replicas.iter().filter(|r| r.0 == node) {
+                self.free.disk[n][d].0 -= vol.size;
+                self.free.disk[n][d].1 -= vol.data;
+            }
+            vol.replicas.retain(|r| r.0 != node);
+        }
+        self.free.node_room[node] = self.topo.hosts[node]
+            .disks
+            .iter()
+            .zip(&self.free.disk[node])
+            .map(|(max, s)| max - s.1)
+            .fold(0.0, f64::max);
+    }
+
+    /// Put a replica of `vol` on disk `disk` of `node`.
+    pub(crate) fn add_replica(&mut self, node: usize, disk: usize, vol: &Volume) {
+        self.free.add_replica(&self.topo, node, disk, vol);
+    }
+
+    /// Add a volume whose replicas were placed with [`Placement::add_replica`].
+    pub(crate) fn push_volume(&mut self, vol: Volume) {
+        let vi = self.volumes.len();
+        for &(n, _) in &vol.replicas {
+            self.vols_on[n].push(vi);
+        }
+        self.volumes.push(vol);
+    }
+
+    /// The same placement under another Longhorn disk rule (for what comes next).
+    pub(crate) fn set_disk_choice(&mut self, choice: DiskChoice) {
+        self.rules.choice = choice;
+    }
+
+    /// Without the score index: the plain scan it speeds up (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn drop_scores(&mut self) {
+        self.scores = ScoreIndex::default();
+    }
 }
 
 impl Placement {
@@ -75,7 +305,12 @@ impl Placement {
     }
 
     /// Place every VM, then every volume's replicas.
-    pub fn build(topo: Topology, vms: Vec<Vm>, volumes: Vec<Volume>, p: &Platform) -> Placement {
+    pub(crate) fn build(
+        topo: Topology,
+        vms: Vec<Vm>,
+        volumes: Vec<Volume>,
+        p: &Platform,
+    ) -> Placement {
         let mut pl = Placement::empty(topo, Vec::new(), Vec::new(), p);
         pl.add_workload(vms, volumes, p);
         pl
@@ -111,7 +346,7 @@ impl Placement {
     /// and `volumes` (numbered as `workload` numbers them) placed into what is left, like
     /// `build` places: what runs stays where it is.
     #[must_use]
-    pub fn extend(
+    pub(crate) fn extend(
         &self,
         topo: Topology,
         vms: Vec<Vm>,
@@ -197,7 +432,7 @@ impl Placement {
     /// Every volume at `r` replicas: the newest beyond `r` dropped, missing ones placed as
     /// Longhorn would (a what-if on a running fleet).
     #[must_use]
-    pub fn with_replicas(&self, r: usize) -> Placement {
+    pub(crate) fn with_replicas(&self, r: usize) -> Placement {
         let mut pl = self.clone();
         let alive = vec![true; pl.topo.hosts.len()];
         let mut volumes = std::mem::take(&mut pl.volumes);
@@ -216,7 +451,7 @@ impl Placement {
 
     /// The per-node lists and indexes, once every VM and replica has its place (again,
     /// after VMs or replicas were moved by hand).
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         let pl = self;
         let hosts = pl.topo.hosts.len();
         pl.vms_on = vec![Vec::new(); hosts];
@@ -242,7 +477,7 @@ impl Placement {
     }
 
     /// Fleet-wide use of (cpu requests, memory requests, storage data) over capacity.
-    pub fn utilisation(&self) -> (f64, f64, f64) {
+    pub(crate) fn utilisation(&self) -> (f64, f64, f64) {
         let (mut ac, mut am, mut fc, mut fm) = (0.0, 0.0, 0.0, 0.0);
         let (mut smax, mut sused) = (0.0, 0.0);
         for (n, h) in self.topo.hosts.iter().enumerate() {

@@ -37,12 +37,12 @@ use crate::simulate::fleet::Topology;
 /// Every disk of the fleet by its available space before the failure (most first): the
 /// order Longhorn up to v1.10 ranks disks in for the whole burst.
 #[derive(Debug, Clone, Default)]
-pub struct BurstIndex {
+pub(crate) struct BurstIndex {
     order: Vec<(f64, u32, u32)>,
 }
 
 impl BurstIndex {
-    pub fn new(topo: &Topology, base: &Free) -> BurstIndex {
+    pub(crate) fn new(topo: &Topology, base: &Free) -> BurstIndex {
         let mut order: Vec<(f64, u32, u32)> = Vec::new();
         for (n, h) in topo.hosts.iter().enumerate() {
             for (d, &max) in h.disks.iter().enumerate() {
@@ -57,27 +57,27 @@ impl BurstIndex {
 
 /// One replica the failure took and where its replacement goes (`None`: nowhere).
 #[derive(Debug, Clone, Copy)]
-pub struct Replacement {
-    pub volume: usize,
-    pub target: Option<(usize, usize)>,
+pub(crate) struct Replacement {
+    pub(crate) volume: usize,
+    pub(crate) target: Option<(usize, usize)>,
 }
 
 /// The state one burst is decided in: the fleet before the failure (`base`, whose
 /// available space Longhorn up to v1.10 ranks by), what is up, and which zones still have
 /// a node that takes replicas.
-pub struct Burst<'a> {
-    pub pl: &'a Placement,
-    pub alive: &'a [bool],
-    pub index: &'a BurstIndex,
+pub(crate) struct Burst<'a> {
+    pub(crate) pl: &'a Placement,
+    pub(crate) alive: &'a [bool],
+    pub(crate) index: &'a BurstIndex,
     zone_open: Vec<bool>,
 }
 
 impl<'a> Burst<'a> {
-    pub fn new(pl: &'a Placement, alive: &'a [bool], index: &'a BurstIndex) -> Burst<'a> {
-        let mut zone_open = vec![false; pl.topo.zones.len()];
-        for n in 0..pl.topo.hosts.len() {
-            if node_open(&pl.topo, alive, 0, n) {
-                zone_open[pl.topo.zone_of[n]] = true;
+    pub(crate) fn new(pl: &'a Placement, alive: &'a [bool], index: &'a BurstIndex) -> Burst<'a> {
+        let mut zone_open = vec![false; pl.topo().zones.len()];
+        for n in 0..pl.topo().hosts.len() {
+            if node_open(pl.topo(), alive, 0, n) {
+                zone_open[pl.topo().zone_of[n]] = true;
             }
         }
         Burst {
@@ -91,8 +91,8 @@ impl<'a> Burst<'a> {
     /// Longhorn's tier for a new replica of `vol` on disk `d` of node `n` (0 best), or
     /// `None` when it may not go there.
     fn tier(&self, vol: &Volume, free: &Free, used: &[usize], n: usize, d: usize) -> Option<u8> {
-        let topo = &self.pl.topo;
-        let rules = &self.pl.rules;
+        let topo = &self.pl.topo();
+        let rules = &self.pl.rules();
         if !node_open(topo, self.alive, vol.selector, n)
             || !topo.tags.disk_ok(vol.selector, n, d)
             || !rules.fits(topo.hosts[n].disks[d], free.disk[n][d], vol.size, vol.data)
@@ -119,9 +119,9 @@ impl<'a> Burst<'a> {
 
     /// The (node, disk) of the replacement of one lost replica of `vol`, given `free` (the
     /// fleet with the burst's earlier replacements on it).
-    pub fn pick(&self, vol: &Volume, free: &Free, draw: u64) -> Option<(usize, usize)> {
-        let used = used_zones(vol, &self.pl.topo, self.alive);
-        match self.pl.rules.choice {
+    pub(crate) fn pick(&self, vol: &Volume, free: &Free, draw: u64) -> Option<(usize, usize)> {
+        let used = used_zones(vol, self.pl.topo(), self.alive);
+        match self.pl.rules().choice {
             DiskChoice::MostAvailable => self.most_available(vol, free, &used, draw),
             DiskChoice::BalanceScore => self.balance_score(vol, free, &used, draw),
         }
@@ -182,8 +182,8 @@ impl<'a> Burst<'a> {
         used: &[usize],
         draw: u64,
     ) -> Option<(usize, usize)> {
-        let topo = &self.pl.topo;
-        let base = &self.pl.free;
+        let topo = &self.pl.topo();
+        let base = &self.pl.free();
         let mut cands: Vec<(usize, usize)> = Vec::new();
         let mut best_t = u8::MAX;
         for (n, h) in topo.hosts.iter().enumerate() {
@@ -239,7 +239,7 @@ impl<'a> Burst<'a> {
 /// The entries `i` with `vals[i] >= size` whose subtraction of `size` leaves
 /// `(max - min) / mean` smallest (`computeBalanceScoreFromUsableStorage`), all of them
 /// when tied; `None` when no entry has room or every score is undefined (mean <= 0).
-pub fn best_balance(vals: &[f64], size: f64) -> Option<Vec<usize>> {
+pub(crate) fn best_balance(vals: &[f64], size: f64) -> Option<Vec<usize>> {
     let k = vals.len();
     if k == 0 {
         return None;
@@ -301,7 +301,7 @@ pub fn best_balance(vals: &[f64], size: f64) -> Option<Vec<usize>> {
 /// them: attached volumes first (they replenish together after the wait), then detached
 /// ones (replenished when they attach; their room must exist too), each in volume order.
 /// `free` starts as the placement's and ends with the replacements on it.
-pub fn replace_lost(
+pub(crate) fn replace_lost(
     pl: &Placement,
     alive: &[bool],
     failed: &[usize],
@@ -310,21 +310,21 @@ pub fn replace_lost(
 ) -> Vec<Replacement> {
     let mut affected: Vec<usize> = failed
         .iter()
-        .flat_map(|&f| pl.vols_on[f].iter().copied())
+        .flat_map(|&f| pl.vols_on()[f].iter().copied())
         .collect();
     affected.sort_unstable();
     affected.dedup();
-    affected.sort_by_key(|&v| !pl.volumes[v].attached);
+    affected.sort_by_key(|&v| !pl.volumes()[v].attached);
     let burst = Burst::new(pl, alive, index);
     let mut out = Vec::new();
     for vi in affected {
-        let mut v = pl.volumes[vi].clone();
+        let mut v = pl.volumes()[vi].clone();
         let lost = v.replicas.iter().filter(|&&(h, _)| !alive[h]).count();
         for k in 0..lost {
             let draw = (vi as u64) << 8 | k as u64;
             let target = burst.pick(&v, free, draw);
             if let Some((h, d)) = target {
-                free.add_replica(&pl.topo, h, d, &v);
+                free.add_replica(pl.topo(), h, d, &v);
                 v.replicas.push((h, d));
             }
             out.push(Replacement { volume: vi, target });

@@ -23,7 +23,7 @@ use crate::simulate::fleet::Topology;
 /// The disk of node `n` a replica of `size` bytes holding `data` bytes goes on: among those
 /// the storage rules allow that carry selector `sel`'s disk tags, the one with the most
 /// available room (ties to the first).
-pub fn best_disk(
+pub(crate) fn best_disk(
     topo: &Topology,
     free: &Free,
     rules: &StorageRules,
@@ -46,7 +46,7 @@ pub fn best_disk(
 }
 
 /// A small deterministic mix of a draw number (splitmix64).
-pub fn mix(draw: u64) -> u64 {
+pub(crate) fn mix(draw: u64) -> u64 {
     let mut z = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -55,13 +55,13 @@ pub fn mix(draw: u64) -> u64 {
 
 /// Whether Longhorn may put a new replica of a volume with selector `sel` on node `n`:
 /// the node is up, Longhorn schedules to it, and it carries the selector's node tags.
-pub fn node_open(topo: &Topology, alive: &[bool], sel: u32, n: usize) -> bool {
+pub(crate) fn node_open(topo: &Topology, alive: &[bool], sel: u32, n: usize) -> bool {
     alive[n] && !topo.no_replicas.get(n).copied().unwrap_or(false) && topo.tags.node_ok(sel, n)
 }
 
 /// The zones holding a replica of `vol` that counts: on a node that is up and that
 /// Longhorn schedules to (`getCurrentNodesAndZones` looks only at schedulable nodes).
-pub fn used_zones(vol: &Volume, topo: &Topology, alive: &[bool]) -> Vec<usize> {
+pub(crate) fn used_zones(vol: &Volume, topo: &Topology, alive: &[bool]) -> Vec<usize> {
     let mut z: Vec<usize> = vol
         .replicas
         .iter()
@@ -101,7 +101,7 @@ fn disk_on_used_node(
 /// without a replica, then any node without one, then a node with one when node
 /// anti-affinity is soft), and within a tier a seeded draw among the nodes within 5 % of
 /// the most room, on the disk with the most room the storage rules allow.
-pub fn pick_disk(
+pub(crate) fn pick_disk(
     vol: &Volume,
     free: &Free,
     topo: &Topology,

@@ -19,11 +19,11 @@ pub struct ScoreIndex {
 
 impl ScoreIndex {
     /// Whether an index was built (fleets of `INDEX_FROM` hosts and more).
-    pub fn is_built(&self) -> bool {
+    pub(crate) fn is_built(&self) -> bool {
         !self.base.is_empty()
     }
 
-    pub fn new(topo: &Topology, free: &Free) -> ScoreIndex {
+    pub(crate) fn new(topo: &Topology, free: &Free) -> ScoreIndex {
         let base: Vec<f64> = (0..free.cpu.len())
             .map(|n| {
                 let (ic, im) = topo.inv_cap[n];
@@ -56,7 +56,7 @@ impl ScoreIndex {
 /// until no later one can score higher (a node's score is its base score less a penalty
 /// of at least the VM's requests at the smallest weights).
 #[allow(clippy::too_many_arguments)]
-pub fn pick_node_indexed(
+pub(crate) fn pick_node_indexed(
     vm: &Vm,
     free: &Free,
     topo: &Topology,
@@ -119,7 +119,7 @@ pub fn pick_node_indexed(
 
 /// The scheduler's choice for one VM among `alive` nodes; `extra[n]` are the groups placed
 /// on node n during a scenario, on top of `groups` (empty slice: no overlay).
-pub fn pick_node(
+pub(crate) fn pick_node(
     vm: &Vm,
     free: &Free,
     topo: &Topology,

@@ -20,45 +20,45 @@ use crate::simulate::study::Study;
 #[derive(Debug, Clone, Serialize)]
 pub struct Quota {
     /// vCPU the team's active requests hold.
-    pub used: f64,
+    pub(crate) used: f64,
     /// vCPU of this request.
-    pub requested: f64,
+    pub(crate) requested: f64,
     /// The team's quota; `None`: the team has none.
-    pub allowed: Option<f64>,
-    pub within: bool,
+    pub(crate) allowed: Option<f64>,
+    pub(crate) within: bool,
 }
 
 /// A failure the fleet with the request does not survive.
 #[derive(Debug, Clone, Serialize)]
 pub struct Stranding {
-    pub failure: String,
-    pub kind: headroom::Kind,
-    pub stranded_vms: usize,
-    pub stranded_replicas: usize,
+    pub(crate) failure: String,
+    pub(crate) kind: headroom::Kind,
+    pub(crate) stranded_vms: usize,
+    pub(crate) stranded_replicas: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Decision {
     pub admitted: bool,
     /// Why not, in the approver's words; empty when admitted.
-    pub reasons: Vec<String>,
+    pub(crate) reasons: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub request: Option<String>,
-    pub team: String,
+    pub(crate) request: Option<String>,
+    pub(crate) team: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub shape: Option<String>,
-    pub count: u32,
+    pub(crate) shape: Option<String>,
+    pub(crate) count: u32,
     /// The date the request is judged at (`YYYY-MM-DD`).
-    pub at: String,
+    pub(crate) at: String,
     /// When the clusters are to be removed, if the request has a duration.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub expires: Option<String>,
-    pub quota: Quota,
+    pub(crate) expires: Option<String>,
+    pub(crate) quota: Quota,
     /// Headroom without the request, then with it.
-    pub headroom_before: HeadroomVerdict,
-    pub headroom_after: HeadroomVerdict,
+    pub(crate) headroom_before: HeadroomVerdict,
+    pub(crate) headroom_after: HeadroomVerdict,
     /// Failures that strand something with the request placed, worst first.
-    pub strands: Vec<Stranding>,
+    pub(crate) strands: Vec<Stranding>,
     pub clusters_before: usize,
     pub clusters_after: usize,
 }

@@ -13,49 +13,49 @@ use crate::simulate::place::{Placement, pick_node};
 use crate::simulate::study::Study;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Move {
-    pub vm: String,
-    pub from: String,
+pub(crate) struct Move {
+    pub(crate) vm: String,
+    pub(crate) from: String,
     /// The target; `None` when the VM stops instead or no node can take it.
-    pub to: Option<String>,
+    pub(crate) to: Option<String>,
     /// `live migration`, or why it does not migrate.
-    pub how: String,
+    pub(crate) how: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct FurtherFailure {
-    pub node: String,
-    pub stranded_vms: usize,
-    pub stranded_replicas: usize,
+pub(crate) struct FurtherFailure {
+    pub(crate) node: String,
+    pub(crate) stranded_vms: usize,
+    pub(crate) stranded_replicas: usize,
     /// Volumes left with no healthy replica by this failure during the maintenance.
-    pub volumes_without_replica: usize,
+    pub(crate) volumes_without_replica: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct DrainReport {
-    pub nodes: Vec<String>,
+pub(crate) struct DrainReport {
+    pub(crate) nodes: Vec<String>,
     /// Every VM that must move has a target and no volume loses its last healthy replica.
-    pub can_start: bool,
+    pub(crate) can_start: bool,
     /// And no further single node failure during the maintenance strands a VM, a replica
     /// or a volume's last replica.
-    pub survives_next_failure: bool,
-    pub sentence: String,
-    pub moves: Vec<Move>,
+    pub(crate) survives_next_failure: bool,
+    pub(crate) sentence: String,
+    pub(crate) moves: Vec<Move>,
     /// VMs with no migration target: the drain would hang on them.
-    pub no_target: usize,
+    pub(crate) no_target: usize,
     /// VMs that stop (their maintain-mode strategy, or they cannot live-migrate).
-    pub stopped: usize,
+    pub(crate) stopped: usize,
     /// (healthy replicas before, during, volumes) for volumes that lose replicas.
-    pub degraded: Vec<(usize, usize, usize)>,
+    pub(crate) degraded: Vec<(usize, usize, usize)>,
     /// Volumes whose every healthy replica is on the drained nodes.
-    pub last_replica: Vec<String>,
+    pub(crate) last_replica: Vec<String>,
     /// How long the degraded volumes stay so.
-    pub degraded_for: String,
+    pub(crate) degraded_for: String,
     /// The rebuild model's hours to restore them should the nodes stay away past the
     /// replenishment wait (the slowest drained node, each taken alone).
-    pub rebuild_hours_if_away: Option<f64>,
-    pub further: Vec<FurtherFailure>,
-    pub node_drain_policy: String,
+    pub(crate) rebuild_hours_if_away: Option<f64>,
+    pub(crate) further: Vec<FurtherFailure>,
+    pub(crate) node_drain_policy: String,
 }
 
 fn describe_strategy(s: &str) -> Option<String> {
@@ -80,7 +80,7 @@ fn describe_strategy(s: &str) -> Option<String> {
 #[allow(clippy::too_many_lines)] // the steps of one drain, in the order Harvester takes them
 /// Why a drain cannot be worked out as asked.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum DrainError {
+pub(crate) enum DrainError {
     #[error("--drain needs --from-cluster")]
     NoDump,
     #[error("--drain: no node `{name}` in the dump{hint}; nodes that can host VMs: {all}")]
@@ -96,9 +96,9 @@ pub enum DrainError {
 }
 
 /// Can the nodes named go into maintenance now, on the study's running fleet.
-pub fn drain_named(l: &Study, names: &[String]) -> Result<DrainReport, DrainError> {
+pub(crate) fn drain_named(l: &Study, names: &[String]) -> Result<DrainReport, DrainError> {
     let live = l.live.as_deref().ok_or(DrainError::NoDump)?;
-    let topo = &live.placement.topo;
+    let topo = &live.placement.topo();
     let mut drained = Vec::new();
     for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
         let Some(h) = topo.host_index(n) else {
@@ -123,24 +123,23 @@ pub fn drain_named(l: &Study, names: &[String]) -> Result<DrainReport, DrainErro
     Ok(drain(l, live, &drained, &live.node_drain_policy))
 }
 
-pub fn drain(l: &Study, live: &LiveFleet, drained: &[usize], policy: &str) -> DrainReport {
+pub(crate) fn drain(l: &Study, live: &LiveFleet, drained: &[usize], policy: &str) -> DrainReport {
     let pl = &live.placement;
-    let n = pl.topo.hosts.len();
-    let name = |h: usize| pl.topo.hosts[h].name.clone();
+    let n = pl.topo().hosts.len();
+    let name = |h: usize| pl.topo().hosts[h].name.clone();
     let mut alive = vec![true; n];
     for &d in drained {
         alive[d] = false;
     }
     let mut post: Placement = pl.clone();
     for &d in drained {
-        post.free.cpu[d] = post.free.cpu[d].min(0.0);
-        post.free.mem[d] = post.free.mem[d].min(0.0);
+        post.cordon(d);
     }
     let mut moves = Vec::new();
     let (mut no_target, mut stopped) = (0, 0);
     for &d in drained {
-        for &v in &pl.vms_on[d] {
-            let vm = &pl.vms[v];
+        for &v in &pl.vms_on()[d] {
+            let vm = &pl.vms()[v];
             if !vm.running {
                 continue;
             }
@@ -156,7 +155,7 @@ pub fn drain(l: &Study, live: &LiveFleet, drained: &[usize], policy: &str) -> Dr
                 });
             if let Some(why) = stop {
                 stopped += 1;
-                post.vm_node[v] = None;
+                post.unplace_vm(v);
                 moves.push(Move {
                     vm: vm_name,
                     from: name(d),
@@ -166,15 +165,8 @@ pub fn drain(l: &Study, live: &LiveFleet, drained: &[usize], policy: &str) -> Dr
                 continue;
             }
             // Both nodes hold the VM while it migrates: the target needs the full request.
-            if let Some(t) = pick_node(vm, &post.free, &post.topo, &post.groups, &[], &alive) {
-                post.free.cpu[t] -= vm.cpu_req;
-                post.free.mem[t] -= vm.mem_req;
-                if let Some(g) = vm.group
-                    && !post.groups[t].contains(&g)
-                {
-                    post.groups[t].push(g);
-                }
-                post.vm_node[v] = Some(t);
+            if let Some(t) = pick_node(vm, post.free(), post.topo(), post.groups(), &[], &alive) {
+                post.migrate_vm(v, t);
                 moves.push(Move {
                     vm: vm_name,
                     from: name(d),
@@ -183,7 +175,7 @@ pub fn drain(l: &Study, live: &LiveFleet, drained: &[usize], policy: &str) -> Dr
                 });
             } else {
                 no_target += 1;
-                post.vm_node[v] = None;
+                post.unplace_vm(v);
                 moves.push(Move {
                         vm: vm_name,
                         from: name(d),
@@ -196,7 +188,7 @@ pub fn drain(l: &Study, live: &LiveFleet, drained: &[usize], policy: &str) -> Dr
     // Replicas on the drained nodes stop being healthy while the nodes are away.
     let mut degraded: Vec<(usize, usize, usize)> = Vec::new();
     let mut last_replica = Vec::new();
-    let mut volumes = std::mem::take(&mut post.volumes);
+    let mut volumes = post.volumes().to_vec();
     for (i, vol) in volumes.iter_mut().enumerate() {
         let before = vol.replicas.len();
         vol.replicas.retain(|&(h, _)| alive[h]);
@@ -216,8 +208,7 @@ pub fn drain(l: &Study, live: &LiveFleet, drained: &[usize], policy: &str) -> Dr
         }
     }
     degraded.sort_unstable();
-    post.volumes = volumes;
-    post.finish();
+    post.set_volumes(volumes);
     // One more node failure during the maintenance: the drained nodes count as down.
     let mut further: Vec<FurtherFailure> = (0..n)
         .filter(|&h| alive[h])
@@ -226,7 +217,7 @@ pub fn drain(l: &Study, live: &LiveFleet, drained: &[usize], policy: &str) -> Dr
             failed.push(h);
             let s = headroom::scenario(&post, &name(h), Kind::Node, &failed);
             let without = post
-                .volumes
+                .volumes()
                 .iter()
                 .filter(|v| !v.replicas.is_empty() && v.replicas.iter().all(|&(r, _)| r == h))
                 .count();

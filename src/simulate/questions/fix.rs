@@ -13,7 +13,7 @@ use crate::simulate::scenario::Pool;
 use crate::simulate::study::Study;
 
 /// Whether a fleet passes: headroom, and a rebuild that restores full redundancy.
-pub fn passes(l: &Study, topo: &Topology, clusters: &[&[Pool]]) -> bool {
+pub(crate) fn passes(l: &Study, topo: &Topology, clusters: &[&[Pool]]) -> bool {
     let s = &l.scenario;
     let pl = l.place_on(topo.clone(), clusters);
     if !headroom::analyse_with(&pl, &l.headroom_spec(topo))
@@ -103,7 +103,7 @@ fn first_passing(max: u32, ok: impl Fn(u32) -> bool + Sync) -> Option<u32> {
 }
 
 /// How many nodes to add, or clusters of the most common running shape to remove.
-pub fn fix(l: &Study, topo: &Topology, clusters: &[&[Pool]]) -> Fix {
+pub(crate) fn fix(l: &Study, topo: &Topology, clusters: &[&[Pool]]) -> Fix {
     let add = first_passing(MAX_ADD, |k| {
         let (_, extra) = new_hosts(l, topo, k);
         passes(l, &topo.with_hosts(&extra), clusters)

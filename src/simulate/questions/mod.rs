@@ -14,10 +14,8 @@ mod upgrade_step;
 mod warnings;
 
 pub use admit::{AdmitError, Decision, Quota, Stranding, decide};
-pub use drain::{DrainError, DrainReport, FurtherFailure, Move, drain, drain_named};
-pub use fix::{fix, passes};
+pub(crate) use drain::{DrainError, DrainReport, FurtherFailure, Move, drain_named};
 pub use growth::{max_clusters, quota_admissions, request_active, shape_vcpu, timeline};
-pub use rebuild::{placement_assumptions, rebuild_report};
 pub use review::{review, risk_section};
 pub use upgrade::upgrade;
 pub use upgrade_answer::{

@@ -44,7 +44,7 @@ fn other(choice: DiskChoice) -> (DiskChoice, &'static str) {
 }
 
 /// The rebuild after losing `failed`, at the scenario's limit, with the limit sweep.
-pub fn rebuild_report(
+pub(crate) fn rebuild_report(
     l: &Study,
     pl: &Placement,
     failed: usize,
@@ -64,7 +64,7 @@ pub fn rebuild_report(
     let finite = |h: Option<&f64>| h.copied().filter(|x| x.is_finite());
     // Per rack: its nodes that may receive (up, schedulable), those that do, and when the
     // last of them is done.
-    let topo = &pl.topo;
+    let topo = &pl.topo();
     let mut by_rack: Vec<RackLoad> = Vec::new();
     for (ri, rack) in topo.racks.iter().enumerate() {
         let nodes = (0..topo.hosts.len())
@@ -86,10 +86,10 @@ pub fn rebuild_report(
                 .try_fold(0.0f64, |a, d| d.map(|d| a.max(d / 3600.0))),
         });
     }
-    let choice = pl.rules.choice;
+    let choice = pl.rules().choice;
     let (alt, alt_name) = other(choice);
     let mut alt_pl = pl.clone();
-    alt_pl.rules.choice = alt;
+    alt_pl.set_disk_choice(alt);
     let (alt_input, _) = rebuild_input(s, &alt_pl, failed, p.rebuild_limit);
     let alt_r = rebuild::simulate(&alt_input);
     let report = RebuildReport {
@@ -144,9 +144,9 @@ pub fn rebuild_report(
 
 /// The inputs every replica placement rests on, with their sources: the zones, the
 /// Longhorn version and its disk rule, and the anti-affinity settings.
-pub fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption> {
+pub(crate) fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption> {
     let p = &l.scenario.platform;
-    let topo = &pl.topo;
+    let topo = &pl.topo();
     let scenario_or_default = |path: &[&str]| {
         let segs: Vec<crate::files::yaml::Seg> = path
             .iter()
@@ -235,7 +235,7 @@ pub fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption> {
             )
         },
         source: version_from,
-        note: Some(match pl.rules.choice {
+        note: Some(match pl.rules().choice {
             DiskChoice::MostAvailable => {
                 "a new replica goes to the disk with the most available space".into()
             }

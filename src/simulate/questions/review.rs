@@ -23,7 +23,7 @@ pub fn review(l: &Study) -> Report {
     let s = &l.scenario;
     let clusters = l.current();
     let pl = l.place(&clusters);
-    let topo = pl.topo.clone();
+    let topo = pl.topo().clone();
     let headroom = headroom::analyse_with(&pl, &l.headroom_spec(&topo));
     let max_clusters = s
         .analysis
@@ -65,7 +65,7 @@ pub fn review(l: &Study) -> Report {
     let stranded_on = stranded_by_node(&headroom, topo.hosts.len());
     let n = topo.hosts.len();
     let mut warnings = Vec::new();
-    let no_volumes = pl.volumes.is_empty().then(|| NO_VOLUMES.to_string());
+    let no_volumes = pl.volumes().is_empty().then(|| NO_VOLUMES.to_string());
     let risk = if no_volumes.is_some() {
         RiskReport {
             not_applicable: no_volumes.clone(),
@@ -108,8 +108,8 @@ pub fn review(l: &Study) -> Report {
         nodes: n,
         racks: topo.racks.len(),
         clusters: clusters.len(),
-        vms: pl.vms.len(),
-        volumes: pl.volumes.len(),
+        vms: pl.vms().len(),
+        volumes: pl.volumes().len(),
         vm_restart,
         headroom,
         max_clusters,
@@ -222,7 +222,7 @@ fn correlated(
     longhorn: &Copysets,
     warnings: &mut Vec<Warning>,
 ) -> Correlated {
-    let n = pl.topo.hosts.len();
+    let n = pl.topo().hosts.len();
     let f = s.analysis.correlated_failed_nodes.min(n as u32);
     let rr = s.platform.replicas as usize;
     // Scatter width: a multiple of R-1 (one permutation adds R-1 peers), at most N-1.

@@ -64,7 +64,7 @@ fn fleet(study: &Study) -> (Fleet<'_>, Vec<String>, String) {
                 MigrationConfig::from_setting(j, &mut notes)
             });
         let pl = live.placement.clone();
-        let n = pl.topo.hosts.len();
+        let n = pl.topo().hosts.len();
         let mut cordoned = vec![false; n];
         for &c in &live.cordoned {
             cordoned[c] = true;
@@ -94,10 +94,10 @@ fn fleet(study: &Study) -> (Fleet<'_>, Vec<String>, String) {
         )
     } else {
         let pl = study.place(&study.current());
-        let n = pl.topo.hosts.len();
+        let n = pl.topo().hosts.len();
         let mut seen = std::collections::BTreeMap::new();
         let vm_names = pl
-            .vms
+            .vms()
             .iter()
             .map(|v| {
                 let k = seen.entry((v.cluster, v.pool.clone())).or_insert(0);
@@ -106,7 +106,7 @@ fn fleet(study: &Study) -> (Fleet<'_>, Vec<String>, String) {
             })
             .collect();
         let volume_names = pl
-            .volumes
+            .volumes()
             .iter()
             .enumerate()
             .map(|(i, _)| format!("volume-{}", i + 1))
@@ -118,15 +118,15 @@ fn fleet(study: &Study) -> (Fleet<'_>, Vec<String>, String) {
                 eviction: Some("LiveMigrateIfPossible".into()),
                 ..VmPins::default()
             };
-            pl.vms.len()
+            pl.vms().len()
         ];
         (
             MigrationConfig::default(),
             Fleet {
                 scenario: s,
                 vm_names,
-                strategy: vec![None; pl.vms.len()],
-                migratable: vec![Some(true); pl.vms.len()],
+                strategy: vec![None; pl.vms().len()],
+                migratable: vec![Some(true); pl.vms().len()],
                 pins,
                 labels: vec![Default::default(); n],
                 cordoned: vec![false; n],
@@ -169,8 +169,8 @@ fn link(study: &Study) -> MigrationLink {
 fn default_order(f: &Fleet<'_>) -> Vec<Stop> {
     let mut first: Vec<(String, Stop)> = Vec::new();
     let mut rest: Vec<(String, Stop)> = Vec::new();
-    for h in 0..f.pl.topo.hosts.len() {
-        let e = (f.pl.topo.hosts[h].name.clone(), Stop::Host(h));
+    for h in 0..f.pl.topo().hosts.len() {
+        let e = (f.pl.topo().hosts[h].name.clone(), Stop::Host(h));
         if f.management[h] {
             first.push(e);
         } else {
@@ -215,10 +215,10 @@ fn given_order(f: &Fleet<'_>, names: &[String]) -> Result<Vec<Stop>, UpgradeErro
 /// Memory requests of the running VMs on a stop before the upgrade: what it must move.
 fn load(f: &Fleet<'_>, s: Stop) -> f64 {
     match s {
-        Stop::Host(h) => f.pl.vms_on[h]
+        Stop::Host(h) => f.pl.vms_on()[h]
             .iter()
-            .filter(|&&v| f.pl.vms[v].running)
-            .map(|&v| f.pl.vms[v].mem_req)
+            .filter(|&&v| f.pl.vms()[v].running)
+            .map(|&v| f.pl.vms()[v].mem_req)
             .sum(),
         Stop::Witness(_) => 0.0,
     }
@@ -263,7 +263,7 @@ fn admission(f: &Fleet<'_>, study: &Study) -> Vec<Blocker> {
     };
     for (h, &c) in f.cordoned.iter().enumerate() {
         if c {
-            let node = f.pl.topo.hosts[h].name.clone();
+            let node = f.pl.topo().hosts[h].name.clone();
             out.push(Blocker {
                 node: None,
                 subject: node.clone(),
@@ -272,8 +272,8 @@ fn admission(f: &Fleet<'_>, study: &Study) -> Vec<Blocker> {
             });
         }
     }
-    let nodes = f.pl.topo.hosts.len();
-    for (i, vol) in f.pl.volumes.iter().enumerate() {
+    let nodes = f.pl.topo().hosts.len();
+    for (i, vol) in f.pl.volumes().iter().enumerate() {
         let wanted = live.pins.wanted_replicas.get(i).copied().unwrap_or(0) as usize;
         let name = f.volume_names.get(i).cloned().unwrap_or_default();
         if wanted == 1 {
@@ -303,7 +303,7 @@ fn admission(f: &Fleet<'_>, study: &Study) -> Vec<Blocker> {
 /// The rolling upgrade of the study's fleet, in `order` (node names; empty: Harvester's).
 pub fn upgrade(study: &Study, order: &[String]) -> Result<UpgradeReport, UpgradeError> {
     let (f, mut assumptions, fleet_name) = fleet(study);
-    if f.pl.topo.hosts.is_empty() {
+    if f.pl.topo().hosts.is_empty() {
         return Err(UpgradeError::NoHosts);
     }
     let given = !order.iter().all(|o| o.trim().is_empty());

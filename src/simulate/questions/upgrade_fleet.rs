@@ -55,7 +55,7 @@ pub struct Run {
 impl Fleet<'_> {
     pub fn stop_name(&self, s: Stop) -> String {
         match s {
-            Stop::Host(h) => self.pl.topo.hosts[h].name.clone(),
+            Stop::Host(h) => self.pl.topo().hosts[h].name.clone(),
             Stop::Witness(w) => self.witnesses[w].clone(),
         }
     }
@@ -70,17 +70,17 @@ impl Fleet<'_> {
             BondMode::ActiveBackup => 1.0,
         };
         let w = p.write_mbps_per_volume * 1e6;
-        let n = pl.topo.hosts.len();
+        let n = pl.topo().hosts.len();
         let (mut fg_in, mut fg_out) = (vec![0.0; n], vec![0.0; n]);
-        for vol in pl.volumes.iter().filter(|v| v.attached) {
+        for vol in pl.volumes().iter().filter(|v| v.attached) {
             for &(h, _) in &vol.replicas {
                 fg_in[h] += w;
             }
-            if let Some(&Some(h)) = pl.vm_node.get(vol.vm) {
+            if let Some(&Some(h)) = pl.vm_node().get(vol.vm) {
                 fg_out[h] += w * vol.replicas.len() as f64;
             }
         }
-        pl.topo
+        pl.topo()
             .hosts
             .iter()
             .enumerate()
@@ -112,7 +112,7 @@ impl Fleet<'_> {
             detect_s: 0.0,
             wait_s: 0.0,
             abort_s: p.rebuild_abort_h * 3600.0,
-            racks: self.pl.topo.racks.clone(),
+            racks: self.pl.topo().racks.clone(),
         };
         rebuild::simulate(&input)
             .hours_to_full_redundancy
@@ -130,7 +130,7 @@ impl Fleet<'_> {
         self.volume_names
             .get(i)
             .cloned()
-            .unwrap_or_else(|| format!("a volume of {}", self.vm_name(self.pl.volumes[i].vm)))
+            .unwrap_or_else(|| format!("a volume of {}", self.vm_name(self.pl.volumes()[i].vm)))
     }
 }
 
@@ -166,7 +166,7 @@ pub fn no_migration(
             return Some(("stopped as asked", why.to_string(), None));
         }
     }
-    if f.pl.topo.hosts.len() == 1 {
+    if f.pl.topo().hosts.len() == 1 {
         return Some((
             "stopped",
             "a single-node cluster: Harvester's upgrade stops every VM (command_single_node_upgrade)".into(),
@@ -236,10 +236,10 @@ pub fn no_migration(
 /// healthy replicas are all on it lose every one. Large fleets check the nodes holding the
 /// most VMs and those sharing most volumes with `d`.
 pub fn next_failure(f: &Fleet<'_>, pl: &Placement, d: usize) -> (Option<NextFailure>, usize) {
-    let n = pl.topo.hosts.len();
+    let n = pl.topo().hosts.len();
     let mut lost = vec![0usize; n];
-    for &i in &pl.vols_on[d] {
-        let vol = &pl.volumes[i];
+    for &i in &pl.vols_on()[d] {
+        let vol = &pl.volumes()[i];
         let mut others = vol.replicas.iter().map(|r| r.0).filter(|&h| h != d);
         if let (Some(h), None) = (others.next(), others.next()) {
             lost[h] += 1;
@@ -248,7 +248,7 @@ pub fn next_failure(f: &Fleet<'_>, pl: &Placement, d: usize) -> (Option<NextFail
     let mut candidates: Vec<usize> = (0..n).filter(|&h| h != d).collect();
     if n >= INDEX_FROM {
         let mut by_vms = candidates.clone();
-        by_vms.sort_by_key(|&h| std::cmp::Reverse((pl.pods[h], h)));
+        by_vms.sort_by_key(|&h| std::cmp::Reverse((pl.pods()[h], h)));
         let mut by_vols = candidates.clone();
         by_vols.sort_by_key(|&h| std::cmp::Reverse((lost[h], h)));
         candidates = by_vms
@@ -263,12 +263,12 @@ pub fn next_failure(f: &Fleet<'_>, pl: &Placement, d: usize) -> (Option<NextFail
     let mut harmful = 0;
     for h in candidates {
         let alive: Vec<bool> = (0..n).map(|x| x != d && x != h && !f.cordoned[x]).collect();
-        let mut free = pl.free.clone();
-        let mut groups = pl.groups.clone();
+        let mut free = pl.free().clone();
+        let mut groups = pl.groups().to_vec();
         let mut stranded = 0;
-        for &v in pl.vms_on[h].iter().filter(|&&v| pl.vms[v].running) {
-            let vm = &pl.vms[v];
-            match pick_node(vm, &free, &pl.topo, &groups, &[], &alive) {
+        for &v in pl.vms_on()[h].iter().filter(|&&v| pl.vms()[v].running) {
+            let vm = &pl.vms()[v];
+            match pick_node(vm, &free, pl.topo(), &groups, &[], &alive) {
                 Some(t) => {
                     free.cpu[t] -= vm.cpu_req;
                     free.mem[t] -= vm.mem_req;
@@ -284,7 +284,7 @@ pub fn next_failure(f: &Fleet<'_>, pl: &Placement, d: usize) -> (Option<NextFail
         }
         harmful += 1;
         let this = NextFailure {
-            node: pl.topo.hosts[h].name.clone(),
+            node: pl.topo().hosts[h].name.clone(),
             stranded_vms: stranded,
             volumes_without_replica: lost[h],
         };

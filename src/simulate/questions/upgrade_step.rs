@@ -20,18 +20,18 @@ fn host_step(
     detail: bool,
     run: &mut Run,
 ) -> Step {
-    let n = pl.topo.hosts.len();
-    let hosts: Vec<String> = pl.topo.hosts.iter().map(|h| h.name.clone()).collect();
+    let n = pl.topo().hosts.len();
+    let hosts: Vec<String> = pl.topo().hosts.iter().map(|h| h.name.clone()).collect();
     let name = |h: usize| hosts[h].clone();
     let node = name(d);
     let alive: Vec<bool> = (0..n).map(|h| h != d && !f.cordoned[h]).collect();
     let mut fates = Vec::new();
     let mut to_copy: Vec<(usize, usize)> = Vec::new();
     // In the order the VMs were listed (the evacuation's order is not defined).
-    let mut running: Vec<usize> = pl.vms_on[d]
+    let mut running: Vec<usize> = pl.vms_on()[d]
         .iter()
         .copied()
-        .filter(|&v| pl.vms[v].running)
+        .filter(|&v| pl.vms()[v].running)
         .collect();
     running.sort_unstable();
     for v in running {
@@ -51,8 +51,8 @@ fn host_step(
             let mut to = None;
             if strategy == "ShutdownAndRestartAfterEnable" {
                 // Restarted on another node once the node is drained: no copy.
-                let vm = pl.vms[v].clone();
-                if let Some(t) = pick_node(&vm, &pl.free, &pl.topo, &pl.groups, &[], mask) {
+                let vm = pl.vms()[v].clone();
+                if let Some(t) = pick_node(&vm, pl.free(), pl.topo(), pl.groups(), &[], mask) {
                     take(pl, t, v);
                     release(pl, d, v);
                     relocate(pl, v, d, Some(t));
@@ -61,7 +61,7 @@ fn host_step(
             } else if strategy == "Shutdown" {
                 release(pl, d, v);
                 relocate(pl, v, d, None);
-                pl.vms[v].running = false;
+                pl.stop_vm(v);
             }
             if let Some(fix) = &fix {
                 run.blockers.push(Blocker {
@@ -81,9 +81,9 @@ fn host_step(
             });
             continue;
         }
-        let vm = pl.vms[v].clone();
+        let vm = pl.vms()[v].clone();
         // Both nodes hold the VM while it migrates: the target takes the full requests.
-        if let Some(t) = pick_node(&vm, &pl.free, &pl.topo, &pl.groups, &[], mask) {
+        if let Some(t) = pick_node(&vm, pl.free(), pl.topo(), pl.groups(), &[], mask) {
             take(pl, t, v);
             to_copy.push((v, t));
         } else {
@@ -105,7 +105,7 @@ fn host_step(
     }
     let bytes: Vec<f64> = to_copy
         .iter()
-        .map(|&(v, _)| pl.vms[v].mem_gib.max(0.0) * 1024f64.powi(3))
+        .map(|&(v, _)| pl.vms()[v].mem_gib.max(0.0) * 1024f64.powi(3))
         .collect();
     let (outcomes, migrate_s) = evacuate(&f.cfg, &f.link, &bytes);
     for (&(v, t), &(_, o)) in to_copy.iter().zip(&outcomes) {
@@ -133,7 +133,7 @@ fn host_step(
                 let why = format!(
                     "its migration cannot finish within KubeVirt's completion timeout ({:.0} s): aborted, and Harvester stops it",
                     f.cfg
-                        .completion_timeout_s(pl.vms[v].mem_gib * 1024f64.powi(3))
+                        .completion_timeout_s(pl.vms()[v].mem_gib * 1024f64.powi(3))
                 );
                 run.blockers.push(Blocker {
                     node: Some(node.clone()),
@@ -154,15 +154,15 @@ fn host_step(
     }
     // The node's anti-affinity groups are those of the VMs left on it (none came to it).
     let mut groups = Vec::new();
-    for &v in &pl.vms_on[d] {
-        if pl.vm_node[v] == Some(d)
-            && let Some(g) = pl.vms[v].group
+    for &v in &pl.vms_on()[d] {
+        if pl.vm_node()[v] == Some(d)
+            && let Some(g) = pl.vms()[v].group
             && !groups.contains(&g)
         {
             groups.push(g);
         }
     }
-    pl.groups[d] = groups;
+    pl.set_groups(d, groups);
     // Volumes: last replicas first (the drain blocks on them or they are evicted).
     let evict_all = f.policy == "block-for-eviction";
     let evict_last = f.policy == "block-for-eviction-if-contains-last-replica";
@@ -170,8 +170,8 @@ fn host_step(
     let mut evict_jobs = Vec::new();
     let mut host_alive = alive.clone();
     host_alive[d] = false;
-    for i in pl.vols_on[d].clone() {
-        let vol = &pl.volumes[i];
+    for i in pl.vols_on()[d].clone() {
+        let vol = &pl.volumes()[i];
         let others: Vec<usize> = vol
             .replicas
             .iter()
@@ -181,26 +181,16 @@ fn host_step(
         let last = others.is_empty();
         if evict_all || (evict_last && last) {
             let draw = (i as u64) << 8 | 0xe;
-            let pick = pick_disk(vol, &pl.free, &pl.topo, &pl.rules, &host_alive, draw);
+            let pick = pick_disk(vol, pl.free(), pl.topo(), pl.rules(), &host_alive, draw);
             if let Some((t, k)) = pick {
                 let holders = if last { vec![d] } else { others.clone() };
                 evict_jobs.push(Job {
                     volume: i,
                     bytes: vol.data,
-                    size: vol.size,
                     holders,
                     target: Some(t),
                 });
-                let mut vol = pl.volumes[i].clone();
-                if let Some(pos) = vol.replicas.iter().position(|r| r.0 == d) {
-                    let (rn, rd) = vol.replicas[pos];
-                    pl.free.remove_replica(&pl.topo, rn, rd, &vol);
-                    vol.replicas[pos] = (t, k);
-                    pl.free.add_replica(&pl.topo, t, k, &vol);
-                    pl.vols_on[d].retain(|&x| x != i);
-                    pl.vols_on[t].push(i);
-                }
-                pl.volumes[i] = vol;
+                pl.move_replica(i, d, t, k);
                 evicted += 1;
                 continue;
             }
@@ -242,7 +232,7 @@ fn host_step(
     let attached: Vec<usize> = degraded
         .iter()
         .copied()
-        .filter(|&i| pl.volumes[i].attached)
+        .filter(|&i| pl.volumes()[i].attached)
         .collect();
     let p = &f.scenario.platform;
     let (volume_s, volume_how) = if attached.is_empty() {
@@ -252,11 +242,10 @@ fn host_step(
         let jobs = attached
             .iter()
             .map(|&i| {
-                let vol = &pl.volumes[i];
+                let vol = &pl.volumes()[i];
                 Job {
                     volume: i,
                     bytes: (w * away).min(vol.data),
-                    size: vol.size,
                     holders: vol
                         .replicas
                         .iter()
@@ -354,48 +343,22 @@ fn host_step(
 }
 
 fn take(pl: &mut Placement, t: usize, v: usize) {
-    let (cpu, mem, g) = (pl.vms[v].cpu_req, pl.vms[v].mem_req, pl.vms[v].group);
-    pl.free.cpu[t] -= cpu;
-    pl.free.mem[t] -= mem;
-    if let Some(g) = g
-        && !pl.groups[t].contains(&g)
-    {
-        pl.groups[t].push(g);
-    }
+    pl.hold_for_migration(t, v);
 }
 
 /// A target gives back what `take` took (its group stays only if another VM holds it).
 fn unwind(pl: &mut Placement, t: usize, v: usize) {
-    pl.free.cpu[t] += pl.vms[v].cpu_req;
-    pl.free.mem[t] += pl.vms[v].mem_req;
-    if let Some(g) = pl.vms[v].group
-        && !pl
-            .vm_node
-            .iter()
-            .enumerate()
-            .any(|(o, &h)| h == Some(t) && pl.vms[o].group == Some(g))
-    {
-        pl.groups[t].retain(|&x| x != g);
-    }
+    pl.release_hold(t, v);
 }
 
 /// A VM leaves `from` for `to` (`None`: it is off): the per-node lists follow, so no step
 /// re-indexes the whole placement.
 fn relocate(pl: &mut Placement, v: usize, from: usize, to: Option<usize>) {
-    pl.vm_node[v] = to;
-    pl.vms_on[from].retain(|&x| x != v);
-    pl.mem_actual[from] -= pl.vms[v].mem_actual;
-    pl.pods[from] = pl.pods[from].saturating_sub(1);
-    if let Some(t) = to {
-        pl.vms_on[t].push(v);
-        pl.mem_actual[t] += pl.vms[v].mem_actual;
-        pl.pods[t] += 1;
-    }
+    pl.relocate_vm(v, from, to);
 }
 
 fn release(pl: &mut Placement, d: usize, v: usize) {
-    pl.free.cpu[d] += pl.vms[v].cpu_req;
-    pl.free.mem[d] += pl.vms[v].mem_req;
+    pl.release_requests(d, v);
 }
 
 /// Take the fleet through `order`; `detail` keeps every VM's fate and checks the next
@@ -403,7 +366,7 @@ fn release(pl: &mut Placement, d: usize, v: usize) {
 pub fn run(f: &Fleet<'_>, order: &[Stop], detail: bool) -> Run {
     let mut pl = f.pl.clone();
     let mut run = Run::default();
-    let mut moved = vec![false; pl.vms.len()];
+    let mut moved = vec![false; pl.vms().len()];
     let caps = f.caps();
     let mut t = 0.0;
     for &stop in order {

@@ -10,11 +10,16 @@ fn pct(x: f64) -> String {
 }
 
 /// The limits a capacity review must know are crossed.
-pub fn warnings(l: &Study, pl: &Placement, h: &Headroom, rb: &RebuildReport) -> Vec<Warning> {
+pub(crate) fn warnings(
+    l: &Study,
+    pl: &Placement,
+    h: &Headroom,
+    rb: &RebuildReport,
+) -> Vec<Warning> {
     let s = &l.scenario;
     let p = &s.platform;
     let mut out = Vec::new();
-    let running = pl.vms.iter().filter(|v| v.running).count();
+    let running = pl.vms().iter().filter(|v| v.running).count();
     let limit = s.analysis.warn.vms_per_cluster as usize;
     if running > limit {
         out.push(Warning {
@@ -30,7 +35,7 @@ pub fn warnings(l: &Study, pl: &Placement, h: &Headroom, rb: &RebuildReport) -> 
             .filter(|x| x.kind.decides())
             .chain(h.combined.iter().flat_map(|c| c.worst.iter()))
     };
-    let base_pods = pl.pods.iter().copied().max().unwrap_or(0);
+    let base_pods = pl.pods().iter().copied().max().unwrap_or(0);
     let worst_pods = deciding().max_by_key(|x| x.vm_pods_peak);
     let (pods, at) = match worst_pods {
         Some(w) if w.vm_pods_peak > base_pods => (w.vm_pods_peak, format!("after {}", w.name)),
@@ -47,12 +52,12 @@ pub fn warnings(l: &Study, pl: &Placement, h: &Headroom, rb: &RebuildReport) -> 
     }
     if p.overcommit_memory_pct > 100.0 {
         let base = pl
-            .topo
+            .topo()
             .hosts
             .iter()
             .enumerate()
             .filter(|(_, x)| x.mem_gib > 0.0)
-            .map(|(n, x)| pl.mem_actual[n] / x.mem_gib)
+            .map(|(n, x)| pl.mem_actual()[n] / x.mem_gib)
             .fold(0.0, f64::max);
         let worst = deciding().max_by(|a, b| a.memory_commit_peak.total_cmp(&b.memory_commit_peak));
         let (peak, at) = match worst {

@@ -14,8 +14,8 @@ use crate::path;
 pub struct Loaded {
     pub scenario: Scenario,
     pub shapes: BTreeMap<String, Vec<Pool>>,
-    pub source: Source,
-    pub dir: PathBuf,
+    pub(crate) source: Source,
+    pub(crate) dir: PathBuf,
 }
 
 pub fn load(path: &Path) -> Result<Loaded, InputError> {

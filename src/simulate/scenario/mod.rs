@@ -10,6 +10,6 @@ mod request;
 pub use load::{Loaded, load, load_text};
 pub use model::*;
 pub use rancher::{RancherError, clusters, decode_affinity, pools};
-pub use request::{
-    DurationError, Request, RequestFile, load_request, parse_duration_h, request_from_text,
-};
+pub use request::load_request;
+pub use request::request_from_text;
+pub(crate) use request::{Request, RequestFile};

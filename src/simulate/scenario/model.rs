@@ -9,44 +9,44 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
-    pub name: String,
+    pub(crate) name: String,
     /// The fleet: node classes or a site. Not needed with `--from-cluster`, whose dump's
     /// Nodes are the fleet.
     #[serde(default)]
     pub fleet: Fleet,
     #[serde(default)]
-    pub network: Network,
+    pub(crate) network: Network,
     #[serde(default)]
     pub platform: Platform,
     #[serde(default)]
-    pub failures: Failures,
+    pub(crate) failures: Failures,
     /// Cluster shapes by name.
     #[serde(default)]
-    pub shapes: BTreeMap<String, ShapeSpec>,
+    pub(crate) shapes: BTreeMap<String, ShapeSpec>,
     /// Clusters running now.
     #[serde(default)]
-    pub clusters: Vec<ClusterCount>,
+    pub(crate) clusters: Vec<ClusterCount>,
     #[serde(default)]
-    pub teams: Vec<Team>,
+    pub(crate) teams: Vec<Team>,
     #[serde(default)]
     pub analysis: Analysis,
     /// Which failures decide the headroom verdict beyond every node and every rack.
     #[serde(default)]
-    pub headroom: HeadroomSpec,
+    pub(crate) headroom: HeadroomSpec,
     /// The rebuild what-if: this node fails holding this much replica data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rebuild: Option<RebuildWhatIf>,
+    pub(crate) rebuild: Option<RebuildWhatIf>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HeadroomSpec {
     /// 1: every node, rack and power domain (N+1); 2: also every pair of nodes (N+2).
-    pub failures: u32,
+    pub(crate) failures: u32,
     /// With `failures: 2`, also every rack together with one node outside it.
-    pub node_and_rack: bool,
+    pub(crate) node_and_rack: bool,
     /// Named failure sets (a switch, a PDU, a maintenance window), each deciding the verdict.
-    pub sets: Vec<FailureSet>,
+    pub(crate) sets: Vec<FailureSet>,
 }
 
 impl Default for HeadroomSpec {
@@ -62,16 +62,16 @@ impl Default for HeadroomSpec {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FailureSet {
-    pub name: String,
+    pub(crate) name: String,
     /// Host names that fail together.
     #[serde(default)]
-    pub nodes: Vec<String>,
+    pub(crate) nodes: Vec<String>,
     /// Racks that fail together (all their hosts).
     #[serde(default)]
-    pub racks: Vec<String>,
+    pub(crate) racks: Vec<String>,
     /// And any one more node on top (a maintenance window plus one failure).
     #[serde(default)]
-    pub plus_any_node: bool,
+    pub(crate) plus_any_node: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -79,9 +79,9 @@ pub struct FailureSet {
 pub struct RebuildWhatIf {
     /// The host that fails; the first host of the largest class if unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<String>,
+    pub(crate) node: Option<String>,
     /// Actual replica data on it, TiB, in the volume sizes of the scenario.
-    pub data_tib: f64,
+    pub(crate) data_tib: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -92,17 +92,17 @@ pub struct Fleet {
     pub classes: Vec<NodeClass>,
     /// Use a site's inventory instead (or as well): `site: ../inventory/example`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub site: Option<String>,
+    pub(crate) site: Option<String>,
     /// Rack -> power domain.
     #[serde(default)]
-    pub racks: BTreeMap<String, RackSpec>,
+    pub(crate) racks: BTreeMap<String, RackSpec>,
     /// Whether each rack is a Longhorn zone (its nodes labelled
     /// `topology.kubernetes.io/zone` with the rack's name), as the reference design does.
     /// `false`: the nodes carry no zone label, so Longhorn sees one zone and spreads a
     /// volume's replicas over nodes only. A site's fleet takes its zones from each node's
     /// `zone` annotation instead, and a dump's from the Nodes' labels.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
-    pub racks_are_zones: bool,
+    pub(crate) racks_are_zones: bool,
 }
 
 impl Default for Fleet {
@@ -119,22 +119,22 @@ impl Default for Fleet {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeClass {
-    pub name: String,
+    pub(crate) name: String,
     pub count: u32,
     /// Logical CPUs (hardware threads): what the kubelet offers.
-    pub threads: u32,
-    pub memory_gib: f64,
+    pub(crate) threads: u32,
+    pub(crate) memory_gib: f64,
     /// Longhorn data disks and their size in TB (decimal).
-    pub disks: u32,
-    pub disk_tb: f64,
-    pub racks: Vec<String>,
+    pub(crate) disks: u32,
+    pub(crate) disk_tb: f64,
+    pub(crate) racks: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RackSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub power: Option<String>,
+    pub(crate) power: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -149,9 +149,9 @@ pub enum BondMode {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Network {
-    pub links: u32,
-    pub speed_gbps: f64,
-    pub bond: BondMode,
+    pub(crate) links: u32,
+    pub(crate) speed_gbps: f64,
+    pub(crate) bond: BondMode,
     pub mtu: u32,
 }
 
@@ -170,27 +170,27 @@ impl Default for Network {
 #[serde(deny_unknown_fields, default)]
 pub struct Platform {
     /// Harvester overcommit-config, percent.
-    pub overcommit_cpu_pct: f64,
-    pub overcommit_memory_pct: f64,
-    pub overcommit_storage_pct: f64,
+    pub(crate) overcommit_cpu_pct: f64,
+    pub(crate) overcommit_memory_pct: f64,
+    pub(crate) overcommit_storage_pct: f64,
     /// Logical CPUs and GiB per node kept for the system, Longhorn and the kubelet.
-    pub reserved_cpu: f64,
-    pub reserved_memory_gib: f64,
+    pub(crate) reserved_cpu: f64,
+    pub(crate) reserved_memory_gib: f64,
     /// Memory added to every VM's request (virt-launcher overhead), GiB.
     pub vm_memory_overhead_gib: f64,
     pub replicas: u32,
-    pub rebuild_limit: u32,
-    pub replenishment_wait_s: f64,
-    pub detection_s: f64,
-    pub minimal_available_pct: f64,
+    pub(crate) rebuild_limit: u32,
+    pub(crate) replenishment_wait_s: f64,
+    pub(crate) detection_s: f64,
+    pub(crate) minimal_available_pct: f64,
     /// MB/s of one rebuild stream.
-    pub stream_mbps: f64,
-    pub disk_read_mbps: f64,
-    pub disk_write_mbps: f64,
+    pub(crate) stream_mbps: f64,
+    pub(crate) disk_read_mbps: f64,
+    pub(crate) disk_write_mbps: f64,
     /// Foreground writes per volume, MB/s; replicated to every replica.
-    pub write_mbps_per_volume: f64,
+    pub(crate) write_mbps_per_volume: f64,
     /// Actual data as a share of a volume's size.
-    pub data_fill: f64,
+    pub(crate) data_fill: f64,
     /// Harvester version: picks `vm-force-reset-policy`'s default, and the Longhorn it
     /// bundles when `longhorn_version` is unset. A site's `harvester.version` replaces it
     /// when the scenario leaves it unset.
@@ -199,31 +199,31 @@ pub struct Platform {
     /// replica (most available space up to v1.10, the balance score from v1.11). Unset: the
     /// one `harvester_version` bundles.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub longhorn_version: Option<String>,
+    pub(crate) longhorn_version: Option<String>,
     /// Longhorn `replica-soft-anti-affinity`: two replicas of a volume may share a node
     /// when no other node can take one.
-    pub replica_soft_anti_affinity: bool,
+    pub(crate) replica_soft_anti_affinity: bool,
     /// Longhorn `replica-zone-soft-anti-affinity`: a replica may go to a zone that already
     /// holds one when no other zone can take it (`false`: never).
-    pub replica_zone_soft_anti_affinity: bool,
+    pub(crate) replica_zone_soft_anti_affinity: bool,
     /// Longhorn `replica-disk-soft-anti-affinity`: with soft node anti-affinity, two
     /// replicas may share a disk.
-    pub replica_disk_soft_anti_affinity: bool,
+    pub(crate) replica_disk_soft_anti_affinity: bool,
     /// Harvester's `vm-force-reset-policy`; the version's default when unset.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub vm_force_reset_policy: Option<ForceResetPolicy>,
+    pub(crate) vm_force_reset_policy: Option<ForceResetPolicy>,
     /// Pod recreated and volumes attached on the new host, seconds.
-    pub pod_start_s: f64,
+    pub(crate) pod_start_s: f64,
     /// Guest boot to service, seconds.
-    pub guest_boot_s: f64,
+    pub(crate) guest_boot_s: f64,
     /// Host down to VM running elsewhere, seconds: a measured figure that replaces the
     /// derivation from `vm-force-reset-policy`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub vm_restart_s: Option<f64>,
+    pub(crate) vm_restart_s: Option<f64>,
     /// Longhorn aborts a single replica rebuild after this long (Long gRPC Timeout).
-    pub rebuild_abort_h: f64,
+    pub(crate) rebuild_abort_h: f64,
     /// Longhorn `offline-replica-rebuilding`: rebuild detached volumes too.
-    pub offline_replica_rebuilding: bool,
+    pub(crate) offline_replica_rebuilding: bool,
     /// The kubelet's max-pods (Harvester: 200) and the pods every node runs besides VMs.
     pub max_pods: u32,
     pub system_pods_per_node: u32,
@@ -238,12 +238,12 @@ pub struct Platform {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ForceResetPolicy {
-    pub enable: bool,
+    pub(crate) enable: bool,
     /// Seconds of Ready=Unknown before the node is tainted (v1.7+) or its VMs force-deleted.
-    pub period: u64,
+    pub(crate) period: u64,
     /// v1.7+: further seconds before the out-of-service taint restarts the VMs elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vm_migration_timeout: Option<u64>,
+    pub(crate) vm_migration_timeout: Option<u64>,
 }
 
 impl Default for Platform {
@@ -322,11 +322,11 @@ impl Default for Failures {
 #[serde(deny_unknown_fields)]
 pub struct ShapeSpec {
     #[serde(default)]
-    pub pools: Vec<Pool>,
+    pub(crate) pools: Vec<Pool>,
     /// A Rancher `Cluster` plus its `HarvesterConfig` machine configs (multi-document YAML),
     /// relative to the scenario file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub import: Option<String>,
+    pub(crate) import: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -344,7 +344,7 @@ pub struct Pool {
     /// `false`: the VMs are stopped (no requests, volumes detached; Longhorn does not
     /// rebuild detached volumes unless offline replica rebuilding is on).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
-    pub running: bool,
+    pub(crate) running: bool,
 }
 
 fn yes() -> bool {
@@ -359,62 +359,62 @@ fn is_true(b: &bool) -> bool {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterCount {
-    pub shape: String,
-    pub count: u32,
+    pub(crate) shape: String,
+    pub(crate) count: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Team {
-    pub name: String,
+    pub(crate) name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vcpu_quota: Option<f64>,
+    pub(crate) vcpu_quota: Option<f64>,
     #[serde(default)]
-    pub requests: Vec<TeamRequest>,
+    pub(crate) requests: Vec<TeamRequest>,
 }
 
 /// `from`/`until` as `YYYY-MM`; `until` is the first month it is gone.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TeamRequest {
-    pub shape: String,
-    pub count: u32,
-    pub from: String,
+    pub(crate) shape: String,
+    pub(crate) count: u32,
+    pub(crate) from: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub until: Option<String>,
+    pub(crate) until: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Analysis {
     /// Shape for "how many more clusters fit".
-    pub max_clusters_shape: Option<String>,
+    pub(crate) max_clusters_shape: Option<String>,
     /// How the risk model is estimated: `conditional` (conditional Monte Carlo, readable at
     /// 3 replicas, the default) or `monte-carlo` (a plain simulation of `risk_trials` x
     /// `risk_years` years, a cross-check that only sees events of about 1 in 1,000 a year).
-    pub risk_method: RiskMethod,
+    pub(crate) risk_method: RiskMethod,
     /// Years per trial of the plain Monte Carlo (`risk_method: monte-carlo`).
-    pub risk_years: u32,
+    pub(crate) risk_years: u32,
     /// Draws per stratum of the conditional Monte Carlo, or trials of the plain one.
     pub risk_trials: u32,
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Correlated outage what-if: this many nodes fail at once.
-    pub correlated_failed_nodes: u32,
+    pub(crate) correlated_failed_nodes: u32,
     /// Scatter width for the copyset-style placement compared with Longhorn's.
-    pub copyset_scatter_width: u32,
+    pub(crate) copyset_scatter_width: u32,
     /// Which node to fail for the rebuild model: the one with most replica data if unset.
-    pub rebuild_node: Option<usize>,
+    pub(crate) rebuild_node: Option<usize>,
     /// Thresholds of the warnings.
-    pub warn: WarnLimits,
+    pub(crate) warn: WarnLimits,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WarnLimits {
     /// VMs in one Harvester cluster past which its apiserver saturates.
-    pub vms_per_cluster: u32,
+    pub(crate) vms_per_cluster: u32,
     /// Share of a link or a disk that rebuild traffic may take.
-    pub rebuild_share: f64,
+    pub(crate) rebuild_share: f64,
 }
 
 impl Default for WarnLimits {
@@ -456,19 +456,19 @@ impl Default for Analysis {
 }
 
 /// `2027-03` -> months since year 0.
-pub fn month_index(m: &str) -> Option<i32> {
+pub(crate) fn month_index(m: &str) -> Option<i32> {
     let (y, mo) = m.split_once('-')?;
     let y: i32 = y.parse().ok()?;
     let mo: i32 = mo.parse().ok()?;
     ((1..=12).contains(&mo) && (1..=9999).contains(&y)).then_some(y * 12 + mo - 1)
 }
 
-pub fn month_name(i: i32) -> String {
+pub(crate) fn month_name(i: i32) -> String {
     format!("{:04}-{:02}", i.div_euclid(12), i.rem_euclid(12) + 1)
 }
 
 /// `v1.7`, `1.6.1`, `v1.8.0-rc1` -> (1, 7).
-pub fn version(v: &str) -> Option<(u32, u32)> {
+pub(crate) fn version(v: &str) -> Option<(u32, u32)> {
     let v = v.strip_prefix('v').unwrap_or(v);
     let mut it = v.split(['.', '-']);
     let major = it.next()?.parse().ok()?;
@@ -477,7 +477,7 @@ pub fn version(v: &str) -> Option<(u32, u32)> {
 }
 
 /// The version's default policy.
-pub fn default_policy(v: (u32, u32)) -> ForceResetPolicy {
+pub(crate) fn default_policy(v: (u32, u32)) -> ForceResetPolicy {
     if v >= (1, 7) {
         ForceResetPolicy {
             enable: true,
@@ -496,7 +496,7 @@ pub fn default_policy(v: (u32, u32)) -> ForceResetPolicy {
 /// The Longhorn a Harvester minor version bundles (harvester `deploy/charts/harvester/
 /// Chart.yaml` at each release tag): v1.3 ships Longhorn v1.6, and each Harvester minor
 /// after it the next Longhorn minor (v1.6 -> v1.9, v1.7 -> v1.10, v1.8 -> v1.11).
-pub fn bundled_longhorn(harvester: (u32, u32)) -> (u32, u32) {
+pub(crate) fn bundled_longhorn(harvester: (u32, u32)) -> (u32, u32) {
     match harvester {
         (1, m) if m >= 3 => (1, m + 3),
         (1, _) => (1, 6),
@@ -506,7 +506,7 @@ pub fn bundled_longhorn(harvester: (u32, u32)) -> (u32, u32) {
 
 /// The Longhorn version the analyses model, and where it comes from (`platform.longhorn_version`,
 /// or the Harvester version's bundled one).
-pub fn longhorn_of(p: &Platform) -> ((u32, u32), String) {
+pub(crate) fn longhorn_of(p: &Platform) -> ((u32, u32), String) {
     if let Some(v) = p.longhorn_version.as_deref().and_then(version) {
         return (v, format!("Longhorn v{}.{}", v.0, v.1));
     }

@@ -86,7 +86,7 @@ pub enum AffinityError {
 }
 
 /// The most machines one pool may ask for.
-pub const MAX_POOL_QUANTITY: u32 = 10_000;
+pub(crate) const MAX_POOL_QUANTITY: u32 = 10_000;
 /// The most vCPU of one machine.
 const MAX_VCPU: i64 = 4096;
 /// The most memory of one machine, GiB.

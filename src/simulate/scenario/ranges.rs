@@ -324,17 +324,17 @@ pub(super) fn check_ranges(
 }
 
 /// Clusters in one count (a `clusters` entry, a team request, an admit request).
-pub const MAX_CLUSTERS: u32 = 100_000;
+pub(crate) const MAX_CLUSTERS: u32 = 100_000;
 /// VMs a scenario may ask for in all (clusters and team requests at once).
-pub const MAX_VMS: u64 = 200_000;
+pub(crate) const MAX_VMS: u64 = 200_000;
 /// VMs in one pool.
-pub const MAX_POOL_VMS: u32 = 10_000;
+pub(crate) const MAX_POOL_VMS: u32 = 10_000;
 /// Months from the first to the last month a timeline names.
-pub const MAX_TIMELINE_MONTHS: i32 = 600;
+pub(crate) const MAX_TIMELINE_MONTHS: i32 = 600;
 
 /// The pools of a shape or a request: counts, sizes and disks within ranges that mean
 /// something, each error at its key under `at`.
-pub fn check_pools(
+pub(crate) fn check_pools(
     pools: &[Pool],
     at: &[crate::files::yaml::Seg],
     src: &Source,

@@ -13,7 +13,7 @@ use crate::path;
 
 /// A duration that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DurationError {
+pub(crate) enum DurationError {
     #[error("`{0}` has no unit: write e.g. 72h, 30d or 2w")]
     NoUnit(String),
     #[error("`{0}` does not start with a number")]
@@ -27,25 +27,25 @@ pub enum DurationError {
 }
 
 /// The longest duration a request may carry: ten years.
-pub const MAX_DURATION_H: f64 = 87_660.0;
+pub(crate) const MAX_DURATION_H: f64 = 87_660.0;
 
 /// The request file: a team, a shape of the scenario (or pools), how many, for how long.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RequestFile {
-    pub team: String,
+pub(crate) struct RequestFile {
+    pub(crate) team: String,
     /// A name for the request, shown in the answer.
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default)]
-    pub shape: Option<String>,
+    pub(crate) shape: Option<String>,
     #[serde(default)]
-    pub pools: Option<Vec<Pool>>,
+    pub(crate) pools: Option<Vec<Pool>>,
     #[serde(default = "one")]
-    pub count: u32,
+    pub(crate) count: u32,
     /// `72h`, `30d`, `2w`: the clusters are removed after it.
     #[serde(default)]
-    pub duration: Option<String>,
+    pub(crate) duration: Option<String>,
 }
 
 fn one() -> u32 {
@@ -55,16 +55,16 @@ fn one() -> u32 {
 /// A request resolved against the scenario.
 #[derive(Debug, Clone)]
 pub struct Request {
-    pub name: Option<String>,
-    pub team: String,
-    pub shape: Option<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) team: String,
+    pub(crate) shape: Option<String>,
     pub pools: Vec<Pool>,
     pub count: u32,
-    pub duration_h: Option<f64>,
+    pub(crate) duration_h: Option<f64>,
 }
 
 /// `72h`, `90m`, `30d`, `2w` -> hours.
-pub fn parse_duration_h(s: &str) -> Result<f64, DurationError> {
+pub(crate) fn parse_duration_h(s: &str) -> Result<f64, DurationError> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))

@@ -20,7 +20,7 @@ fn peer_of(req: &Request) -> SocketAddr {
     listener::client(req.extensions()).unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0)))
 }
 
-pub async fn other(State(s): State<Shared>, req: Request) -> Response {
+pub(crate) async fn other(State(s): State<Shared>, req: Request) -> Response {
     let peer = peer_of(&req);
     let method = req.method().clone();
     let uri: Uri = req.uri().clone();
@@ -117,7 +117,7 @@ pub async fn other(State(s): State<Shared>, req: Request) -> Response {
 }
 
 /// A request outside the base URL's path: logged with the path it would have under it.
-pub fn outside(s: &ServeState, prefix: &str, req: &Request) -> Response {
+pub(crate) fn outside(s: &ServeState, prefix: &str, req: &Request) -> Response {
     let peer = peer_of(req);
     let raw = req.uri().path();
     let shown = crate::redfish::origin::shown(raw);

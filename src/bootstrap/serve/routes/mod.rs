@@ -1,9 +1,9 @@
 //! The HTTP routes of `serve`, one file per route; `router` mounts them under the path of
 //! the base URL.
 
-pub mod config;
-pub mod files;
-pub mod ipxe;
-pub mod reply;
-pub mod status;
-pub mod webhook;
+pub(crate) mod config;
+pub(crate) mod files;
+pub(crate) mod ipxe;
+pub(crate) mod reply;
+pub(crate) mod status;
+pub(crate) mod webhook;

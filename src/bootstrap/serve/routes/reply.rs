@@ -4,7 +4,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 /// A plain-text answer.
-pub fn text(code: StatusCode, body: String) -> Response {
+pub(crate) fn text(code: StatusCode, body: String) -> Response {
     (
         code,
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],

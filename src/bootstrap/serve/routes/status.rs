@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use crate::bootstrap::serve::progress::{InstallState, NodeProgress};
 use crate::bootstrap::serve::state::Shared;
 
-pub async fn status(
+pub(crate) async fn status(
     State(s): State<Shared>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
 ) -> Response {

@@ -14,7 +14,7 @@ use crate::bootstrap::serve::state::Shared;
 use crate::files::secrets::constant_time_eq;
 use crate::render::node::WEBHOOK_KEY_HEADER;
 
-pub async fn webhook(
+pub(crate) async fn webhook(
     State(s): State<Shared>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     UrlPath((hostname, event)): UrlPath<(String, String)>,

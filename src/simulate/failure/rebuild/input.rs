@@ -23,26 +23,28 @@ pub fn rebuild_input(
         BondMode::Lacp => f64::from(net.links.max(1)),
         BondMode::ActiveBackup => 1.0,
     };
-    let survivors: Vec<usize> = (0..pl.topo.hosts.len()).filter(|&n| n != failed).collect();
-    let mut index_of = vec![usize::MAX; pl.topo.hosts.len()];
+    let survivors: Vec<usize> = (0..pl.topo().hosts.len())
+        .filter(|&n| n != failed)
+        .collect();
+    let mut index_of = vec![usize::MAX; pl.topo().hosts.len()];
     for (i, &n) in survivors.iter().enumerate() {
         index_of[n] = i;
     }
     let w = p.write_mbps_per_volume * 1e6;
-    let mut fg_in = vec![0.0; pl.topo.hosts.len()];
-    let mut fg_out = vec![0.0; pl.topo.hosts.len()];
-    for vol in pl.volumes.iter().filter(|v| v.attached) {
+    let mut fg_in = vec![0.0; pl.topo().hosts.len()];
+    let mut fg_out = vec![0.0; pl.topo().hosts.len()];
+    for vol in pl.volumes().iter().filter(|v| v.attached) {
         for &(n, _) in &vol.replicas {
             fg_in[n] += w;
         }
-        if let Some(&Some(h)) = pl.vm_node.get(vol.vm) {
+        if let Some(&Some(h)) = pl.vm_node().get(vol.vm) {
             fg_out[h] += w * vol.replicas.len() as f64;
         }
     }
     let nodes = survivors
         .iter()
         .map(|&n| {
-            let h = &pl.topo.hosts[n];
+            let h = &pl.topo().hosts[n];
             NodeCaps {
                 name: h.name.clone(),
                 rack: h.rack,
@@ -54,24 +56,23 @@ pub fn rebuild_input(
             }
         })
         .collect();
-    let rebuilt = |i: usize| pl.volumes[i].attached || p.offline_replica_rebuilding;
-    let mut alive = vec![true; pl.topo.hosts.len()];
+    let rebuilt = |i: usize| pl.volumes()[i].attached || p.offline_replica_rebuilding;
+    let mut alive = vec![true; pl.topo().hosts.len()];
     if let Some(a) = alive.get_mut(failed) {
         *a = false;
     }
-    let mut free = pl.free.clone();
-    let index = BurstIndex::new(&pl.topo, &pl.free);
+    let mut free = pl.free().clone();
+    let index = BurstIndex::new(pl.topo(), pl.free());
     let placed = replace_lost(pl, &alive, &[failed], &index, &mut free);
     let detached = placed.iter().filter(|r| !rebuilt(r.volume)).count();
     let jobs = placed
         .iter()
         .filter(|r| rebuilt(r.volume))
         .map(|r| {
-            let v = &pl.volumes[r.volume];
+            let v = &pl.volumes()[r.volume];
             Job {
                 volume: r.volume,
                 bytes: v.data,
-                size: v.size,
                 holders: v
                     .replicas
                     .iter()
@@ -92,7 +93,7 @@ pub fn rebuild_input(
             detect_s: p.detection_s,
             wait_s: p.replenishment_wait_s,
             abort_s: p.rebuild_abort_h * 3600.0,
-            racks: pl.topo.racks.clone(),
+            racks: pl.topo().racks.clone(),
         },
         detached,
     )
@@ -101,8 +102,8 @@ pub fn rebuild_input(
 /// The node the rebuild model fails: the one the scenario names, else the one holding the
 /// most replica data.
 pub fn rebuild_target(s: &Scenario, pl: &Placement) -> usize {
-    let mut data = vec![0.0; pl.topo.hosts.len()];
-    for v in &pl.volumes {
+    let mut data = vec![0.0; pl.topo().hosts.len()];
+    for v in pl.volumes() {
         for &(n, _) in &v.replicas {
             data[n] += v.data;
         }

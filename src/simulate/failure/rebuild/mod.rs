@@ -8,8 +8,10 @@ mod sweep;
 mod what_if;
 
 pub use input::{rebuild_input, rebuild_target};
-pub use model::{
-    Job, NodeCaps, NodeLoad, RebuildInput, RebuildResult, Window, simulate, wire_efficiency,
+pub use model::simulate;
+pub(crate) use model::{Job, NodeLoad, RebuildInput, RebuildResult, Window, wire_efficiency};
+pub(crate) use share::NodeCaps;
+pub(crate) use sweep::{SweepPoint, sweep};
+pub(crate) use what_if::{
+    WhatIfError, check as check_what_if, largest_class, load_node, what_if_node,
 };
-pub use sweep::{Recommendation, SweepPoint, sweep};
-pub use what_if::{WhatIfError, check as check_what_if, largest_class, load_node, what_if_node};

@@ -17,35 +17,34 @@
 
 use serde::Serialize;
 
-pub use super::share::NodeCaps;
+pub(crate) use super::share::NodeCaps;
 use super::share::{CATS, Stream, share};
 
 #[derive(Debug, Clone)]
 pub struct Job {
-    pub volume: usize,
-    /// Actual data to copy, and the volume's nominal size.
-    pub bytes: f64,
-    pub size: f64,
+    pub(crate) volume: usize,
+    /// Actual data to copy.
+    pub(crate) bytes: f64,
     /// Nodes holding a healthy replica: the possible sources.
-    pub holders: Vec<usize>,
+    pub(crate) holders: Vec<usize>,
     /// The node the new replica was created on; `None`: no node could take it.
-    pub target: Option<usize>,
+    pub(crate) target: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
 pub struct RebuildInput {
-    pub nodes: Vec<NodeCaps>,
+    pub(crate) nodes: Vec<NodeCaps>,
     /// In the order the replicas were created.
     pub jobs: Vec<Job>,
-    pub limit: u32,
+    pub(crate) limit: u32,
     /// Bytes/s of one stream, and the cap of one flow (one bond member).
-    pub stream_rate: f64,
-    pub flow_cap: f64,
-    pub detect_s: f64,
-    pub wait_s: f64,
-    pub abort_s: f64,
+    pub(crate) stream_rate: f64,
+    pub(crate) flow_cap: f64,
+    pub(crate) detect_s: f64,
+    pub(crate) wait_s: f64,
+    pub(crate) abort_s: f64,
     /// Rack names, for the bottleneck's words.
-    pub racks: Vec<String>,
+    pub(crate) racks: Vec<String>,
 }
 
 /// What one receiving node took: its replicas, their data, and when its last one was done
@@ -53,57 +52,57 @@ pub struct RebuildInput {
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeLoad {
     pub node: String,
-    pub rack: String,
+    pub(crate) rack: String,
     pub replicas: usize,
-    pub bytes: f64,
+    pub(crate) bytes: f64,
     pub done_s: Option<f64>,
 }
 
 /// How long one volume ran without its full replica count; `None`: it never got it back.
 #[derive(Debug, Clone, Serialize)]
 pub struct Window {
-    pub volume: usize,
-    pub hours: Option<f64>,
+    pub(crate) volume: usize,
+    pub(crate) hours: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RebuildResult {
-    pub limit: u32,
+    pub(crate) limit: u32,
     /// `None` when some replica is never rebuilt; `never` says why.
     pub hours_to_full_redundancy: Option<f64>,
-    pub never: Option<String>,
+    pub(crate) never: Option<String>,
     /// Transfer time until the last replica that does complete.
-    pub transfer_hours: f64,
-    pub bytes: f64,
+    pub(crate) transfer_hours: f64,
+    pub(crate) bytes: f64,
     /// What limited the bytes moved most, and where ("7 receiving nodes in rack r02 x
     /// limit 2 x 100 MB/s"); `limited_by` says only what.
-    pub bottleneck: String,
-    pub limited_by: String,
+    pub(crate) bottleneck: String,
+    pub(crate) limited_by: String,
     /// Replicas whose every attempt exceeds the abort limit: Longhorn restarts them forever.
-    pub aborted: usize,
+    pub(crate) aborted: usize,
     /// Attempts aborted at the limit and started again, in all.
-    pub abort_restarts: usize,
+    pub(crate) abort_restarts: usize,
     /// Replicas no node can take (hard node anti-affinity and the storage rules), or with
     /// no healthy source.
-    pub stranded: usize,
+    pub(crate) stranded: usize,
     /// Replicas that wait forever for a slot held by rebuilds that restart forever.
-    pub blocked: usize,
+    pub(crate) blocked: usize,
     /// Largest share of a node's network capacity (ingress or egress, after foreground
     /// traffic) taken by rebuild traffic, and of a node's disk throughput.
-    pub peak_link_share: f64,
-    pub peak_disk_share: f64,
+    pub(crate) peak_link_share: f64,
+    pub(crate) peak_disk_share: f64,
     /// The same two on the receiving side only, and on the sending side only.
-    pub peak_target_share: f64,
-    pub peak_source_share: f64,
+    pub(crate) peak_target_share: f64,
+    pub(crate) peak_source_share: f64,
     /// Most rebuild streams one source node served at once (Longhorn limits targets only).
-    pub peak_source_streams: usize,
+    pub(crate) peak_source_streams: usize,
     /// Every node that received replicas, the slowest first.
     pub receivers: Vec<NodeLoad>,
-    pub windows: Vec<Window>,
+    pub(crate) windows: Vec<Window>,
 }
 
 /// Payload share of the wire: TCP/IPv4 with timestamps over a VLAN-tagged frame.
-pub fn wire_efficiency(mtu: u32) -> f64 {
+pub(crate) fn wire_efficiency(mtu: u32) -> f64 {
     let mtu = f64::from(mtu);
     (mtu - 52.0) / (mtu + 38.0 + 4.0)
 }
@@ -453,7 +452,6 @@ mod tests {
             jobs.push(Job {
                 volume: 0,
                 bytes: b,
-                size: b,
                 holders: vec![0, 1],
                 target: Some(2),
             });
@@ -471,7 +469,6 @@ mod tests {
                 jobs.push(Job {
                     volume: v,
                     bytes,
-                    size: bytes,
                     target: Some(t),
                     holders,
                 });
@@ -516,7 +513,6 @@ mod tests {
             .map(|v| Job {
                 volume: v,
                 bytes: 10e9,
-                size: 10e9,
                 holders: vec![v % 4],
                 target: Some((v + 1) % 4),
             })
@@ -545,7 +541,6 @@ mod tests {
             .map(|v| Job {
                 volume: v,
                 bytes: 360e9,
-                size: 360e9,
                 holders: vec![1 + v % 2],
                 target: Some(0),
             })
@@ -570,7 +565,6 @@ mod tests {
         let jobs = vec![Job {
             volume: 0,
             bytes: 10e12,
-            size: 10e12,
             holders: vec![0],
             target: Some(1),
         }];

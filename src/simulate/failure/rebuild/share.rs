@@ -5,30 +5,30 @@
 /// What one surviving node can give rebuilds, bytes/s, after foreground traffic.
 #[derive(Debug, Clone)]
 pub struct NodeCaps {
-    pub name: String,
-    pub rack: usize,
+    pub(crate) name: String,
+    pub(crate) rack: usize,
     /// Bytes/s.
-    pub ingress: f64,
-    pub egress: f64,
-    pub disk_write: f64,
-    pub disk_read: f64,
+    pub(crate) ingress: f64,
+    pub(crate) egress: f64,
+    pub(crate) disk_write: f64,
+    pub(crate) disk_read: f64,
 }
 
 /// One running rebuild: its job, source and receiving node, bytes left, rate, start, and
 /// what limits it.
-pub struct Stream {
-    pub job: usize,
-    pub src: usize,
-    pub dst: usize,
-    pub remaining: f64,
-    pub rate: f64,
-    pub started: f64,
-    pub limited_by: usize,
+pub(crate) struct Stream {
+    pub(crate) job: usize,
+    pub(crate) src: usize,
+    pub(crate) dst: usize,
+    pub(crate) remaining: f64,
+    pub(crate) rate: f64,
+    pub(crate) started: f64,
+    pub(crate) limited_by: usize,
     /// Aborted at the limit since the rates last changed: it will abort again.
-    pub looping: bool,
+    pub(crate) looping: bool,
 }
 
-pub const CATS: [&str; 6] = [
+pub(crate) const CATS: [&str; 6] = [
     "per-stream rate",
     "per-node rebuild limit x per-stream rate",
     "network ingress of target nodes",
@@ -38,7 +38,7 @@ pub const CATS: [&str; 6] = [
 ];
 
 /// Max-min fair rates; returns for each stream the resource category that froze it.
-pub fn share(streams: &mut [Stream], nodes: &[NodeCaps], flow: f64) {
+pub(crate) fn share(streams: &mut [Stream], nodes: &[NodeCaps], flow: f64) {
     let n = nodes.len();
     let mut rem: Vec<f64> = Vec::with_capacity(4 * n);
     rem.extend(nodes.iter().map(|x| x.ingress));

@@ -7,32 +7,32 @@ use super::model::{RebuildInput, simulate};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SweepPoint {
-    pub limit: u32,
+    pub(crate) limit: u32,
     /// `None`: full redundancy is never restored at this limit.
-    pub hours: Option<f64>,
-    pub bottleneck: String,
-    pub peak_link_share: f64,
-    pub peak_disk_share: f64,
+    pub(crate) hours: Option<f64>,
+    pub(crate) bottleneck: String,
+    pub(crate) peak_link_share: f64,
+    pub(crate) peak_disk_share: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Recommendation {
+pub(crate) struct Recommendation {
     /// `None` when no limit from 1 to 8 restores full redundancy.
-    pub limit: Option<u32>,
+    pub(crate) limit: Option<u32>,
     /// No limit within 10 % of the fastest kept rebuild traffic under the share: the
     /// smallest within 10 % is given instead.
-    pub fell_back: bool,
+    pub(crate) fell_back: bool,
     /// The rule, in words, with its numbers.
-    pub rule: String,
+    pub(crate) rule: String,
 }
 
 /// Within this share of the fastest limit's time, a limit counts as as fast.
-pub const NEAR_FASTEST: f64 = 0.10;
+pub(crate) const NEAR_FASTEST: f64 = 0.10;
 
 /// Rebuild time for limits 1..=8 and the recommended limit: the smallest within 10 % of the
 /// fastest whose rebuild leaves at least `1 - share` of every link and disk to foreground
 /// I/O (or, falling back, simply the smallest within 10 %).
-pub fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendation) {
+pub(crate) fn sweep(input: &RebuildInput, share: f64) -> (Vec<SweepPoint>, Recommendation) {
     let points: Vec<SweepPoint> = (1..=8)
         .map(|k| {
             let mut i = input.clone();

@@ -48,7 +48,7 @@ pub enum WhatIfError {
 }
 
 /// The scenario's largest node class: the one with the most nodes (then the biggest nodes).
-pub fn largest_class(classes: &[NodeClass]) -> Option<&NodeClass> {
+pub(crate) fn largest_class(classes: &[NodeClass]) -> Option<&NodeClass> {
     classes.iter().max_by(|a, b| {
         a.count
             .cmp(&b.count)
@@ -63,7 +63,7 @@ pub fn largest_class(classes: &[NodeClass]) -> Option<&NodeClass> {
 /// The host the what-if fails: the named one, else the first of the largest class (with a
 /// site fleet: the host with the most disk).
 /// `classes`: the scenario's node classes when they are the fleet, else empty.
-pub fn what_if_node(topo: &Topology, w: &RebuildWhatIf, classes: &[NodeClass]) -> usize {
+pub(crate) fn what_if_node(topo: &Topology, w: &RebuildWhatIf, classes: &[NodeClass]) -> usize {
     if let Some(i) = w.node.as_deref().and_then(|n| topo.host_index(n)) {
         return i;
     }
@@ -87,7 +87,7 @@ fn size_per_data(p: &Platform) -> f64 {
 }
 
 /// Whether the what-if fits its node under Longhorn's storage rules; the reason if not.
-pub fn check(
+pub(crate) fn check(
     topo: &Topology,
     w: &RebuildWhatIf,
     classes: &[NodeClass],
@@ -147,7 +147,7 @@ pub fn check(
 /// The placement with `node` holding `data_tib` of replica data: its own replicas are
 /// replaced by new volumes in the sizes of the scenario's volumes (cycled, the last one cut
 /// to the remainder), each with its other replicas placed as Longhorn would.
-pub fn load_node(
+pub(crate) fn load_node(
     p: &Platform,
     shapes: &BTreeMap<String, Vec<Pool>>,
     pl: &Placement,
@@ -155,22 +155,9 @@ pub fn load_node(
     data_tib: f64,
 ) -> Result<Placement, WhatIfError> {
     let mut pl = pl.clone();
-    for vi in std::mem::take(&mut pl.vols_on[node]) {
-        let vol = &mut pl.volumes[vi];
-        for &(n, d) in vol.replicas.iter().filter(|r| r.0 == node) {
-            pl.free.disk[n][d].0 -= vol.size;
-            pl.free.disk[n][d].1 -= vol.data;
-        }
-        vol.replicas.retain(|r| r.0 != node);
-    }
-    pl.free.node_room[node] = pl.topo.hosts[node]
-        .disks
-        .iter()
-        .zip(&pl.free.disk[node])
-        .map(|(max, s)| max - s.1)
-        .fold(0.0, f64::max);
+    pl.drop_replicas_on(node);
     let mut templates: Vec<(f64, f64, usize)> = pl
-        .volumes
+        .volumes()
         .iter()
         .filter(|v| v.attached && v.data > 0.0)
         .map(|v| (v.size, v.data, v.vm))
@@ -188,7 +175,7 @@ pub fn load_node(
         return Err(WhatIfError::NoVolumeSizes);
     }
     let target = data_tib * TIB;
-    let alive = vec![true; pl.topo.hosts.len()];
+    let alive = vec![true; pl.topo().hosts.len()];
     let r = p.replicas as usize;
     let mut loaded = 0.0;
     let mut i = 0usize;
@@ -201,34 +188,29 @@ pub fn load_node(
             (size, data)
         };
         let mut vol = Volume {
-            vm: vm.min(pl.vms.len().saturating_sub(1)),
+            vm: vm.min(pl.vms().len().saturating_sub(1)),
             size,
             data,
             replicas: Vec::new(),
             attached: true,
             selector: 0,
         };
-        let disk =
-            best_disk(&pl.topo, &pl.free, &pl.rules, node, (size, data, 0)).ok_or_else(|| {
-                WhatIfError::NodeFull {
-                    node: pl.topo.hosts[node].name.clone(),
-                    tib: loaded / TIB,
-                }
-            })?;
-        pl.free.add_replica(&pl.topo, node, disk, &vol);
+        let disk = best_disk(pl.topo(), pl.free(), pl.rules(), node, (size, data, 0)).ok_or_else(
+            || WhatIfError::NodeFull {
+                node: pl.topo().hosts[node].name.clone(),
+                tib: loaded / TIB,
+            },
+        )?;
+        pl.add_replica(node, disk, &vol);
         vol.replicas.push((node, disk));
         for k in 1..r {
             let draw = (0xFEED_0000_0000u64 + i as u64) << 8 | k as u64;
-            if let Some((n, d)) = pick_disk(&vol, &pl.free, &pl.topo, &pl.rules, &alive, draw) {
-                pl.free.add_replica(&pl.topo, n, d, &vol);
+            if let Some((n, d)) = pick_disk(&vol, pl.free(), pl.topo(), pl.rules(), &alive, draw) {
+                pl.add_replica(n, d, &vol);
                 vol.replicas.push((n, d));
             }
         }
-        let vi = pl.volumes.len();
-        for &(n, _) in &vol.replicas {
-            pl.vols_on[n].push(vi);
-        }
-        pl.volumes.push(vol);
+        pl.push_volume(vol);
         loaded += data;
         i += 1;
     }

@@ -1,18 +1,19 @@
 //! The closed forms the Monte Carlo is checked against: Cidon et al.'s copyset
 //! probabilities, the Markov MTTDL of one replica group, and the Wilson interval.
 
+use rand::RngExt;
 use rand::rngs::ChaCha8Rng;
-use rand::{RngExt, SeedableRng};
-use rayon::prelude::*;
+#[cfg(test)]
+use {rand::SeedableRng, rayon::prelude::*};
 
 /// A copyset as a sorted key (16 bits per node; up to 4 replicas).
-pub fn key(nodes: &[usize]) -> u64 {
+pub(crate) fn key(nodes: &[usize]) -> u64 {
     let mut v: Vec<usize> = nodes.to_vec();
     v.sort_unstable();
     v.iter().fold(0u64, |acc, &n| (acc << 16) | n as u64)
 }
 
-pub fn choose(n: u64, k: u64) -> f64 {
+pub(crate) fn choose(n: u64, k: u64) -> f64 {
     if k > n {
         return 0.0;
     }
@@ -27,7 +28,7 @@ pub fn p_loss_random(n: u64, r: u64, f: u64, copysets: f64) -> f64 {
 
 /// The independence approximation for `k` distinct copysets of R among N nodes: each of
 /// them lies inside the F failed nodes with probability C(F,R)/C(N,R).
-pub fn p_loss_independent(n: u64, r: u64, f: u64, k: f64) -> f64 {
+pub(crate) fn p_loss_independent(n: u64, r: u64, f: u64, k: f64) -> f64 {
     if f < r || n < r {
         return 0.0;
     }
@@ -43,7 +44,7 @@ pub fn p_loss_copyset(n: u64, r: u64, s: u64, f: u64) -> f64 {
 }
 
 /// Markov MTTDL of one replica group (R = 2 or 3), one repair at a time.
-pub fn mttdl(r: u32, lambda: f64, mu: f64) -> f64 {
+pub(crate) fn mttdl(r: u32, lambda: f64, mu: f64) -> f64 {
     match r {
         2 => (3.0 * lambda + mu) / (2.0 * lambda * lambda),
         3 => (11.0 * lambda * lambda + 4.0 * lambda * mu + mu * mu) / (6.0 * lambda.powi(3)),
@@ -56,7 +57,7 @@ pub fn mttdl(r: u32, lambda: f64, mu: f64) -> f64 {
 /// chain of `mttdl`) or at `k mu` (`parallel`: every failed node repaired at once, as
 /// Longhorn rebuilds every lost replica concurrently). Expected time from all up to all
 /// down, by the birth-death passage-time sum.
-pub fn mttdl_chain(r: u32, lambda: f64, mu: f64, parallel: bool) -> f64 {
+pub(crate) fn mttdl_chain(r: u32, lambda: f64, mu: f64, parallel: bool) -> f64 {
     let birth = |k: u32| f64::from(r - k) * lambda;
     let death = |k: u32| if parallel { f64::from(k) * mu } else { mu };
     let mut total = 0.0;
@@ -78,7 +79,7 @@ pub fn mttdl_chain(r: u32, lambda: f64, mu: f64, parallel: bool) -> f64 {
 /// Loss starts per unit time of one replica group of `r` nodes in the fixed-window model:
 /// a node fails at `lambda` while the `r - 1` others are inside their windows of length
 /// `w`, each with probability `1 - exp(-lambda w)`, independently.
-pub fn fixed_window_rate(r: u32, lambda: f64, w: f64) -> f64 {
+pub(crate) fn fixed_window_rate(r: u32, lambda: f64, w: f64) -> f64 {
     f64::from(r) * lambda * (1.0 - (-lambda * w).exp()).powf(f64::from(r) - 1.0)
 }
 
@@ -86,8 +87,16 @@ pub(super) fn exp(rng: &mut ChaCha8Rng, rate: f64) -> f64 {
     -(1.0 - rng.random::<f64>()).ln() / rate
 }
 
-/// Monte Carlo of one replica group: mean time until all `r` replicas are down.
-pub fn mttdl_monte_carlo(r: u32, lambda: f64, mu: f64, trials: u32, seed: u64) -> (f64, f64) {
+/// Monte Carlo of one replica group: mean time until all `r` replicas are down (the tests'
+/// check of the closed forms).
+#[cfg(test)]
+pub(crate) fn mttdl_monte_carlo(
+    r: u32,
+    lambda: f64,
+    mu: f64,
+    trials: u32,
+    seed: u64,
+) -> (f64, f64) {
     let times: Vec<f64> = (0..trials)
         .into_par_iter()
         .map(|t| {
@@ -118,7 +127,7 @@ pub(super) fn mean_ci(v: &[f64]) -> (f64, f64) {
 }
 
 /// Wilson 95 % interval for k successes in n.
-pub fn wilson(k: u64, n: u64) -> [f64; 2] {
+pub(crate) fn wilson(k: u64, n: u64) -> [f64; 2] {
     if n == 0 {
         return [0.0, 1.0];
     }

@@ -47,7 +47,7 @@ const HITS_WANTED: u64 = 200;
 /// Which failure events count: losing a replica needs a permanent failure, a volume is
 /// unavailable while its nodes are down for any reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Counted {
+pub(crate) enum Counted {
     Permanent,
     All,
 }
@@ -57,23 +57,23 @@ pub struct Stratum {
     /// Clusters of failures in progress when the event arrives.
     pub in_progress: u32,
     /// P(J = in_progress).
-    pub probability: f64,
-    pub draws: u64,
-    pub hits: u64,
+    pub(crate) probability: f64,
+    pub(crate) draws: u64,
+    pub(crate) hits: u64,
     /// This stratum's share of the rate, per year.
     pub per_year: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct RareEstimate {
+pub(crate) struct RareEstimate {
     /// Expected loss (or unavailability) starts per year.
-    pub per_year: f64,
-    pub ci95: [f64; 2],
-    pub draws: u64,
-    pub hits: u64,
-    pub strata: Vec<Stratum>,
+    pub(crate) per_year: f64,
+    pub(crate) ci95: [f64; 2],
+    pub(crate) draws: u64,
+    pub(crate) hits: u64,
+    pub(crate) strata: Vec<Stratum>,
     /// Upper bound of the strata not drawn, added to `ci95[1]`.
-    pub tail_bound_per_year: f64,
+    pub(crate) tail_bound_per_year: f64,
 }
 
 #[derive(Clone, Copy)]
@@ -562,7 +562,12 @@ fn run(model: &Model, j: u32, from: u32, to: u32, seed: u64) -> (f64, f64, u64) 
 /// The rate of loss starts (`Counted::Permanent`) or unavailability starts
 /// (`Counted::All`) per year, with its 95 % interval; `samples` draws per stratum to start
 /// with (more, up to 16 times, while fewer than 200 hit).
-pub fn conditional(fr: &FleetRisk, counted: Counted, samples: u32, seed: u64) -> RareEstimate {
+pub(crate) fn conditional(
+    fr: &FleetRisk,
+    counted: Counted,
+    samples: u32,
+    seed: u64,
+) -> RareEstimate {
     let model = Model::new(fr, counted);
     let rho = Model::total(&model.arrival_cum);
     let mass = Model::total(&model.present_cum);

@@ -13,7 +13,7 @@ use super::closed_form::{choose, key, wilson};
 /// Copysets of explicit placements, for the what-if Monte Carlo.
 #[derive(Clone)]
 pub struct Copysets {
-    pub r: usize,
+    pub(crate) r: usize,
     sorted: Vec<u64>,
 }
 
@@ -50,7 +50,7 @@ impl Copysets {
     }
 
     /// The nodes of each copyset.
-    pub fn members(&self) -> impl Iterator<Item = Vec<usize>> + '_ {
+    pub(crate) fn members(&self) -> impl Iterator<Item = Vec<usize>> + '_ {
         self.sorted.iter().map(|&k| {
             (0..self.r)
                 .map(|i| ((k >> (16 * i)) & 0xFFFF) as usize)
@@ -59,7 +59,7 @@ impl Copysets {
     }
 
     /// Mean number of other nodes a node shares a copyset with, over nodes in any.
-    pub fn mean_scatter_width(&self, n: usize) -> f64 {
+    pub(crate) fn mean_scatter_width(&self, n: usize) -> f64 {
         let mut peers: Vec<std::collections::BTreeSet<usize>> = vec![Default::default(); n];
         for m in self.members() {
             for &a in &m {
@@ -87,7 +87,7 @@ impl Copysets {
     /// F-subset of the N nodes (nodes added in increasing order, a subtree whose chosen
     /// nodes already hold a copyset counted whole), in parallel over the first node.
     /// `None` when there are more than `budget` subsets.
-    pub fn exact_p_loss(&self, n: usize, f: usize, budget: f64) -> Option<f64> {
+    pub(crate) fn exact_p_loss(&self, n: usize, f: usize, budget: f64) -> Option<f64> {
         if f > n || f < self.r || n == 0 {
             return Some(0.0);
         }
@@ -108,7 +108,7 @@ impl Copysets {
         self.sorted.is_empty()
     }
 
-    pub fn contains(&self, k: u64) -> bool {
+    pub(crate) fn contains(&self, k: u64) -> bool {
         self.sorted.binary_search(&k).is_ok()
     }
 
@@ -157,7 +157,7 @@ impl Copysets {
     /// Whether some copyset lies inside `failed`. Keys sort by their smallest node (it sits
     /// in the highest bits), so each failed node's own copysets form one contiguous range:
     /// only those are checked, against a bitset of the failed nodes.
-    pub fn any_inside(&self, failed: &[usize]) -> bool {
+    pub(crate) fn any_inside(&self, failed: &[usize]) -> bool {
         let Some(&max) = failed.iter().max() else {
             return false;
         };

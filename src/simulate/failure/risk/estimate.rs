@@ -8,10 +8,10 @@ use super::monte_carlo::{FleetRisk, Plain, monte_carlo};
 use crate::simulate::scenario::RiskMethod;
 
 /// The name of the rare-event method, as printed.
-pub const CONDITIONAL: &str = "conditional Monte Carlo (each failure drawn at its rate, the failures in progress drawn from their exact stationary law, stratified by their number and importance-sampled towards nodes sharing a copyset)";
-pub const PLAIN: &str = "plain Monte Carlo (trials of simulated years)";
+pub(crate) const CONDITIONAL: &str = "conditional Monte Carlo (each failure drawn at its rate, the failures in progress drawn from their exact stationary law, stratified by their number and importance-sampled towards nodes sharing a copyset)";
+pub(crate) const PLAIN: &str = "plain Monte Carlo (trials of simulated years)";
 /// `RiskResult::vm_downtime_method` when the downtime is computed, not sampled.
-pub const EXACT_EXPECTATION: &str = "exact expectation";
+pub(crate) const EXACT_EXPECTATION: &str = "exact expectation";
 
 /// Expected starts per year of a loss (or an unavailability), with its 95 % interval.
 #[derive(Debug, Clone, Serialize)]
@@ -21,7 +21,7 @@ pub struct Rate {
     /// Only the upper end is known: the plain Monte Carlo saw none (`per_year` is 0).
     pub upper_bound_only: bool,
     /// Draws (conditional: arrivals drawn; plain: trial-years) and those that found one.
-    pub draws: u64,
+    pub(crate) draws: u64,
     pub hits: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub strata: Vec<Stratum>,
@@ -29,7 +29,7 @@ pub struct Rate {
 
 impl Rate {
     /// Exactly zero: no copyset, or no failure that counts.
-    pub fn is_zero(&self) -> bool {
+    pub(crate) fn is_zero(&self) -> bool {
         self.per_year == 0.0 && self.ci95[1] == 0.0
     }
 }
@@ -37,24 +37,24 @@ impl Rate {
 #[derive(Debug, Clone, Serialize)]
 pub struct RiskResult {
     /// The stochastic model.
-    pub model: String,
+    pub(crate) model: String,
     /// How it was estimated: `conditional` or `monte-carlo`, and in words.
-    pub method: RiskMethod,
-    pub method_name: String,
+    pub(crate) method: RiskMethod,
+    pub(crate) method_name: String,
     /// Plain Monte Carlo only: trials and years per trial.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trials: Option<u32>,
+    pub(crate) trials: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub years: Option<u32>,
+    pub(crate) years: Option<u32>,
     /// Data-loss starts per year: a permanent failure while every other node of one of
     /// its copysets has its replicas missing.
     pub data_loss: Rate,
     /// Unavailability starts per year: every node of a copyset down at once.
     pub unavailable: Rate,
-    pub expected_vm_downtime_hours_per_year: f64,
-    pub ci95_vm_downtime: [f64; 2],
+    pub(crate) expected_vm_downtime_hours_per_year: f64,
+    pub(crate) ci95_vm_downtime: [f64; 2],
     /// `exact expectation` (computed from the rates) or `monte carlo`.
-    pub vm_downtime_method: &'static str,
+    pub(crate) vm_downtime_method: &'static str,
 }
 
 /// Poisson interval on `k` counted starts (Byar's approximation), as a rate over `t`.
@@ -135,7 +135,13 @@ pub fn expected_vm_downtime(fr: &FleetRisk) -> f64 {
 }
 
 /// The data-loss rate alone (the by-replica comparison).
-pub fn data_loss(fr: &FleetRisk, method: RiskMethod, years: u32, trials: u32, seed: u64) -> Rate {
+pub(crate) fn data_loss(
+    fr: &FleetRisk,
+    method: RiskMethod,
+    years: u32,
+    trials: u32,
+    seed: u64,
+) -> Rate {
     match method {
         RiskMethod::Conditional => rare_rate(fr, Counted::Permanent, trials, seed),
         RiskMethod::MonteCarlo => {

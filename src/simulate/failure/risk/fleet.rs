@@ -10,16 +10,16 @@ use crate::simulate::scenario::Scenario;
 /// elsewhere and those that headroom says cannot (`stranded_on[n]`).
 pub fn fleet_risk(s: &Scenario, pl: &Placement, window_h: f64, stranded_on: &[usize]) -> FleetRisk {
     let r = s.platform.replicas as usize;
-    let n = pl.topo.hosts.len();
-    let running: Vec<f64> = (0..n).map(|h| pl.vms_on[h].len() as f64).collect();
+    let n = pl.topo().hosts.len();
+    let running: Vec<f64> = (0..n).map(|h| pl.vms_on()[h].len() as f64).collect();
     let stranded: Vec<f64> = (0..n)
         .map(|h| (stranded_on.get(h).copied().unwrap_or(0) as f64).min(running[h]))
         .collect();
     FleetRisk {
-        rack_of: pl.topo.hosts.iter().map(|h| h.rack).collect(),
-        racks: pl.topo.racks.len(),
+        rack_of: pl.topo().hosts.iter().map(|h| h.rack).collect(),
+        racks: pl.topo().racks.len(),
         copysets: copysets_of(
-            pl.volumes
+            pl.volumes()
                 .iter()
                 .map(|v| v.replicas.iter().map(|&(n, _)| n).collect()),
             r,

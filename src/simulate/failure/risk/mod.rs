@@ -10,15 +10,13 @@ mod estimate;
 mod fleet;
 mod monte_carlo;
 
-pub use closed_form::{
-    choose, fixed_window_rate, key, mttdl, mttdl_chain, mttdl_monte_carlo, p_loss_copyset,
-    p_loss_independent, p_loss_random, wilson,
-};
-pub use conditional::{Counted, RareEstimate, Stratum, conditional};
+pub use closed_form::p_loss_copyset;
+pub use closed_form::p_loss_random;
+pub(crate) use closed_form::{fixed_window_rate, mttdl, mttdl_chain, p_loss_independent};
 pub use copysets::{Copysets, EXACT_BUDGET, copysets_of, what_if_monte_carlo};
-pub use estimate::{
-    CONDITIONAL, EXACT_EXPECTATION, PLAIN, Rate, RiskResult, data_loss, estimate,
-    expected_vm_downtime,
-};
+pub use estimate::Rate;
+pub use estimate::estimate;
+pub use estimate::expected_vm_downtime;
+pub(crate) use estimate::{EXACT_EXPECTATION, RiskResult, data_loss};
 pub use fleet::fleet_risk;
 pub use monte_carlo::{FleetRisk, HOURS_PER_YEAR, Plain, monte_carlo};

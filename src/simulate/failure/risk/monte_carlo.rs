@@ -44,17 +44,16 @@ pub struct FleetRisk {
 /// What the plain simulation saw.
 #[derive(Debug, Clone)]
 pub struct Plain {
-    pub trials: u32,
-    pub years: u32,
+    pub(crate) trials: u32,
+    pub(crate) years: u32,
     /// Loss and unavailability starts seen, and the trial-years with at least one.
     pub loss_events: u64,
-    pub loss_years: u64,
-    pub unavailable_events: u64,
-    pub unavailable_years: u64,
-    pub trial_years: u64,
+    pub(crate) loss_years: u64,
+    pub(crate) unavailable_events: u64,
+    pub(crate) unavailable_years: u64,
+    pub(crate) trial_years: u64,
     /// Starts per year: mean and 95 % interval over trials.
     pub loss_per_year: (f64, f64),
-    pub unavailable_per_year: (f64, f64),
     /// VM-hours down per year: mean and 95 % half-width.
     pub vm_downtime: (f64, f64),
 }
@@ -249,17 +248,16 @@ pub fn monte_carlo(fr: &FleetRisk, years: u32, trials: u32, seed: u64) -> Plain 
         unavailable_years: sum(&|o| o.unavailable.1),
         trial_years: u64::from(trials) * u64::from(years),
         loss_per_year: per_year(&|o| f64::from(o.loss.0)),
-        unavailable_per_year: per_year(&|o| f64::from(o.unavailable.0)),
         vm_downtime: per_year(&|o| o.downtime_h),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::simulate::failure::risk::{
+    use super::super::closed_form::{
         choose, mttdl, mttdl_monte_carlo, p_loss_copyset, p_loss_random,
     };
+    use super::*;
 
     #[test]
     fn copysets_paper_closed_forms() {
