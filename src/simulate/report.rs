@@ -67,6 +67,10 @@ pub struct MaxClusters {
     pub passes_again: Vec<u32>,
     /// Every count from 0 to this one was placed and checked.
     pub checked_up_to: u32,
+    /// The search stopped early (`--budget`) with every count checked passing: the answer
+    /// is at least `additional`. Only written when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lower_bound: bool,
     /// Minimum slack over all failure scenarios for N additional clusters (for the plot).
     pub curve: Vec<(u32, Slack, HeadroomVerdict)>,
 }

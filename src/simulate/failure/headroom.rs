@@ -12,6 +12,9 @@ use crate::simulate::fleet::Topology;
 use crate::simulate::place::{BurstIndex, Placement, ScoreIndex, pick_node_indexed, replace_lost};
 use crate::simulate::scenario::HeadroomSpec;
 
+use super::bounds::Bounds;
+use super::pruned;
+
 /// Changed nodes after which a scenario re-indexes room (a sort of every node).
 const REINDEX_AFTER: usize = 64;
 
@@ -108,7 +111,7 @@ impl ScenarioResult {
     }
 
     /// Worst first: most stranded, then least memory slack.
-    fn worse(&self, other: &ScenarioResult) -> std::cmp::Ordering {
+    pub(crate) fn worse(&self, other: &ScenarioResult) -> std::cmp::Ordering {
         (other.stranded + other.stranded_replicas)
             .cmp(&(self.stranded + self.stranded_replicas))
             .then(self.slack.memory.total_cmp(&other.slack.memory))
@@ -199,7 +202,7 @@ pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> Sce
 }
 
 /// `scenario` with the placement's burst index built once for many scenarios.
-fn scenario_in(
+pub(crate) fn scenario_in(
     pl: &Placement,
     burst: &BurstIndex,
     name: &str,
@@ -312,8 +315,22 @@ fn scenario_in(
     }
 }
 
-/// The worst `keep` of many scenarios, and how many of them fail.
+/// The worst `keep` of many scenarios, and how many of them fail, re-placing only those
+/// the bounds cannot settle (`pruned::combined`).
 fn combined(
+    pl: &Placement,
+    burst: &BurstIndex,
+    kind: Kind,
+    sets: &[(String, Vec<usize>)],
+    keep: usize,
+) -> Combined {
+    pruned::combined(pl, burst, &Bounds::new(pl), kind, sets, keep)
+}
+
+/// `combined` by re-placing every scenario: the plain computation the pruned one is
+/// tested against.
+#[cfg(test)]
+pub(crate) fn combined_plain(
     pl: &Placement,
     burst: &BurstIndex,
     kind: Kind,
@@ -336,6 +353,65 @@ fn combined(
     }
 }
 
+/// The kind of a failure domain, by its name (`Topology::failure_domains`).
+pub(crate) fn domain_kind(name: &str) -> Kind {
+    if name.starts_with("node ") {
+        Kind::Node
+    } else if name.starts_with("rack ") {
+        Kind::Rack
+    } else {
+        Kind::Power
+    }
+}
+
+/// The worst scenarios a family of combined failures keeps.
+pub(crate) const KEEP_WORST: usize = 10;
+
+/// A named set with `plus_any_node`: the set with each node outside it.
+pub(crate) fn plus_any_node(pl: &Placement, set: &NamedSet) -> Vec<(String, Vec<usize>)> {
+    let host = |h: usize| pl.topo.hosts[h].name.as_str();
+    (0..pl.topo.hosts.len())
+        .filter(|h| !set.hosts.contains(h))
+        .map(|h| {
+            let mut hs = set.hosts.clone();
+            hs.push(h);
+            hs.sort_unstable();
+            (format!("{} + node {}", set.name, host(h)), hs)
+        })
+        .collect()
+}
+
+/// Every pair of nodes.
+pub(crate) fn pairs(pl: &Placement) -> Vec<(String, Vec<usize>)> {
+    let n = pl.topo.hosts.len();
+    let host = |h: usize| pl.topo.hosts[h].name.as_str();
+    (0..n)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .map(|(a, b)| (format!("nodes {} + {}", host(a), host(b)), vec![a, b]))
+        .collect()
+}
+
+/// Every rack of `domains` with each node outside it.
+pub(crate) fn rack_and_node(
+    pl: &Placement,
+    domains: &[(String, Vec<usize>)],
+) -> Vec<(String, Vec<usize>)> {
+    let n = pl.topo.hosts.len();
+    let host = |h: usize| pl.topo.hosts[h].name.as_str();
+    domains
+        .iter()
+        .filter(|(name, _)| name.starts_with("rack "))
+        .flat_map(|(name, hs)| {
+            (0..n).filter(|h| !hs.contains(h)).map(move |h| {
+                let mut all = hs.clone();
+                all.push(h);
+                all.sort_unstable();
+                (format!("{name} + node {}", host(h)), all)
+            })
+        })
+        .collect()
+}
+
 /// Every failure domain of the topology, in parallel; results in domain order.
 pub fn analyse(pl: &Placement) -> Headroom {
     analyse_with(pl, &Spec::default())
@@ -348,31 +424,11 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
     let burst = &burst;
     let mut scenarios: Vec<ScenarioResult> = domains
         .par_iter()
-        .map(|(name, hosts)| {
-            let kind = if name.starts_with("node ") {
-                Kind::Node
-            } else if name.starts_with("rack ") {
-                Kind::Rack
-            } else {
-                Kind::Power
-            };
-            scenario_in(pl, burst, name, kind, hosts)
-        })
+        .map(|(name, hosts)| scenario_in(pl, burst, name, domain_kind(name), hosts))
         .collect();
-    let n = pl.topo.hosts.len();
-    let host = |h: usize| pl.topo.hosts[h].name.as_str();
     for set in &spec.sets {
         if set.plus_any_node {
-            let plus: Vec<(String, Vec<usize>)> = (0..n)
-                .filter(|h| !set.hosts.contains(h))
-                .map(|h| {
-                    let mut hs = set.hosts.clone();
-                    hs.push(h);
-                    hs.sort_unstable();
-                    (format!("{} + node {}", set.name, host(h)), hs)
-                })
-                .collect();
-            let c = combined(pl, burst, Kind::Set, &plus, 1);
+            let c = combined(pl, burst, Kind::Set, &plus_any_node(pl, set), 1);
             scenarios.extend(c.worst);
         } else {
             scenarios.push(scenario_in(pl, burst, &set.name, Kind::Set, &set.hosts));
@@ -380,25 +436,10 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
     }
     let mut combos = Vec::new();
     if spec.pairs {
-        let pairs: Vec<(String, Vec<usize>)> = (0..n)
-            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-            .map(|(a, b)| (format!("nodes {} + {}", host(a), host(b)), vec![a, b]))
-            .collect();
-        combos.push(combined(pl, burst, Kind::Pair, &pairs, 10));
+        combos.push(combined(pl, burst, Kind::Pair, &pairs(pl), KEEP_WORST));
         if spec.node_and_rack {
-            let racks: Vec<(String, Vec<usize>)> = domains
-                .iter()
-                .filter(|(name, _)| name.starts_with("rack "))
-                .flat_map(|(name, hs)| {
-                    (0..n).filter(|h| !hs.contains(h)).map(move |h| {
-                        let mut all = hs.clone();
-                        all.push(h);
-                        all.sort_unstable();
-                        (format!("{name} + node {}", host(h)), all)
-                    })
-                })
-                .collect();
-            combos.push(combined(pl, burst, Kind::NodeAndRack, &racks, 10));
+            let racks = rack_and_node(pl, &domains);
+            combos.push(combined(pl, burst, Kind::NodeAndRack, &racks, KEEP_WORST));
         }
     }
     let all_placed = pl.stranded_vms == 0 && pl.stranded_replicas == 0;
