@@ -67,7 +67,12 @@ fn write_report(
 }
 
 pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
+    let started = std::time::Instant::now();
     let cfg = SimulateConfig::resolve(flags)?;
+    let budget = flags
+        .budget
+        .map(|b| super::config::seconds("--budget", b, 0.0, 604_800.0))
+        .transpose()?;
     let what_if = cfg
         .rebuild
         .clone()
@@ -91,9 +96,16 @@ pub fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
             exit::FINDINGS
         });
     }
-    let progress = term::spinner("simulating failures, rebuilds and risk");
-    let mut r = questions::review(&study);
-    drop(progress);
+    let steps = term::Steps::new("simulating failures, rebuilds and risk");
+    let note = |what: &str| steps.note(what);
+    let mut r = questions::review_with(
+        &study,
+        &questions::Watch {
+            note: &note,
+            deadline: budget.map(|b| started + b),
+        },
+    );
+    drop(steps);
     r.provenance = Some(provenance(&cfg));
     if let Some(dir) = &cfg.plot {
         for (name, body) in report::simulate::plots(&r) {

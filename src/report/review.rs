@@ -237,6 +237,12 @@ fn sections(r: &Report) -> Vec<Section> {
                     m.shape
                 ),
             });
+            if m.lower_bound {
+                c.text.push(
+                    "At least: the time budget ran out before any count failed, so more may fit."
+                        .into(),
+                );
+            }
             if !m.passes_again.is_empty() {
                 c.text.push(format!(
                     "Passes again at {} more, which is not safe: {} more already fails.",

@@ -187,6 +187,9 @@ pub fn simulate_text(r: &Report) -> String {
                 m.shape
             )),
         }
+        if m.lower_bound {
+            out.push_str("  at least: --budget ran out before any count failed, so more may fit\n");
+        }
         if !m.passes_again.is_empty() {
             let list: Vec<String> = m.passes_again.iter().map(u32::to_string).collect();
             out.push_str(&format!(

@@ -12,6 +12,8 @@ mod warnings;
 pub use admit::{AdmitError, Decision, Quota, Stranding, decide};
 pub use drain::{DrainError, DrainReport, FurtherFailure, Move, drain, drain_named};
 pub use fix::{fix, passes};
-pub use growth::{max_clusters, quota_admissions, request_active, shape_vcpu, timeline};
+pub use growth::{
+    Flow, max_clusters, max_clusters_with, quota_admissions, request_active, shape_vcpu, timeline,
+};
 pub use rebuild::{placement_assumptions, rebuild_report};
-pub use review::{review, risk_section};
+pub use review::{Watch, review, review_with, risk_section};
