@@ -5,5 +5,6 @@ mod bounds;
 pub mod headroom;
 pub(crate) mod pruned;
 pub mod rebuild;
+pub(crate) mod replace;
 pub mod restart;
 pub mod risk;

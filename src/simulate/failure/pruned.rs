@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::bounds::Bounds;
-use super::headroom::{
+use super::replace::{
     self, Combined, HeadroomVerdict, KEEP_WORST, Kind, ScenarioResult, Slack, Spec, scenario_in,
 };
 use crate::simulate::place::{BurstIndex, Placement};
@@ -83,12 +83,12 @@ pub(crate) fn verdict_and_min_slack(pl: &Placement, spec: &Spec) -> (HeadroomVer
     let mut pass = pl.stranded_vms == 0 && pl.stranded_replicas == 0;
     let mut singles: Vec<Named> = domains
         .iter()
-        .map(|(name, hosts)| (name.clone(), headroom::domain_kind(name), hosts.clone()))
+        .map(|(name, hosts)| (name.clone(), replace::domain_kind(name), hosts.clone()))
         .filter(|s| s.1.decides())
         .collect();
     for set in &spec.sets {
         if set.plus_any_node {
-            let plus = headroom::plus_any_node(pl, set);
+            let plus = replace::plus_any_node(pl, set);
             let c = combined(pl, &burst, &bounds, Kind::Set, &plus, 1);
             decided.extend(c.worst);
         } else {
@@ -96,9 +96,9 @@ pub(crate) fn verdict_and_min_slack(pl: &Placement, spec: &Spec) -> (HeadroomVer
         }
     }
     if spec.pairs {
-        let mut families = vec![(Kind::Pair, headroom::pairs(pl))];
+        let mut families = vec![(Kind::Pair, replace::pairs(pl))];
         if spec.node_and_rack {
-            families.push((Kind::NodeAndRack, headroom::rack_and_node(pl, &domains)));
+            families.push((Kind::NodeAndRack, replace::rack_and_node(pl, &domains)));
         }
         for (kind, sets) in families {
             let c = combined(pl, &burst, &bounds, kind, &sets, KEEP_WORST);
@@ -154,109 +154,4 @@ pub(crate) fn verdict_and_min_slack(pl: &Placement, spec: &Spec) -> (HeadroomVer
             storage: least(2),
         },
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::simulate::failure::headroom::{NamedSet, analyse_with, combined_plain, min_slack};
-    use crate::simulate::fleet::{Host, Topology};
-    use crate::simulate::place::workload;
-    use crate::simulate::scenario::{Platform, Pool};
-
-    /// Eight hosts of three sizes in three racks on two feeds.
-    fn topology() -> Topology {
-        let hosts = (0..8)
-            .map(|i| Host {
-                name: format!("n{i}"),
-                rack: i % 3,
-                cpu: [48.0, 64.0, 96.0][i % 3],
-                mem_gib: [256.0, 384.0, 512.0][i % 3],
-                disks: vec![1.2e12 + (i as f64) * 1e11, 8e11],
-            })
-            .collect();
-        Topology::build(
-            hosts,
-            vec!["a".into(), "b".into(), "c".into()],
-            &[Some("f1".into()), Some("f1".into()), Some("f2".into())],
-        )
-    }
-
-    fn pools() -> Vec<Pool> {
-        let pool = |name: &str, count, vcpu, memory_gib, disk, anti, running| Pool {
-            name: name.into(),
-            count,
-            vcpu,
-            memory_gib,
-            disks_gib: vec![disk],
-            anti_affinity: anti,
-            running,
-        };
-        vec![
-            pool("cp", 3, 4.0, 16.0, 40.0, true, true),
-            pool("w", 2, 16.0, 48.0, 150.0, false, true),
-            pool("off", 1, 8.0, 32.0, 60.0, false, false),
-        ]
-    }
-
-    /// The pruned families and verdict are the plain ones, exhaustively over every pair,
-    /// every rack plus a node and a set plus any node, from an empty fleet to past the
-    /// point where everything fails, under the default storage rules and under soft node
-    /// anti-affinity with hard zone anti-affinity (where the replica bound stands aside).
-    #[test]
-    fn pruned_families_and_verdict_are_the_plain_ones_at_every_fill() {
-        let shape = pools();
-        let spec = Spec {
-            pairs: true,
-            node_and_rack: true,
-            sets: vec![NamedSet {
-                name: "rack c".into(),
-                hosts: vec![2, 5],
-                plus_any_node: true,
-            }],
-        };
-        let mut pruned_some = false;
-        for hard_zones in [false, true] {
-            let p = Platform {
-                replica_soft_anti_affinity: hard_zones,
-                replica_zone_soft_anti_affinity: !hard_zones,
-                ..Platform::default()
-            };
-            let mut failing_seen = false;
-            for clusters in (0..60).step_by(3) {
-                let list: Vec<&[Pool]> = std::iter::repeat_n(&shape[..], clusters).collect();
-                let (vms, vols) = workload(&list, &p);
-                let pl = Placement::build(topology(), vms, vols, &p);
-                let burst = BurstIndex::new(&pl.topo, &pl.free);
-                let bounds = Bounds::new(&pl);
-                let domains = pl.topo.failure_domains();
-                let families = [
-                    (Kind::Pair, headroom::pairs(&pl), KEEP_WORST),
-                    (
-                        Kind::NodeAndRack,
-                        headroom::rack_and_node(&pl, &domains),
-                        KEEP_WORST,
-                    ),
-                    (Kind::Set, headroom::plus_any_node(&pl, &spec.sets[0]), 1),
-                ];
-                for (kind, sets, keep) in &families {
-                    let fast = combined(&pl, &burst, &bounds, *kind, sets, *keep);
-                    let plain = combined_plain(&pl, &burst, *kind, sets, *keep);
-                    assert_eq!(
-                        serde_json::to_string(&fast).unwrap(),
-                        serde_json::to_string(&plain).unwrap(),
-                        "{kind:?} at {clusters} clusters"
-                    );
-                    failing_seen |= plain.failing > 0;
-                    pruned_some |= sets.iter().any(|s| bounds.survives(&s.1));
-                }
-                let h = analyse_with(&pl, &spec);
-                let (v, slack) = verdict_and_min_slack(&pl, &spec);
-                assert_eq!(v, h.verdict, "{clusters}");
-                assert_eq!(format!("{slack:?}"), format!("{:?}", min_slack(&h)));
-            }
-            assert!(failing_seen, "the fill reaches failing pairs");
-        }
-        assert!(pruned_some, "the bounds settle some scenarios");
-    }
 }
