@@ -286,3 +286,33 @@ fn a_site_inventory_can_be_the_fleet() {
     assert_eq!(v["nodes"], 15);
     assert_eq!(v["racks"], 3);
 }
+
+/// `--budget`: max clusters stops after the counts in hand and says its answer is a lower
+/// bound (every count it checked passes); without it the field is absent. Standard output
+/// stays one JSON document while progress goes to stderr.
+#[test]
+fn a_budget_stops_max_clusters_with_a_lower_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = quick_factory(dir.path());
+    let (code, v, stderr) = simulate(&[p.to_str().unwrap(), "--budget", "0"]);
+    assert!(code == 0 || code == 1, "{stderr}");
+    let m = &v["max_clusters"];
+    assert_eq!(m["lower_bound"], true, "{m}");
+    assert!(m["first_failure"].is_null(), "{m}");
+    let n = m["additional"].as_u64().unwrap();
+    assert_eq!(m["checked_up_to"].as_u64(), Some(n));
+    let curve = m["curve"].as_array().unwrap();
+    assert_eq!(curve.len() as u64, n + 1);
+    assert!(curve.iter().all(|c| c[2] == "pass"), "{m}");
+    let (_, full, _) = simulate(&[p.to_str().unwrap()]);
+    let whole = &full["max_clusters"];
+    assert!(whole.get("lower_bound").is_none(), "{whole}");
+    assert!(whole["additional"].as_u64().unwrap() > n);
+    assert_eq!(whole["curve"].as_array().unwrap()[..curve.len()], curve[..]);
+    for bad in ["-1", "nan", "soon"] {
+        let out = rackplan_json(&["simulate", p.to_str().unwrap(), &format!("--budget={bad}")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--budget {bad}");
+    }
+}

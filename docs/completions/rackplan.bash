@@ -891,7 +891,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__simulate)
-            opts="-q -v -h -V --from-cluster --drain --upgrade --order --report --site --plot --rebuild-data --rebuild-node --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --from-cluster --drain --upgrade --order --report --site --plot --rebuild-data --rebuild-node --budget --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -926,6 +926,10 @@ _rackplan() {
                     return 0
                     ;;
                 --rebuild-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --budget)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -172,6 +172,10 @@ pub enum Command {
         /// Rebuild what-if: the host that fails (default: the first of the largest class).
         #[arg(long, value_name = "HOST", requires = "rebuild_data")]
         rebuild_node: Option<String>,
+        /// Seconds the review may take before max clusters stops and answers "at least N"
+        /// (every count it checked passes; JSON `lower_bound: true`). Default: no limit.
+        #[arg(long, value_name = "SECS")]
+        budget: Option<f64>,
     },
     /// Capacity gate for one cluster request: within the team's vCPU quota, and the fleet
     /// still survives every node and rack failure with it. Exit 0 admitted, 1 refused.

@@ -408,6 +408,8 @@ pub struct SimulateFlags<'a> {
     pub plot: Option<&'a Path>,
     pub rebuild_data: Option<&'a str>,
     pub rebuild_node: Option<&'a str>,
+    /// `--budget`: seconds after which max clusters answers "at least".
+    pub budget: Option<f64>,
 }
 
 impl SimulateConfig {

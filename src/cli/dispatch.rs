@@ -91,6 +91,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
             plot,
             rebuild_data,
             rebuild_node,
+            budget,
         } => simulate::run(
             &config::SimulateFlags {
                 scenario: scenario.as_deref(),
@@ -103,6 +104,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
                 plot: plot.as_deref(),
                 rebuild_data: rebuild_data.as_deref(),
                 rebuild_node: rebuild_node.as_deref(),
+                budget: *budget,
             },
             ctx,
         ),

@@ -68,7 +68,12 @@ fn write_report(
 }
 
 pub(crate) fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
+    let started = std::time::Instant::now();
     let cfg = SimulateConfig::resolve(flags)?;
+    let budget = flags
+        .budget
+        .map(|b| super::config::seconds("--budget", b, 0.0, 604_800.0))
+        .transpose()?;
     let what_if = cfg
         .rebuild
         .clone()
@@ -95,9 +100,16 @@ pub(crate) fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
     if let Some(order) = &cfg.upgrade {
         return upgrade(&cfg, &study, order, ctx);
     }
-    let progress = term::spinner("simulating failures, rebuilds and risk");
-    let mut r = questions::review(&study);
-    drop(progress);
+    let steps = term::Steps::new("simulating failures, rebuilds and risk");
+    let note = |what: &str| steps.note(what);
+    let mut r = questions::review_with(
+        &study,
+        &questions::Watch {
+            note: &note,
+            deadline: budget.map(|b| started + b),
+        },
+    );
+    drop(steps);
     let newest = r.live.as_ref().and_then(|l| l.newest_object.clone());
     r.provenance = Some(provenance(&cfg, newest));
     if let Some(dir) = &cfg.plot {

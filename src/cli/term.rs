@@ -156,6 +156,70 @@ pub(crate) fn spinner(what: &str) -> Spinner {
     Spinner(b)
 }
 
+impl Spinner {
+    /// What the step is doing now.
+    pub fn set_message(&self, what: &str) {
+        self.0.set_message(what.to_string());
+    }
+}
+
+/// Progress of a long analysis on stderr, in every output format: on a terminal a spinner
+/// whose message follows the analysis; into a pipe or a log, once the analysis has run
+/// `STEPS_AFTER`, a line for the step at hand, at most one per `STEPS_EVERY`. Nothing
+/// with `--quiet`.
+pub struct Steps {
+    spinner: Spinner,
+    start: std::time::Instant,
+    /// When the last line went out (pipes and logs only).
+    last: std::sync::Mutex<Option<std::time::Instant>>,
+    lines: bool,
+}
+
+const STEPS_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+const STEPS_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+impl Steps {
+    pub fn new(what: &str) -> Steps {
+        let quiet = QUIET.load(std::sync::atomic::Ordering::Relaxed);
+        Steps {
+            spinner: spinner(what),
+            start: std::time::Instant::now(),
+            last: std::sync::Mutex::new(None),
+            lines: !quiet && !std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// The step at hand.
+    pub fn note(&self, what: &str) {
+        self.spinner.set_message(what);
+        if !self.lines {
+            return;
+        }
+        let now = std::time::Instant::now();
+        if self.due(now) {
+            errln(&format!(
+                "rackplan: {:.0} s: {what}",
+                now.duration_since(self.start).as_secs_f64()
+            ));
+        }
+    }
+
+    /// Whether a line goes out at `now` (and, if so, the next waits `STEPS_EVERY`).
+    fn due(&self, now: std::time::Instant) -> bool {
+        if now.saturating_duration_since(self.start) < STEPS_AFTER {
+            return false;
+        }
+        let Ok(mut last) = self.last.lock() else {
+            return false;
+        };
+        if last.is_some_and(|t| now.saturating_duration_since(t) < STEPS_EVERY) {
+            return false;
+        }
+        *last = Some(now);
+        true
+    }
+}
+
 /// How tables are drawn: boxed and fitted to the terminal when stdout is one (`COLUMNS`
 /// overrides the width), plain aligned columns into a pipe or a file.
 pub(crate) fn fit_tables_to_terminal() {
@@ -218,4 +282,28 @@ pub(crate) fn init_logging(quiet: bool, verbose: u8, color: bool) {
         .with_target(false)
         .without_time()
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// Into a pipe: nothing for the first seconds, then a line, then at most one per
+    /// `STEPS_EVERY`.
+    #[test]
+    fn progress_lines_wait_a_while_and_then_come_spaced() {
+        let t0 = Instant::now();
+        let steps = Steps {
+            spinner: Spinner(indicatif::ProgressBar::hidden()),
+            start: t0,
+            last: std::sync::Mutex::new(None),
+            lines: true,
+        };
+        assert!(!steps.due(t0 + Duration::from_millis(500)));
+        assert!(steps.due(t0 + STEPS_AFTER));
+        assert!(!steps.due(t0 + STEPS_AFTER + Duration::from_secs(1)));
+        assert!(steps.due(t0 + STEPS_AFTER + STEPS_EVERY));
+        assert!(!steps.due(t0 + STEPS_AFTER + STEPS_EVERY));
+    }
 }

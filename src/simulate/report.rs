@@ -69,7 +69,11 @@ pub struct MaxClusters {
     /// Counts past the first failure that pass again: not safe, since fewer fail.
     pub passes_again: Vec<u32>,
     /// Every count from 0 to this one was placed and checked.
-    pub(crate) checked_up_to: u32,
+    pub checked_up_to: u32,
+    /// The search stopped early (`--budget`) with every count checked passing: the answer
+    /// is at least `additional`. Only written when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lower_bound: bool,
     /// Minimum slack over all failure scenarios for N additional clusters (for the plot).
     pub(crate) curve: Vec<(u32, Slack, HeadroomVerdict)>,
 }

@@ -313,6 +313,11 @@ fn capacity(r: &Report) -> Section {
                     m.shape
                 ),
             });
+            if m.lower_bound {
+                c.text(
+                    "At least: the time budget (--budget) ran out before any count failed, so more may fit.",
+                );
+            }
             if !m.passes_again.is_empty() {
                 c.text(format!(
                     "Passes again at {} more, which is not safe: {} more already fails.",

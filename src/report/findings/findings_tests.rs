@@ -120,6 +120,7 @@ fn report() -> Report {
             passes_again: Vec::new(),
             checked_up_to: 4,
             curve: vec![(0, slack(0.9, 0.0, 0.5), HeadroomVerdict::Fail)],
+            lower_bound: false,
         }),
         timeline: vec![Month {
             month: "2027-01".into(),

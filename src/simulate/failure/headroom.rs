@@ -9,122 +9,15 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::simulate::fleet::Topology;
-use crate::simulate::place::{BurstIndex, Placement, ScoreIndex, pick_node_indexed, replace_lost};
+use crate::simulate::place::{BurstIndex, Placement};
 use crate::simulate::scenario::HeadroomSpec;
 
-/// Changed nodes after which a scenario re-indexes room (a sort of every node).
-const REINDEX_AFTER: usize = 64;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Slack {
-    /// Scheduler-visible free share of the surviving hosts after re-placement.
-    pub(crate) cpu: f64,
-    pub(crate) memory: f64,
-    /// Free share of the surviving hosts' disks (actual data).
-    pub(crate) storage: f64,
-}
-
-/// Whether the fleet survives: every VM restarted and every replica re-homed after each
-/// failure that decides the verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum HeadroomVerdict {
-    Pass,
-    Fail,
-}
-
-impl HeadroomVerdict {
-    pub(crate) fn from_pass(pass: bool) -> HeadroomVerdict {
-        if pass {
-            HeadroomVerdict::Pass
-        } else {
-            HeadroomVerdict::Fail
-        }
-    }
-
-    pub fn passes(self) -> bool {
-        self == HeadroomVerdict::Pass
-    }
-}
-
-impl std::fmt::Display for HeadroomVerdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            HeadroomVerdict::Pass => "pass",
-            HeadroomVerdict::Fail => "fail",
-        })
-    }
-}
-
-/// What kind of failure a scenario is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Kind {
-    #[serde(rename = "node")]
-    Node,
-    #[serde(rename = "rack")]
-    Rack,
-    /// A shared power feed: shown as a what-if, outside the verdict.
-    #[serde(rename = "power")]
-    Power,
-    #[serde(rename = "pair")]
-    Pair,
-    #[serde(rename = "node+rack")]
-    NodeAndRack,
-    /// A named failure set of the scenario.
-    #[serde(rename = "set")]
-    Set,
-}
-
-impl Kind {
-    /// Whether a failure of this kind decides the verdict.
-    pub(crate) fn decides(self) -> bool {
-        self != Kind::Power
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ScenarioResult {
-    pub name: String,
-    pub(crate) kind: Kind,
-    pub(crate) failed_hosts: usize,
-    #[serde(skip)]
-    pub(crate) hosts: Vec<usize>,
-    pub displaced: usize,
-    pub stranded: usize,
-    pub displaced_replicas: usize,
-    pub stranded_replicas: usize,
-    /// Greedy restart stranded VMs that an offline first-fit-decreasing packing places.
-    pub(crate) better_packing_exists: bool,
-    pub(crate) slack: Slack,
-    /// Largest physical memory of VMs over a surviving host's memory after re-placement.
-    pub(crate) memory_commit_peak: f64,
-    /// Most virt-launcher pods on one surviving host after re-placement.
-    pub(crate) vm_pods_peak: u32,
-}
-
-impl ScenarioResult {
-    pub(crate) fn fails(&self) -> bool {
-        self.stranded > 0 || self.stranded_replicas > 0
-    }
-
-    /// Worst first: most stranded, then least memory slack.
-    fn worse(&self, other: &ScenarioResult) -> std::cmp::Ordering {
-        (other.stranded + other.stranded_replicas)
-            .cmp(&(self.stranded + self.stranded_replicas))
-            .then(self.slack.memory.total_cmp(&other.slack.memory))
-            .then(self.name.cmp(&other.name))
-    }
-}
-
-/// A family of combined failures summarised: how many were checked, how many fail, the
-/// worst few.
-#[derive(Debug, Clone, Serialize)]
-pub struct Combined {
-    pub(crate) kind: Kind,
-    pub checked: usize,
-    pub failing: usize,
-    pub(crate) worst: Vec<ScenarioResult>,
-}
+use super::bounds::Bounds;
+use super::pruned;
+pub use super::replace::{
+    Combined, HeadroomVerdict, Kind, NamedSet, ScenarioResult, Slack, Spec, scenario,
+};
+use super::replace::{KEEP_WORST, domain_kind, pairs, plus_any_node, rack_and_node, scenario_in};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Headroom {
@@ -143,182 +36,8 @@ pub struct Headroom {
     pub(crate) unplaced_replicas: usize,
 }
 
-/// A named failure set, resolved to host indices.
-#[derive(Debug, Clone)]
-pub struct NamedSet {
-    pub(crate) name: String,
-    pub(crate) hosts: Vec<usize>,
-    pub(crate) plus_any_node: bool,
-}
-
-/// Which failures to check beyond every node, rack and power domain.
-#[derive(Debug, Clone, Default)]
-pub struct Spec {
-    pub pairs: bool,
-    pub node_and_rack: bool,
-    pub sets: Vec<NamedSet>,
-}
-
-fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> bool {
-    let mut free = pl.free().clone();
-    let mut order = displaced.to_vec();
-    order.sort_by(|&a, &b| {
-        pl.vms()[b]
-            .mem_req
-            .total_cmp(&pl.vms()[a].mem_req)
-            .then(a.cmp(&b))
-    });
-    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); pl.topo().hosts.len()];
-    'vm: for v in order {
-        let vm = &pl.vms()[v];
-        for (n, &up) in alive.iter().enumerate() {
-            let blocked = vm
-                .group
-                .is_some_and(|g| pl.groups()[n].contains(&g) || extra[n].contains(&g));
-            if up
-                && !blocked
-                && free.cpu[n] >= vm.cpu_req - 1e-9
-                && free.mem[n] >= vm.mem_req - 1e-9
-            {
-                free.cpu[n] -= vm.cpu_req;
-                free.mem[n] -= vm.mem_req;
-                if let Some(g) = vm.group {
-                    extra[n].push(g);
-                }
-                continue 'vm;
-            }
-        }
-        return false;
-    }
-    true
-}
-
-/// Re-place what `failed` hosted.
-pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> ScenarioResult {
-    scenario_in(
-        pl,
-        &BurstIndex::new(pl.topo(), pl.free()),
-        name,
-        kind,
-        failed,
-    )
-}
-
-/// `scenario` with the placement's burst index built once for many scenarios.
-fn scenario_in(
-    pl: &Placement,
-    burst: &BurstIndex,
-    name: &str,
-    kind: Kind,
-    failed: &[usize],
-) -> ScenarioResult {
-    let n = pl.topo().hosts.len();
-    let mut alive = vec![true; n];
-    for &f in failed {
-        alive[f] = false;
-    }
-    let mut free = pl.free().clone();
-    let mut mem_actual = pl.mem_actual().to_vec();
-    let mut pods = pl.pods().to_vec();
-    let mut displaced: Vec<usize> = failed
-        .iter()
-        .flat_map(|&f| pl.vms_on()[f].iter().copied())
-        .collect();
-    if failed.len() > 1 {
-        displaced.sort_unstable();
-        displaced.dedup();
-    }
-    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut stranded = Vec::new();
-    let indexed = pl.scores().is_built();
-    // Hosts whose free CPU and memory changed, and the score index, rebuilt once many have.
-    let mut changed: Vec<usize> = Vec::new();
-    let mut is_changed = vec![false; n];
-    let mut local_scores: Option<ScoreIndex> = None;
-    for &v in &displaced {
-        let vm = &pl.vms()[v];
-        if indexed && changed.len() > REINDEX_AFTER {
-            local_scores = Some(ScoreIndex::new(pl.topo(), &free));
-            for c in changed.drain(..) {
-                is_changed[c] = false;
-            }
-        }
-        let scores = local_scores.as_ref().unwrap_or(pl.scores());
-        match pick_node_indexed(
-            vm,
-            &free,
-            pl.topo(),
-            pl.groups(),
-            &extra,
-            &alive,
-            scores,
-            &changed,
-            &is_changed,
-        ) {
-            Some(h) => {
-                if !is_changed[h] {
-                    is_changed[h] = true;
-                    changed.push(h);
-                }
-                free.cpu[h] -= vm.cpu_req;
-                free.mem[h] -= vm.mem_req;
-                mem_actual[h] += vm.mem_actual;
-                pods[h] += 1;
-                if let Some(g) = vm.group {
-                    extra[h].push(g);
-                }
-            }
-            None => stranded.push(v),
-        }
-    }
-    let better_packing_exists =
-        !stranded.is_empty() && first_fit_decreasing(pl, &alive, &displaced);
-    // Longhorn re-homes each lost replica onto a node that does not hold the volume. Detached
-    // volumes are re-homed too: Longhorn waits until they attach, but the room must exist.
-    let placed = replace_lost(pl, &alive, failed, burst, &mut free);
-    let displaced_replicas = placed.len();
-    let stranded_replicas = placed.iter().filter(|r| r.target.is_none()).count();
-    let (mut ac, mut am, mut fc, mut fm, mut smax, mut sused) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    let (mut commit, mut pods_peak) = (0.0f64, 0u32);
-    for (h, host) in pl.topo().hosts.iter().enumerate() {
-        if !alive[h] {
-            continue;
-        }
-        ac += host.cpu;
-        am += host.mem_gib;
-        fc += free.cpu[h];
-        fm += free.mem[h];
-        for (d, max) in host.disks.iter().enumerate() {
-            smax += max;
-            sused += free.disk[h][d].1;
-        }
-        if host.mem_gib > 0.0 {
-            commit = commit.max(mem_actual[h] / host.mem_gib);
-        }
-        pods_peak = pods_peak.max(pods[h]);
-    }
-    let share = |f: f64, t: f64| if t > 0.0 { f / t } else { 0.0 };
-    ScenarioResult {
-        name: name.to_string(),
-        kind,
-        failed_hosts: failed.len(),
-        hosts: failed.to_vec(),
-        displaced: displaced.len(),
-        stranded: stranded.len(),
-        displaced_replicas,
-        stranded_replicas,
-        better_packing_exists,
-        slack: Slack {
-            cpu: share(fc, ac),
-            memory: share(fm, am),
-            storage: share(smax - sused, smax),
-        },
-        memory_commit_peak: commit,
-        vm_pods_peak: pods_peak,
-    }
-}
-
-/// The worst `keep` of many scenarios, and how many of them fail.
+/// The worst `keep` of many scenarios, and how many of them fail, re-placing only those
+/// the bounds cannot settle (`pruned::combined`).
 fn combined(
     pl: &Placement,
     burst: &BurstIndex,
@@ -326,20 +45,7 @@ fn combined(
     sets: &[(String, Vec<usize>)],
     keep: usize,
 ) -> Combined {
-    let checked = sets.len();
-    let mut all: Vec<ScenarioResult> = sets
-        .par_iter()
-        .map(|(name, hosts)| scenario_in(pl, burst, name, kind, hosts))
-        .collect();
-    let failing = all.iter().filter(|s| s.fails()).count();
-    all.sort_by(ScenarioResult::worse);
-    all.truncate(keep);
-    Combined {
-        kind,
-        checked,
-        failing,
-        worst: all,
-    }
+    pruned::combined(pl, burst, &Bounds::new(pl), kind, sets, keep)
 }
 
 /// Every failure domain of the topology, in parallel; results in domain order.
@@ -354,31 +60,11 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
     let burst = &burst;
     let mut scenarios: Vec<ScenarioResult> = domains
         .par_iter()
-        .map(|(name, hosts)| {
-            let kind = if name.starts_with("node ") {
-                Kind::Node
-            } else if name.starts_with("rack ") {
-                Kind::Rack
-            } else {
-                Kind::Power
-            };
-            scenario_in(pl, burst, name, kind, hosts)
-        })
+        .map(|(name, hosts)| scenario_in(pl, burst, name, domain_kind(name), hosts))
         .collect();
-    let n = pl.topo().hosts.len();
-    let host = |h: usize| pl.topo().hosts[h].name.as_str();
     for set in &spec.sets {
         if set.plus_any_node {
-            let plus: Vec<(String, Vec<usize>)> = (0..n)
-                .filter(|h| !set.hosts.contains(h))
-                .map(|h| {
-                    let mut hs = set.hosts.clone();
-                    hs.push(h);
-                    hs.sort_unstable();
-                    (format!("{} + node {}", set.name, host(h)), hs)
-                })
-                .collect();
-            let c = combined(pl, burst, Kind::Set, &plus, 1);
+            let c = combined(pl, burst, Kind::Set, &plus_any_node(pl, set), 1);
             scenarios.extend(c.worst);
         } else {
             scenarios.push(scenario_in(pl, burst, &set.name, Kind::Set, &set.hosts));
@@ -386,25 +72,10 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
     }
     let mut combos = Vec::new();
     if spec.pairs {
-        let pairs: Vec<(String, Vec<usize>)> = (0..n)
-            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-            .map(|(a, b)| (format!("nodes {} + {}", host(a), host(b)), vec![a, b]))
-            .collect();
-        combos.push(combined(pl, burst, Kind::Pair, &pairs, 10));
+        combos.push(combined(pl, burst, Kind::Pair, &pairs(pl), KEEP_WORST));
         if spec.node_and_rack {
-            let racks: Vec<(String, Vec<usize>)> = domains
-                .iter()
-                .filter(|(name, _)| name.starts_with("rack "))
-                .flat_map(|(name, hs)| {
-                    (0..n).filter(|h| !hs.contains(h)).map(move |h| {
-                        let mut all = hs.clone();
-                        all.push(h);
-                        all.sort_unstable();
-                        (format!("{name} + node {}", host(h)), all)
-                    })
-                })
-                .collect();
-            combos.push(combined(pl, burst, Kind::NodeAndRack, &racks, 10));
+            let racks = rack_and_node(pl, &domains);
+            combos.push(combined(pl, burst, Kind::NodeAndRack, &racks, KEEP_WORST));
         }
     }
     let all_placed = pl.stranded_vms() == 0 && pl.stranded_replicas() == 0;
@@ -451,7 +122,9 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
     }
 }
 
-/// The minimum slack over the scenarios that decide the verdict, per resource.
+/// The minimum slack over the scenarios that decide the verdict, per resource: the plain
+/// computation the pruned one (`pruned::verdict_and_min_slack`) is tested against.
+#[cfg(test)]
 pub(crate) fn min_slack(h: &Headroom) -> Slack {
     let min = |f: fn(&ScenarioResult) -> f64| {
         h.scenarios
@@ -513,6 +186,7 @@ pub(crate) fn stranded_by_node(h: &Headroom, hosts: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simulate::failure::replace::combined_plain;
     use crate::simulate::fleet::Host;
     use crate::simulate::place::workload;
     use crate::simulate::scenario::{Platform, Pool};
@@ -571,5 +245,97 @@ mod tests {
             assert_eq!(a.fails(), b.fails(), "{}", a.name);
             assert!((a.slack.memory - b.slack.memory).abs() < 1e-9, "{}", a.name);
         }
+    }
+
+    /// Eight hosts of three sizes in three racks on two feeds.
+    fn topology() -> Topology {
+        let hosts = (0..8)
+            .map(|i| Host {
+                name: format!("n{i}"),
+                rack: i % 3,
+                cpu: [48.0, 64.0, 96.0][i % 3],
+                mem_gib: [256.0, 384.0, 512.0][i % 3],
+                disks: vec![1.2e12 + (i as f64) * 1e11, 8e11],
+            })
+            .collect();
+        Topology::build(
+            hosts,
+            vec!["a".into(), "b".into(), "c".into()],
+            &[Some("f1".into()), Some("f1".into()), Some("f2".into())],
+        )
+    }
+
+    fn pools() -> Vec<Pool> {
+        let pool = |name: &str, count, vcpu, memory_gib, disk, anti, running| Pool {
+            name: name.into(),
+            count,
+            vcpu,
+            memory_gib,
+            disks_gib: vec![disk],
+            anti_affinity: anti,
+            running,
+        };
+        vec![
+            pool("cp", 3, 4.0, 16.0, 40.0, true, true),
+            pool("w", 2, 16.0, 48.0, 150.0, false, true),
+            pool("off", 1, 8.0, 32.0, 60.0, false, false),
+        ]
+    }
+
+    /// The pruned families and verdict are the plain ones, exhaustively over every pair,
+    /// every rack plus a node and a set plus any node, from an empty fleet to past the
+    /// point where everything fails, under the default storage rules and under soft node
+    /// anti-affinity with hard zone anti-affinity (where the replica bound stands aside).
+    #[test]
+    fn pruned_families_and_verdict_are_the_plain_ones_at_every_fill() {
+        let shape = pools();
+        let spec = Spec {
+            pairs: true,
+            node_and_rack: true,
+            sets: vec![NamedSet {
+                name: "rack c".into(),
+                hosts: vec![2, 5],
+                plus_any_node: true,
+            }],
+        };
+        let mut pruned_some = false;
+        for hard_zones in [false, true] {
+            let p = Platform {
+                replica_soft_anti_affinity: hard_zones,
+                replica_zone_soft_anti_affinity: !hard_zones,
+                ..Platform::default()
+            };
+            let mut failing_seen = false;
+            for clusters in (0..60).step_by(3) {
+                let list: Vec<&[Pool]> = std::iter::repeat_n(&shape[..], clusters).collect();
+                let (vms, vols) = workload(&list, &p);
+                let pl = Placement::build(topology(), vms, vols, &p);
+                let burst = BurstIndex::new(pl.topo(), pl.free());
+                let bounds = Bounds::new(&pl);
+                let domains = pl.topo().failure_domains();
+                let families = [
+                    (Kind::Pair, pairs(&pl), KEEP_WORST),
+                    (Kind::NodeAndRack, rack_and_node(&pl, &domains), KEEP_WORST),
+                    (Kind::Set, plus_any_node(&pl, &spec.sets[0]), 1),
+                ];
+                for (kind, sets, keep) in &families {
+                    let fast = pruned::combined(&pl, &burst, &bounds, *kind, sets, *keep);
+                    let plain = combined_plain(&pl, &burst, *kind, sets, *keep);
+                    assert_eq!(
+                        serde_json::to_string(&fast).unwrap(),
+                        serde_json::to_string(&plain).unwrap(),
+                        "{kind:?} at {clusters} clusters"
+                    );
+                    failing_seen |= plain.failing > 0;
+                    pruned_some |= sets.iter().any(|s| bounds.survives(&s.1));
+                }
+                let h = analyse_with(&pl, &spec);
+                let (v, slack) = pruned::verdict_and_min_slack(&pl, &spec);
+                assert_eq!(v, h.verdict, "{clusters}");
+                assert_eq!(format!("{slack:?}"), format!("{:?}", min_slack(&h)));
+            }
+            assert!(failing_seen, "the fill reaches failing pairs");
+        }
+        assert!(pruned_some, "the bounds settle some scenarios");
     }
 }

@@ -396,10 +396,34 @@ impl Placement {
 
     /// Place `vms`, then `volumes`' replicas (numbered as `workload` numbers them, from
     /// zero) after what this placement holds, and index the result.
-    fn add_workload(&mut self, vms: Vec<Vm>, mut volumes: Vec<Volume>, p: &Platform) {
-        let (vm_off, vol_off) = (self.vms.len(), self.volumes.len());
+    fn add_workload(&mut self, vms: Vec<Vm>, volumes: Vec<Volume>, p: &Platform) {
+        let (group_off, cluster_off) = self.next_numbers();
+        self.add_renumbered(vms, volumes, cluster_off, group_off, p);
+    }
+
+    /// The anti-affinity group and the cluster number the workload placed next is
+    /// numbered after (`add_workload` adds them to the workload's own numbers).
+    pub fn next_numbers(&self) -> (u32, usize) {
         let group_off = self.vms.iter().filter_map(|v| v.group).max().unwrap_or(0);
         let cluster_off = self.vms.iter().map(|v| v.cluster + 1).max().unwrap_or(0);
+        (group_off, cluster_off)
+    }
+
+    /// Place `vms` and `volumes` (numbered as `workload` numbers them, from zero) after
+    /// what this placement holds, their clusters numbered from `cluster_off` and their
+    /// groups from `group_off`: the growth questions add one cluster at a time with the
+    /// numbers the whole workload would give it. VMs take CPU, memory and groups, replicas
+    /// only disk room, so placing a cluster's VMs after the volumes of the clusters before
+    /// it lands where `build` of the whole workload (every VM, then every volume) does.
+    pub fn add_renumbered(
+        &mut self,
+        vms: Vec<Vm>,
+        mut volumes: Vec<Volume>,
+        cluster_off: usize,
+        group_off: u32,
+        p: &Platform,
+    ) {
+        let (vm_off, vol_off) = (self.vms.len(), self.volumes.len());
         let alive = vec![true; self.topo.hosts.len()];
         for mut vm in vms {
             vm.group = vm.group.map(|g| g + group_off);

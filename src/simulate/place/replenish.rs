@@ -39,6 +39,8 @@ use crate::simulate::fleet::Topology;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BurstIndex {
     order: Vec<(f64, u32, u32)>,
+    /// Per node, per disk: its position in `order`.
+    pos: Vec<Vec<u32>>,
 }
 
 impl BurstIndex {
@@ -51,7 +53,11 @@ impl BurstIndex {
             }
         }
         order.sort_by(|a, b| b.0.total_cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2))));
-        BurstIndex { order }
+        let mut pos: Vec<Vec<u32>> = topo.hosts.iter().map(|h| vec![0; h.disks.len()]).collect();
+        for (i, &(_, n, d)) in order.iter().enumerate() {
+            pos[n as usize][d as usize] = i as u32;
+        }
+        BurstIndex { order, pos }
     }
 }
 
@@ -70,6 +76,35 @@ pub(crate) struct Burst<'a> {
     pub(crate) alive: &'a [bool],
     pub(crate) index: &'a BurstIndex,
     zone_open: Vec<bool>,
+    /// Positions of `index` no replica of the burst can go to (closed node, or no room for
+    /// the smallest replica of the burst; room only shrinks during a burst), skipped by
+    /// `most_available`: `None` when not kept.
+    closed: Option<std::cell::RefCell<Closed>>,
+}
+
+/// Positions of a burst index known closed, as a skip list: `next[i]` is `i` when open,
+/// else a later position to look from (path-compressed); `next[len]` ends it.
+struct Closed {
+    next: Vec<u32>,
+    /// The smallest size and data of the burst's replicas.
+    least: (f64, f64),
+}
+
+impl Closed {
+    /// The first open position from `i`.
+    fn open_from(&mut self, i: usize) -> usize {
+        let mut r = i;
+        while self.next[r] as usize != r {
+            r = self.next[r] as usize;
+        }
+        let mut j = i;
+        while self.next[j] as usize != j {
+            let t = self.next[j] as usize;
+            self.next[j] = r as u32;
+            j = t;
+        }
+        r
+    }
 }
 
 impl<'a> Burst<'a> {
@@ -85,14 +120,64 @@ impl<'a> Burst<'a> {
             alive,
             index,
             zone_open,
+            closed: None,
+        }
+    }
+
+    /// `new`, keeping track of the disks no replica of sizes from `least` (size, data)
+    /// can go to, starting from `free`.
+    fn with_closed(
+        pl: &'a Placement,
+        alive: &'a [bool],
+        index: &'a BurstIndex,
+        free: &Free,
+        least: (f64, f64),
+    ) -> Burst<'a> {
+        let mut b = Burst::new(pl, alive, index);
+        let len = index.order.len();
+        let mut closed = Closed {
+            next: (0..=len as u32).collect(),
+            least,
+        };
+        for (i, &(_, n, d)) in index.order.iter().enumerate() {
+            if b.full(free, &closed, n as usize, d as usize) {
+                closed.next[i] = i as u32 + 1;
+            }
+        }
+        b.closed = Some(std::cell::RefCell::new(closed));
+        b
+    }
+
+    /// Whether no replica of the burst can go to disk `d` of node `n` any more: its node
+    /// takes no replica, or the smallest replica does not fit (`StorageRules::fits` only
+    /// refuses more as sizes and data grow).
+    fn full(&self, free: &Free, closed: &Closed, n: usize, d: usize) -> bool {
+        let topo = &self.pl.topo();
+        !node_open(topo, self.alive, 0, n)
+            || !self.pl.rules().fits(
+                topo.hosts[n].disks[d],
+                free.disk[n][d],
+                closed.least.0,
+                closed.least.1,
+            )
+    }
+
+    /// Disk `d` of node `n` took a replica: close it if it is now full.
+    fn took(&self, free: &Free, n: usize, d: usize) {
+        if let Some(c) = &self.closed {
+            let mut c = c.borrow_mut();
+            if self.full(free, &c, n, d) {
+                let i = self.index.pos[n][d] as usize;
+                c.next[i] = i as u32 + 1;
+            }
         }
     }
 
     /// Longhorn's tier for a new replica of `vol` on disk `d` of node `n` (0 best), or
     /// `None` when it may not go there.
     fn tier(&self, vol: &Volume, free: &Free, used: &[usize], n: usize, d: usize) -> Option<u8> {
-        let topo = &self.pl.topo();
-        let rules = &self.pl.rules();
+        let topo = self.pl.topo();
+        let rules = self.pl.rules();
         if !node_open(topo, self.alive, vol.selector, n)
             || !topo.tags.disk_ok(vol.selector, n, d)
             || !rules.fits(topo.hosts[n].disks[d], free.disk[n][d], vol.size, vol.data)
@@ -147,7 +232,17 @@ impl<'a> Burst<'a> {
         );
         let mut best: Option<(u8, f64)> = None;
         let mut tied: Vec<(usize, usize)> = Vec::new();
-        for &(key, n, d) in &self.index.order {
+        let mut closed = self.closed.as_ref().map(std::cell::RefCell::borrow_mut);
+        let mut i = 0;
+        loop {
+            // Closed disks would give no tier: skipping them changes nothing.
+            if let Some(c) = closed.as_mut() {
+                i = c.open_from(i);
+            }
+            let Some(&(key, n, d)) = self.index.order.get(i) else {
+                break;
+            };
+            i += 1;
             if let Some((bt, bk)) = best
                 && key < bk
                 && bt <= best_possible
@@ -182,8 +277,8 @@ impl<'a> Burst<'a> {
         used: &[usize],
         draw: u64,
     ) -> Option<(usize, usize)> {
-        let topo = &self.pl.topo();
-        let base = &self.pl.free();
+        let topo = self.pl.topo();
+        let base = self.pl.free();
         let mut cands: Vec<(usize, usize)> = Vec::new();
         let mut best_t = u8::MAX;
         for (n, h) in topo.hosts.iter().enumerate() {
@@ -308,6 +403,19 @@ pub(crate) fn replace_lost(
     index: &BurstIndex,
     free: &mut Free,
 ) -> Vec<Replacement> {
+    replace_lost_skipping(pl, alive, failed, index, free, true)
+}
+
+/// `replace_lost`; with `skip`, the disks no replica of the burst can go to are skipped
+/// (`Burst::with_closed`), which changes no answer (tested against the plain scan).
+fn replace_lost_skipping(
+    pl: &Placement,
+    alive: &[bool],
+    failed: &[usize],
+    index: &BurstIndex,
+    free: &mut Free,
+    skip: bool,
+) -> Vec<Replacement> {
     let mut affected: Vec<usize> = failed
         .iter()
         .flat_map(|&f| pl.vols_on()[f].iter().copied())
@@ -315,7 +423,19 @@ pub(crate) fn replace_lost(
     affected.sort_unstable();
     affected.dedup();
     affected.sort_by_key(|&v| !pl.volumes()[v].attached);
-    let burst = Burst::new(pl, alive, index);
+    let least = affected
+        .iter()
+        .fold((f64::INFINITY, f64::INFINITY), |(s, d), &v| {
+            (s.min(pl.volumes()[v].size), d.min(pl.volumes()[v].data))
+        });
+    let burst = if skip
+        && pl.rules().choice == DiskChoice::MostAvailable
+        && index.pos.len() == pl.topo().hosts.len()
+    {
+        Burst::with_closed(pl, alive, index, free, least)
+    } else {
+        Burst::new(pl, alive, index)
+    };
     let mut out = Vec::new();
     for vi in affected {
         let mut v = pl.volumes()[vi].clone();
@@ -325,6 +445,7 @@ pub(crate) fn replace_lost(
             let target = burst.pick(&v, free, draw);
             if let Some((h, d)) = target {
                 free.add_replica(pl.topo(), h, d, &v);
+                burst.took(free, h, d);
                 v.replicas.push((h, d));
             }
             out.push(Replacement { volume: vi, target });
@@ -336,6 +457,65 @@ pub(crate) fn replace_lost(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Skipping the disks no replica of a burst can go to re-homes every replica where
+    /// the plain scan does, for every node and rack failure of fleets filled from a
+    /// little to past full, with volumes of two sizes.
+    #[test]
+    fn skipping_closed_disks_changes_no_replacement() {
+        use crate::simulate::fleet::Host;
+        use crate::simulate::place::workload;
+        use crate::simulate::scenario::{Platform, Pool};
+        let hosts = (0..12)
+            .map(|i| Host {
+                name: format!("n{i}"),
+                rack: i % 3,
+                cpu: 64.0,
+                mem_gib: 512.0,
+                disks: vec![1.5e12 + (i % 4) as f64 * 2e11, 9e11],
+            })
+            .collect();
+        let topo = Topology::build(
+            hosts,
+            vec!["a".into(), "b".into(), "c".into()],
+            &[None, None, None],
+        );
+        let pools = [Pool {
+            name: "w".into(),
+            count: 3,
+            vcpu: 4.0,
+            memory_gib: 8.0,
+            disks_gib: vec![50.0, 400.0],
+            anti_affinity: false,
+            running: true,
+        }];
+        let p = Platform::default();
+        let mut compared = 0;
+        let mut stranded = 0;
+        for clusters in [10, 40, 80, 120] {
+            let list: Vec<&[Pool]> = std::iter::repeat_n(&pools[..], clusters).collect();
+            let (vms, vols) = workload(&list, &p);
+            let pl = Placement::build(topo.clone(), vms, vols, &p);
+            let index = BurstIndex::new(pl.topo(), pl.free());
+            for (_, failed) in pl.topo().failure_domains() {
+                let mut alive = vec![true; pl.topo().hosts.len()];
+                for &f in &failed {
+                    alive[f] = false;
+                }
+                let (mut a, mut b) = (pl.free().clone(), pl.free().clone());
+                let fast = replace_lost_skipping(&pl, &alive, &failed, &index, &mut a, true);
+                let plain = replace_lost_skipping(&pl, &alive, &failed, &index, &mut b, false);
+                let key =
+                    |r: &[Replacement]| r.iter().map(|x| (x.volume, x.target)).collect::<Vec<_>>();
+                assert_eq!(key(&fast), key(&plain), "{clusters} clusters, {failed:?}");
+                assert_eq!(format!("{:?}", a.disk), format!("{:?}", b.disk));
+                compared += fast.len();
+                stranded += fast.iter().filter(|r| r.target.is_none()).count();
+            }
+        }
+        assert!(compared > 1000, "{compared} replacements compared");
+        assert!(stranded > 0, "the fullest fleet strands replicas");
+    }
 
     #[test]
     fn the_balance_score_takes_the_node_with_most_usable_space() {

@@ -3,7 +3,9 @@
 
 use rayon::prelude::*;
 
-use crate::simulate::failure::headroom::{self, HeadroomVerdict, Slack};
+use crate::simulate::failure::headroom::{HeadroomVerdict, Slack};
+use crate::simulate::failure::pruned;
+use crate::simulate::place::{Placement, workload};
 use crate::simulate::report::{MaxClusters, Month, Refusal};
 use crate::simulate::scenario::{self, Pool};
 use crate::simulate::study::Study;
@@ -11,20 +13,166 @@ use crate::simulate::study::Study;
 /// How many counts past the first failure are checked for passing again.
 const PASSES_AGAIN_WINDOW: u32 = 16;
 
+/// The placements of a study's clusters plus 0, 1, 2, ... clusters of one shape, one
+/// cluster added at a time to the placement before: the same as placing the whole list
+/// with `Study::place`, numbered the same (`Placement::add_renumbered`), without
+/// re-placing the fleet per count.
+pub struct Growth<'a> {
+    l: &'a Study,
+    pools: &'a [Pool],
+    pl: Placement,
+    /// Clusters of the shape added so far.
+    added: u32,
+    /// The cluster and group numbers the first added cluster gets.
+    cluster0: usize,
+    group0: u32,
+    /// Anti-affinity groups one cluster of the shape numbers.
+    groups_per: u32,
+}
+
+impl<'a> Growth<'a> {
+    pub fn new(l: &'a Study, base: &[&[Pool]], pools: &'a [Pool]) -> Growth<'a> {
+        let anti = |c: &[Pool]| c.iter().filter(|p| p.anti_affinity).count() as u32;
+        let (live_groups, live_clusters) = l
+            .live
+            .as_ref()
+            .map_or((0, 0), |f| f.placement.next_numbers());
+        Growth {
+            l,
+            pools,
+            pl: l.place(base),
+            added: 0,
+            cluster0: live_clusters + base.len(),
+            group0: live_groups + base.iter().map(|c| anti(c)).sum::<u32>(),
+            groups_per: anti(pools),
+        }
+    }
+
+    /// Add one more cluster of the shape.
+    pub fn add(&mut self) {
+        let p = &self.l.scenario.platform;
+        let (vms, vols) = workload(&[self.pools], p);
+        self.pl.add_renumbered(
+            vms,
+            vols,
+            self.cluster0 + self.added as usize,
+            self.group0 + self.added * self.groups_per,
+            p,
+        );
+        self.added += 1;
+    }
+
+    /// The placement with `n` clusters of the shape (`n` not below what was added).
+    pub fn at(&mut self, n: u32) -> &Placement {
+        while self.added < n {
+            self.add();
+        }
+        &self.pl
+    }
+}
+
 /// The largest n such that every count of additional `shape` clusters from 0 to n passes,
 /// by placing and checking each count (greedy re-placement is not monotone in the count,
 /// so no bisection); then a window past the first failure for counts that pass again.
+/// Each count's placement adds one cluster to the one before (`Growth`), and its verdict
+/// and least slack re-place only the failures the bounds cannot settle
+/// (`pruned::verdict_and_min_slack`): the answer of placing and checking everything.
 pub fn max_clusters(l: &Study, shape: &str) -> MaxClusters {
+    max_clusters_with(l, shape, &mut |_| Flow::Go)
+}
+
+/// Whether a growth question goes on after a count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Go,
+    /// Stop: the answer so far is a lower bound.
+    Stop,
+}
+
+/// `max_clusters`, asking `progress` after each batch of counts (with the counts checked
+/// so far) whether to go on; when it says stop, the answer says how far it got.
+pub fn max_clusters_with(
+    l: &Study,
+    shape: &str,
+    progress: &mut dyn FnMut(u32) -> Flow,
+) -> MaxClusters {
     let base = l.current();
     let pools = l.shapes[shape].as_slice();
     let spec = l.headroom_spec(&l.topology());
-    let eval = |n: u32| {
-        let mut all = base.clone();
-        all.extend(std::iter::repeat_n(pools, n as usize));
-        let h = headroom::analyse_with(&l.place(&all), &spec);
-        (n, h.verdict, headroom::min_slack(&h))
+    let mut growth = Growth::new(l, &base, pools);
+    let mut known: std::collections::BTreeMap<u32, (HeadroomVerdict, Slack)> =
+        std::collections::BTreeMap::new();
+    // The counts `lo..=hi` placed one after the other, checked in parallel.
+    let mut eval = |lo: u32, hi: u32, known: &mut std::collections::BTreeMap<_, _>| {
+        let todo: Vec<(u32, Placement)> = (lo..=hi)
+            .filter(|n| !known.contains_key(n))
+            .map(|n| (n, growth.at(n).clone()))
+            .collect();
+        let got: Vec<_> = todo
+            .into_par_iter()
+            .map(|(n, pl)| (n, pruned::verdict_and_min_slack(&pl, &spec)))
+            .collect();
+        known.extend(got);
     };
-    // Upper bound from raw capacity: no more than fit with nobody failing.
+    let bound = capacity_bound(l, pools);
+    // Counts in batches, in parallel, until the first failure.
+    let batch = (rayon::current_num_threads() as u32).clamp(2, 8);
+    let mut curve: Vec<(u32, Slack, HeadroomVerdict)> = Vec::new();
+    let mut first_failure = None;
+    let mut next = 0u32;
+    let mut stopped = false;
+    while first_failure.is_none() && next <= bound {
+        let hi = next.saturating_add(batch - 1).min(bound);
+        eval(next, hi, &mut known);
+        for n in next..=hi {
+            let (v, slack) = known[&n].clone();
+            if first_failure.is_none() {
+                curve.push((n, slack, v));
+                if !v.passes() {
+                    first_failure = Some(n);
+                }
+            }
+        }
+        next = hi + 1;
+        if first_failure.is_none() && next <= bound && progress(next) == Flow::Stop {
+            stopped = true;
+            break;
+        }
+    }
+    let mut passes_again = Vec::new();
+    let mut checked_up_to = curve.last().map_or(0, |c| c.0);
+    if let Some(f) = first_failure {
+        let hi = f.saturating_add(PASSES_AGAIN_WINDOW).min(bound);
+        if f < hi {
+            eval(f + 1, hi, &mut known);
+        }
+        for n in f + 1..=hi {
+            let (v, slack) = known[&n].clone();
+            if v.passes() {
+                passes_again.push(n);
+            }
+            curve.push((n, slack, v));
+        }
+        checked_up_to = f;
+    }
+    MaxClusters {
+        lower_bound: stopped,
+        shape: shape.to_string(),
+        additional: match first_failure {
+            Some(0) => None,
+            Some(f) => Some(f - 1),
+            None => Some(checked_up_to),
+        },
+        first_failure,
+        passes_again,
+        checked_up_to,
+        curve,
+    }
+}
+
+/// Upper bound from raw capacity: no more clusters of `pools` than fit with nobody failing
+/// (plus one, so that the count past it is checked).
+fn capacity_bound(l: &Study, pools: &[Pool]) -> u32 {
     let topo = l.topology();
     let cpu: f64 = topo.hosts.iter().map(|h| h.cpu).sum::<f64>()
         * l.scenario.platform.overcommit_cpu_pct
@@ -43,54 +191,11 @@ pub fn max_clusters(l: &Study, shape: &str) -> MaxClusters {
         .filter(running)
         .map(|p| p.memory_gib * f64::from(p.count))
         .sum();
-    let bound = ((cpu / need_cpu.max(1e-9))
+    ((cpu / need_cpu.max(1e-9))
         .min(mem / need_mem.max(1e-9))
         .ceil()
         .min(100_000.0) as u32)
-        .saturating_add(1);
-    // Counts in batches, in parallel, until the first failure.
-    let batch = (rayon::current_num_threads() as u32).clamp(2, 8);
-    let mut curve: Vec<(u32, Slack, HeadroomVerdict)> = Vec::new();
-    let mut first_failure = None;
-    let mut next = 0u32;
-    while first_failure.is_none() && next <= bound {
-        let hi = next.saturating_add(batch - 1).min(bound);
-        let got: Vec<_> = (next..=hi).into_par_iter().map(eval).collect();
-        for (n, v, slack) in got {
-            if first_failure.is_none() {
-                curve.push((n, slack, v));
-                if !v.passes() {
-                    first_failure = Some(n);
-                }
-            }
-        }
-        next = hi + 1;
-    }
-    let mut passes_again = Vec::new();
-    let mut checked_up_to = curve.last().map_or(0, |c| c.0);
-    if let Some(f) = first_failure {
-        let hi = f.saturating_add(PASSES_AGAIN_WINDOW).min(bound);
-        let got: Vec<_> = (f + 1..=hi).into_par_iter().map(eval).collect();
-        for (n, v, slack) in got {
-            if v.passes() {
-                passes_again.push(n);
-            }
-            curve.push((n, slack, v));
-        }
-        checked_up_to = f;
-    }
-    MaxClusters {
-        shape: shape.to_string(),
-        additional: match first_failure {
-            Some(0) => None,
-            Some(f) => Some(f - 1),
-            None => Some(checked_up_to),
-        },
-        first_failure,
-        passes_again,
-        checked_up_to,
-        curve,
-    }
+        .saturating_add(1)
 }
 
 /// Whether a team request runs in month `m` (started, not yet ended).
@@ -206,8 +311,8 @@ pub fn timeline(l: &Study) -> (Vec<Month>, Vec<Refusal>) {
                     r.count as usize,
                 ));
             }
-            let h = headroom::analyse_with(&l.place(&all), &spec);
-            (set, (all.len(), h.verdict, headroom::min_slack(&h)))
+            let (verdict, slack) = pruned::verdict_and_min_slack(&l.place(&all), &spec);
+            (set, (all.len(), verdict, slack))
         })
         .collect();
     let live = l.live.as_ref().map_or(0, |f| f.tenant_clusters);
@@ -229,6 +334,235 @@ pub fn timeline(l: &Study) -> (Vec<Month>, Vec<Refusal>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simulate::failure::headroom;
+    use crate::simulate::{ScenarioInput, StudyInput};
+
+    fn study(text: &str, dump: Option<&std::path::Path>) -> Study {
+        Study::open(&StudyInput {
+            scenario: ScenarioInput::Text {
+                name: std::path::Path::new("t.yaml"),
+                text,
+            },
+            site: None,
+            dump,
+            rebuild_what_if: None,
+        })
+        .unwrap()
+    }
+
+    fn shipped(name: &str) -> String {
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("simulations")
+                .join(name),
+        )
+        .unwrap()
+    }
+
+    /// The reference factory with `compute` compute nodes, `clusters` standard clusters
+    /// and `extra` appended (a `headroom:` section).
+    fn small_factory(compute: usize, clusters: usize, extra: &str) -> String {
+        let text = shipped("reference-factory.yaml")
+            .replace("count: 24", &format!("count: {compute}"))
+            .replace(
+                "- {shape: standard, count: 60}",
+                &format!("- {{shape: standard, count: {clusters}}}"),
+            );
+        format!("{text}\n{extra}")
+    }
+
+    /// Where everything went, bit for bit.
+    fn layout(pl: &Placement) -> String {
+        let vms: Vec<_> = pl
+            .vms()
+            .iter()
+            .map(|v| (v.cluster, v.group, &v.volumes, v.cpu_req.to_bits()))
+            .collect();
+        let vols: Vec<_> = pl.volumes().iter().map(|v| (v.vm, &v.replicas)).collect();
+        let free: Vec<_> = (0..pl.free().cpu.len())
+            .map(|n| {
+                (
+                    pl.free().cpu[n].to_bits(),
+                    pl.free().mem[n].to_bits(),
+                    pl.free().disk[n]
+                        .iter()
+                        .map(|d| (d.0.to_bits(), d.1.to_bits()))
+                        .collect::<Vec<_>>(),
+                    pl.free().node_room[n].to_bits(),
+                )
+            })
+            .collect();
+        format!(
+            "{vms:?} {vols:?} {:?} {free:?} {:?} {:?} {:?} {} {}",
+            pl.vm_node(),
+            pl.groups(),
+            pl.vms_on(),
+            pl.vols_on(),
+            pl.stranded_vms(),
+            pl.stranded_replicas()
+        )
+    }
+
+    /// The plain computation: each count placed whole and every failure re-placed (the
+    /// implementation before growth and pruning).
+    fn max_clusters_plain(l: &Study, shape: &str) -> MaxClusters {
+        let base = l.current();
+        let pools = l.shapes[shape].as_slice();
+        let spec = l.headroom_spec(&l.topology());
+        let eval = |n: u32| {
+            let mut all = base.clone();
+            all.extend(std::iter::repeat_n(pools, n as usize));
+            let h = headroom::analyse_with(&l.place(&all), &spec);
+            (h.verdict, headroom::min_slack(&h))
+        };
+        let bound = capacity_bound(l, pools);
+        let mut curve = Vec::new();
+        let mut first_failure = None;
+        let mut n = 0;
+        while first_failure.is_none() && n <= bound {
+            let (v, slack) = eval(n);
+            curve.push((n, slack, v));
+            if !v.passes() {
+                first_failure = Some(n);
+            }
+            n += 1;
+        }
+        let mut passes_again = Vec::new();
+        let mut checked_up_to = curve.last().map_or(0, |c| c.0);
+        if let Some(f) = first_failure {
+            for n in f + 1..=(f + PASSES_AGAIN_WINDOW).min(bound) {
+                let (v, slack) = eval(n);
+                if v.passes() {
+                    passes_again.push(n);
+                }
+                curve.push((n, slack, v));
+            }
+            checked_up_to = f;
+        }
+        MaxClusters {
+            shape: shape.to_string(),
+            additional: match first_failure {
+                Some(0) => None,
+                Some(f) => Some(f - 1),
+                None => Some(checked_up_to),
+            },
+            first_failure,
+            passes_again,
+            checked_up_to,
+            lower_bound: false,
+            curve,
+        }
+    }
+
+    #[test]
+    fn max_clusters_is_the_plain_count_by_count_answer() {
+        let cases = [
+            small_factory(6, 8, ""),
+            small_factory(8, 0, "headroom:\n  failures: 2\n  node_and_rack: true\n"),
+        ];
+        for text in &cases {
+            let l = study(text, None);
+            let fast = max_clusters(&l, "standard");
+            assert!(fast.first_failure.is_some(), "{fast:?}");
+            assert!(fast.curve.len() > PASSES_AGAIN_WINDOW as usize + 2);
+            let plain = max_clusters_plain(&l, "standard");
+            assert_eq!(
+                serde_json::to_string(&fast).unwrap(),
+                serde_json::to_string(&plain).unwrap()
+            );
+        }
+    }
+
+    /// A budget that says stop after the first batch gives every count checked so far as a
+    /// lower bound, never a failure it did not see.
+    #[test]
+    fn a_stopped_search_answers_at_least_what_it_checked() {
+        let l = study(&small_factory(6, 8, ""), None);
+        let full = max_clusters(&l, "standard");
+        let mut asked = Vec::new();
+        let part = max_clusters_with(&l, "standard", &mut |n| {
+            asked.push(n);
+            Flow::Stop
+        });
+        assert_eq!(asked.len(), 1);
+        assert!(part.lower_bound && !full.lower_bound);
+        assert_eq!(part.first_failure, None);
+        assert_eq!(part.additional, Some(asked[0] - 1));
+        assert!(part.additional < full.additional);
+        assert_eq!(
+            format!("{:?}", part.curve),
+            format!("{:?}", &full.curve[..part.curve.len()])
+        );
+        let json = serde_json::to_value(&part).unwrap();
+        assert_eq!(json["lower_bound"], true);
+        assert!(
+            serde_json::to_value(&full)
+                .unwrap()
+                .get("lower_bound")
+                .is_none()
+        );
+    }
+
+    /// Growth one cluster at a time places every count as placing the whole list does,
+    /// and the pruned verdict and least slack are `analyse_with`'s, for every count up to
+    /// past the first failure: on a planned fleet (N+1, and N+2 with rack + node and a
+    /// named set plus any node) and on a running fleet read from a dump.
+    #[test]
+    fn growth_and_the_pruned_verdict_are_the_plain_placement_and_analysis_for_every_count() {
+        let dump =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simulations/live-fleet.yaml");
+        let cases: Vec<(&str, Study)> = vec![
+            ("reference, N+1", study(&small_factory(6, 8, ""), None)),
+            (
+                "small, N+2, rack + node, a set plus any node",
+                study(
+                    &small_factory(
+                        8,
+                        0,
+                        "headroom:\n  failures: 2\n  node_and_rack: true\n  sets:\n    - {name: feed, racks: [r03], plus_any_node: true}\n",
+                    ),
+                    None,
+                ),
+            ),
+            (
+                "running fleet",
+                study(&shipped("live-onboarding.yaml"), Some(&dump)),
+            ),
+        ];
+        for (name, l) in &cases {
+            let shape = l.shapes.keys().next().unwrap().clone();
+            let base = l.current();
+            let pools = l.shapes[&shape].as_slice();
+            let spec = l.headroom_spec(&l.topology());
+            let mut growth = Growth::new(l, &base, pools);
+            let mut failed_at = None;
+            let mut passes = 0;
+            for n in 0..200u32 {
+                let mut all = base.clone();
+                all.extend(std::iter::repeat_n(pools, n as usize));
+                let plain = l.place(&all);
+                let grown = growth.at(n);
+                assert_eq!(layout(grown), layout(&plain), "{name}: placement at {n}");
+                let h = headroom::analyse_with(&plain, &spec);
+                let (v, slack) = pruned::verdict_and_min_slack(grown, &spec);
+                assert_eq!(v, h.verdict, "{name}: verdict at {n}");
+                assert_eq!(
+                    format!("{slack:?}"),
+                    format!("{:?}", headroom::min_slack(&h)),
+                    "{name}: least slack at {n}"
+                );
+                passes += usize::from(v.passes());
+                if !v.passes() && failed_at.is_none() {
+                    failed_at = Some(n);
+                }
+                if failed_at.is_some_and(|f| n >= f + 4) {
+                    break;
+                }
+            }
+            assert!(failed_at.is_some(), "{name}: the walk reaches a failure");
+            assert!(passes > 0, "{name}: and passes before it");
+        }
+    }
 
     /// The plain computation: every month placed and checked on its own.
     fn timeline_month_by_month(l: &Study) -> Vec<(String, usize, HeadroomVerdict, String)> {

@@ -15,8 +15,10 @@ mod warnings;
 
 pub use admit::{AdmitError, Decision, Quota, Stranding, decide};
 pub(crate) use drain::{DrainError, DrainReport, FurtherFailure, Move, drain_named};
-pub use growth::{max_clusters, quota_admissions, request_active, shape_vcpu, timeline};
-pub use review::{review, risk_section};
+pub use growth::{
+    Flow, max_clusters, max_clusters_with, quota_admissions, request_active, shape_vcpu, timeline,
+};
+pub use review::{Watch, review, review_with, risk_section};
 pub use upgrade::upgrade;
 pub use upgrade_answer::{
     BetterOrder, Blocker, NextFailure, Segment, Step, UpgradeError, UpgradeReport, VmFate, minutes,

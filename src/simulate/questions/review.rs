@@ -2,7 +2,7 @@
 //! `Report` in the order it is read.
 
 use super::fix::fix;
-use super::growth::{max_clusters, timeline};
+use super::growth::{Flow, max_clusters_with, timeline};
 use super::rebuild::{placement_assumptions, rebuild_report};
 use super::warnings;
 use crate::simulate::failure::headroom::stranded_by_node;
@@ -18,19 +18,56 @@ use crate::simulate::report::{
 use crate::simulate::scenario::{Pool, RiskMethod, Scenario};
 use crate::simulate::study::Study;
 
-#[allow(clippy::too_many_lines)] // the report, assembled in the order it is read
+/// What a long review tells its caller, and when its growth questions stop.
+pub struct Watch<'a> {
+    /// Told what runs: each analysis as it starts, and the counts max clusters checked.
+    pub note: &'a (dyn Fn(&str) + Sync),
+    /// Past this moment max clusters stops after the counts in hand and answers "at
+    /// least" (`MaxClusters::lower_bound`); the other analyses run whole.
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl Watch<'_> {
+    /// Nothing told, no deadline.
+    pub fn quiet() -> Watch<'static> {
+        Watch {
+            note: &|_| {},
+            deadline: None,
+        }
+    }
+}
+
 pub fn review(l: &Study) -> Report {
+    review_with(l, &Watch::quiet())
+}
+
+/// `review`, telling `watch` what runs and stopping max clusters at its deadline.
+#[allow(clippy::too_many_lines)] // the report, assembled in the order it is read
+pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
     let s = &l.scenario;
     let clusters = l.current();
+    (watch.note)("placing the fleet and re-placing every failure");
     let pl = l.place(&clusters);
     let topo = pl.topo().clone();
     let headroom = headroom::analyse_with(&pl, &l.headroom_spec(&topo));
-    let max_clusters = s
-        .analysis
-        .max_clusters_shape
-        .as_deref()
-        .map(|sh| max_clusters(l, sh));
+    let max_clusters = s.analysis.max_clusters_shape.as_deref().map(|sh| {
+        (watch.note)(&format!(
+            "max clusters of {sh}: placing and checking each count"
+        ));
+        max_clusters_with(l, sh, &mut |n| {
+            (watch.note)(&format!(
+                "max clusters of {sh}: 0 to {} more checked, all pass",
+                n.saturating_sub(1)
+            ));
+            match watch.deadline {
+                Some(d) if std::time::Instant::now() >= d => Flow::Stop,
+                _ => Flow::Go,
+            }
+        })
+    });
+    (watch.note)("the timeline of the teams' requests");
     let (timeline, refused) = timeline(l);
+    (watch.note)("rebuild, risk and warnings");
 
     // Rebuild: the what-if's node loaded with its data, or the placement's fullest node.
     let (rebuild_report, r) = match &s.rebuild {

@@ -1,0 +1,385 @@
+//! One failure re-placed: the displaced VMs restarted greedily as the scheduler would, the
+//! lost replicas re-homed as Longhorn would (`place::replace_lost`), and what is left; the
+//! failure families (pairs, a rack plus a node, a set plus any node) named as `headroom`
+//! reports them. `headroom` checks every failure domain with it; `pruned` only those its
+//! bounds cannot settle.
+
+#[cfg(test)]
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::simulate::place::{BurstIndex, Placement, ScoreIndex, pick_node_indexed, replace_lost};
+
+/// Changed nodes after which a scenario re-indexes room (a sort of every node).
+const REINDEX_AFTER: usize = 64;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Slack {
+    /// Scheduler-visible free share of the surviving hosts after re-placement.
+    pub cpu: f64,
+    pub memory: f64,
+    /// Free share of the surviving hosts' disks (actual data).
+    pub storage: f64,
+}
+
+/// Whether the fleet survives: every VM restarted and every replica re-homed after each
+/// failure that decides the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeadroomVerdict {
+    Pass,
+    Fail,
+}
+
+impl HeadroomVerdict {
+    pub fn from_pass(pass: bool) -> HeadroomVerdict {
+        if pass {
+            HeadroomVerdict::Pass
+        } else {
+            HeadroomVerdict::Fail
+        }
+    }
+
+    pub fn passes(self) -> bool {
+        self == HeadroomVerdict::Pass
+    }
+}
+
+impl std::fmt::Display for HeadroomVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            HeadroomVerdict::Pass => "pass",
+            HeadroomVerdict::Fail => "fail",
+        })
+    }
+}
+
+/// What kind of failure a scenario is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Kind {
+    #[serde(rename = "node")]
+    Node,
+    #[serde(rename = "rack")]
+    Rack,
+    /// A shared power feed: shown as a what-if, outside the verdict.
+    #[serde(rename = "power")]
+    Power,
+    #[serde(rename = "pair")]
+    Pair,
+    #[serde(rename = "node+rack")]
+    NodeAndRack,
+    /// A named failure set of the scenario.
+    #[serde(rename = "set")]
+    Set,
+}
+
+impl Kind {
+    /// Whether a failure of this kind decides the verdict.
+    pub fn decides(self) -> bool {
+        self != Kind::Power
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioResult {
+    pub name: String,
+    pub kind: Kind,
+    pub failed_hosts: usize,
+    #[serde(skip)]
+    pub hosts: Vec<usize>,
+    pub displaced: usize,
+    pub stranded: usize,
+    pub displaced_replicas: usize,
+    pub stranded_replicas: usize,
+    /// Greedy restart stranded VMs that an offline first-fit-decreasing packing places.
+    pub better_packing_exists: bool,
+    pub slack: Slack,
+    /// Largest physical memory of VMs over a surviving host's memory after re-placement.
+    pub memory_commit_peak: f64,
+    /// Most virt-launcher pods on one surviving host after re-placement.
+    pub vm_pods_peak: u32,
+}
+
+impl ScenarioResult {
+    pub fn fails(&self) -> bool {
+        self.stranded > 0 || self.stranded_replicas > 0
+    }
+
+    /// Worst first: most stranded, then least memory slack.
+    pub(crate) fn worse(&self, other: &ScenarioResult) -> std::cmp::Ordering {
+        (other.stranded + other.stranded_replicas)
+            .cmp(&(self.stranded + self.stranded_replicas))
+            .then(self.slack.memory.total_cmp(&other.slack.memory))
+            .then(self.name.cmp(&other.name))
+    }
+}
+
+/// A family of combined failures summarised: how many were checked, how many fail, the
+/// worst few.
+#[derive(Debug, Clone, Serialize)]
+pub struct Combined {
+    pub kind: Kind,
+    pub checked: usize,
+    pub failing: usize,
+    pub worst: Vec<ScenarioResult>,
+}
+
+/// A named failure set, resolved to host indices.
+#[derive(Debug, Clone)]
+pub struct NamedSet {
+    pub name: String,
+    pub hosts: Vec<usize>,
+    pub plus_any_node: bool,
+}
+
+/// Which failures to check beyond every node, rack and power domain.
+#[derive(Debug, Clone, Default)]
+pub struct Spec {
+    pub pairs: bool,
+    pub node_and_rack: bool,
+    pub sets: Vec<NamedSet>,
+}
+
+fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> bool {
+    let mut free = pl.free().clone();
+    let mut order = displaced.to_vec();
+    order.sort_by(|&a, &b| {
+        pl.vms()[b]
+            .mem_req
+            .total_cmp(&pl.vms()[a].mem_req)
+            .then(a.cmp(&b))
+    });
+    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); pl.topo().hosts.len()];
+    'vm: for v in order {
+        let vm = &pl.vms()[v];
+        for (n, &up) in alive.iter().enumerate() {
+            let blocked = vm
+                .group
+                .is_some_and(|g| pl.groups()[n].contains(&g) || extra[n].contains(&g));
+            if up
+                && !blocked
+                && free.cpu[n] >= vm.cpu_req - 1e-9
+                && free.mem[n] >= vm.mem_req - 1e-9
+            {
+                free.cpu[n] -= vm.cpu_req;
+                free.mem[n] -= vm.mem_req;
+                if let Some(g) = vm.group {
+                    extra[n].push(g);
+                }
+                continue 'vm;
+            }
+        }
+        return false;
+    }
+    true
+}
+
+/// Re-place what `failed` hosted.
+pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> ScenarioResult {
+    scenario_in(
+        pl,
+        &BurstIndex::new(pl.topo(), pl.free()),
+        name,
+        kind,
+        failed,
+    )
+}
+
+/// `scenario` with the placement's burst index built once for many scenarios.
+pub(crate) fn scenario_in(
+    pl: &Placement,
+    burst: &BurstIndex,
+    name: &str,
+    kind: Kind,
+    failed: &[usize],
+) -> ScenarioResult {
+    let n = pl.topo().hosts.len();
+    let mut alive = vec![true; n];
+    for &f in failed {
+        alive[f] = false;
+    }
+    let mut free = pl.free().clone();
+    let mut mem_actual = pl.mem_actual().to_vec();
+    let mut pods = pl.pods().to_vec();
+    let mut displaced: Vec<usize> = failed
+        .iter()
+        .flat_map(|&f| pl.vms_on()[f].iter().copied())
+        .collect();
+    if failed.len() > 1 {
+        displaced.sort_unstable();
+        displaced.dedup();
+    }
+    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut stranded = Vec::new();
+    let indexed = pl.scores().is_built();
+    // Hosts whose free CPU and memory changed, and the score index, rebuilt once many have.
+    let mut changed: Vec<usize> = Vec::new();
+    let mut is_changed = vec![false; n];
+    let mut local_scores: Option<ScoreIndex> = None;
+    for &v in &displaced {
+        let vm = &pl.vms()[v];
+        if indexed && changed.len() > REINDEX_AFTER {
+            local_scores = Some(ScoreIndex::new(pl.topo(), &free));
+            for c in changed.drain(..) {
+                is_changed[c] = false;
+            }
+        }
+        let scores = local_scores.as_ref().unwrap_or(pl.scores());
+        match pick_node_indexed(
+            vm,
+            &free,
+            pl.topo(),
+            pl.groups(),
+            &extra,
+            &alive,
+            scores,
+            &changed,
+            &is_changed,
+        ) {
+            Some(h) => {
+                if !is_changed[h] {
+                    is_changed[h] = true;
+                    changed.push(h);
+                }
+                free.cpu[h] -= vm.cpu_req;
+                free.mem[h] -= vm.mem_req;
+                mem_actual[h] += vm.mem_actual;
+                pods[h] += 1;
+                if let Some(g) = vm.group {
+                    extra[h].push(g);
+                }
+            }
+            None => stranded.push(v),
+        }
+    }
+    let better_packing_exists =
+        !stranded.is_empty() && first_fit_decreasing(pl, &alive, &displaced);
+    // Longhorn re-homes each lost replica onto a node that does not hold the volume. Detached
+    // volumes are re-homed too: Longhorn waits until they attach, but the room must exist.
+    let placed = replace_lost(pl, &alive, failed, burst, &mut free);
+    let displaced_replicas = placed.len();
+    let stranded_replicas = placed.iter().filter(|r| r.target.is_none()).count();
+    let (mut ac, mut am, mut fc, mut fm, mut smax, mut sused) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    let (mut commit, mut pods_peak) = (0.0f64, 0u32);
+    for (h, host) in pl.topo().hosts.iter().enumerate() {
+        if !alive[h] {
+            continue;
+        }
+        ac += host.cpu;
+        am += host.mem_gib;
+        fc += free.cpu[h];
+        fm += free.mem[h];
+        for (d, max) in host.disks.iter().enumerate() {
+            smax += max;
+            sused += free.disk[h][d].1;
+        }
+        if host.mem_gib > 0.0 {
+            commit = commit.max(mem_actual[h] / host.mem_gib);
+        }
+        pods_peak = pods_peak.max(pods[h]);
+    }
+    let share = |f: f64, t: f64| if t > 0.0 { f / t } else { 0.0 };
+    ScenarioResult {
+        name: name.to_string(),
+        kind,
+        failed_hosts: failed.len(),
+        hosts: failed.to_vec(),
+        displaced: displaced.len(),
+        stranded: stranded.len(),
+        displaced_replicas,
+        stranded_replicas,
+        better_packing_exists,
+        slack: Slack {
+            cpu: share(fc, ac),
+            memory: share(fm, am),
+            storage: share(smax - sused, smax),
+        },
+        memory_commit_peak: commit,
+        vm_pods_peak: pods_peak,
+    }
+}
+
+/// `combined` by re-placing every scenario: the plain computation the pruned one is
+/// tested against.
+#[cfg(test)]
+pub(crate) fn combined_plain(
+    pl: &Placement,
+    burst: &BurstIndex,
+    kind: Kind,
+    sets: &[(String, Vec<usize>)],
+    keep: usize,
+) -> Combined {
+    let checked = sets.len();
+    let mut all: Vec<ScenarioResult> = sets
+        .par_iter()
+        .map(|(name, hosts)| scenario_in(pl, burst, name, kind, hosts))
+        .collect();
+    let failing = all.iter().filter(|s| s.fails()).count();
+    all.sort_by(ScenarioResult::worse);
+    all.truncate(keep);
+    Combined {
+        kind,
+        checked,
+        failing,
+        worst: all,
+    }
+}
+
+/// The kind of a failure domain, by its name (`Topology::failure_domains`).
+pub(crate) fn domain_kind(name: &str) -> Kind {
+    if name.starts_with("node ") {
+        Kind::Node
+    } else if name.starts_with("rack ") {
+        Kind::Rack
+    } else {
+        Kind::Power
+    }
+}
+
+/// The worst scenarios a family of combined failures keeps.
+pub(crate) const KEEP_WORST: usize = 10;
+
+/// A named set with `plus_any_node`: the set with each node outside it.
+pub(crate) fn plus_any_node(pl: &Placement, set: &NamedSet) -> Vec<(String, Vec<usize>)> {
+    let host = |h: usize| pl.topo().hosts[h].name.as_str();
+    (0..pl.topo().hosts.len())
+        .filter(|h| !set.hosts.contains(h))
+        .map(|h| {
+            let mut hs = set.hosts.clone();
+            hs.push(h);
+            hs.sort_unstable();
+            (format!("{} + node {}", set.name, host(h)), hs)
+        })
+        .collect()
+}
+
+/// Every pair of nodes.
+pub(crate) fn pairs(pl: &Placement) -> Vec<(String, Vec<usize>)> {
+    let n = pl.topo().hosts.len();
+    let host = |h: usize| pl.topo().hosts[h].name.as_str();
+    (0..n)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .map(|(a, b)| (format!("nodes {} + {}", host(a), host(b)), vec![a, b]))
+        .collect()
+}
+
+/// Every rack of `domains` with each node outside it.
+pub(crate) fn rack_and_node(
+    pl: &Placement,
+    domains: &[(String, Vec<usize>)],
+) -> Vec<(String, Vec<usize>)> {
+    let n = pl.topo().hosts.len();
+    let host = |h: usize| pl.topo().hosts[h].name.as_str();
+    domains
+        .iter()
+        .filter(|(name, _)| name.starts_with("rack "))
+        .flat_map(|(name, hs)| {
+            (0..n).filter(|h| !hs.contains(h)).map(move |h| {
+                let mut all = hs.clone();
+                all.push(h);
+                all.sort_unstable();
+                (format!("{name} + node {}", host(h)), all)
+            })
+        })
+        .collect()
+}
