@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::config::AdmitConfig;
 use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::simulate::open_study;
+use super::study::open_study;
 use super::term;
 use crate::report;
 use crate::simulate::{questions, scenario};

@@ -22,6 +22,7 @@ pub(crate) mod serve;
 pub(crate) mod simulate;
 pub(crate) mod ssh;
 pub(crate) mod status;
+mod study;
 pub(crate) mod term;
 
 pub use dispatch::{main, run};

@@ -1,46 +1,18 @@
-//! `rackplan simulate`: open the study, answer the review (or the drain), hand it to
-//! `report/`, write the charts and the review report.
+//! `rackplan simulate`: open the study, answer the review (or the drain, or the rolling
+//! upgrade), hand it to `report/`, write the charts and the review report.
 
 use std::path::Path;
 
 use super::config::{ReportFormat, SimulateConfig, SimulateFlags};
 use super::ctx::Ctx;
 use super::error::{Error, exit};
+use super::study::open_study;
 use super::term;
 use crate::files::fsio::{self, Mode};
 use crate::report;
+use crate::simulate::report::Provenance;
 use crate::simulate::scenario::RebuildWhatIf;
-use crate::simulate::{ScenarioInput, Study, StudyInput, questions};
-
-/// The study `simulate` and `admit` open: the scenario from a file or standard input.
-pub(crate) fn open_study(
-    scenario: Option<&Path>,
-    site: Option<&Path>,
-    dump: Option<&Path>,
-    rebuild_what_if: Option<RebuildWhatIf>,
-) -> Result<Study, Error> {
-    let stdin;
-    let scenario = match scenario {
-        Some(f) if f == Path::new("-") => {
-            stdin = term::read_stdin("the scenario")?;
-            ScenarioInput::Text {
-                name: Path::new("<stdin>"),
-                text: &stdin,
-            }
-        }
-        Some(f) => ScenarioInput::File(f),
-        None => ScenarioInput::None,
-    };
-    let progress = dump.map(|d| term::spinner(&format!("reading {}", d.display())));
-    let study = Study::open(&StudyInput {
-        scenario,
-        site,
-        dump,
-        rebuild_what_if,
-    });
-    drop(progress);
-    Ok(study?)
-}
+use crate::simulate::{Study, questions};
 
 fn write_report(
     path: &Path,
@@ -111,7 +83,12 @@ pub(crate) fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
     );
     drop(steps);
     let newest = r.live.as_ref().and_then(|l| l.newest_object.clone());
-    r.provenance = Some(provenance(&cfg, newest));
+    r.provenance = Some(Provenance::of_run(
+        cfg.scenario.as_deref(),
+        cfg.dump.as_deref(),
+        cfg.site.as_deref(),
+        newest,
+    ));
     if let Some(dir) = &cfg.plot {
         for (name, body) in report::charts::plots(&r) {
             fsio::write_atomic(&dir.join(name), body.as_bytes(), Mode::Public)?;
@@ -150,7 +127,12 @@ fn upgrade(cfg: &SimulateConfig, study: &Study, order: &[String], ctx: &Ctx) -> 
         let mut r = questions::review(study);
         drop(progress);
         let newest = r.live.as_ref().and_then(|l| l.newest_object.clone());
-        r.provenance = Some(provenance(cfg, newest));
+        r.provenance = Some(Provenance::of_run(
+            cfg.scenario.as_deref(),
+            cfg.dump.as_deref(),
+            cfg.site.as_deref(),
+            newest,
+        ));
         r.upgrade = Some(u.clone());
         write_report(path, *format, &r)?;
     }
@@ -163,32 +145,4 @@ fn upgrade(cfg: &SimulateConfig, study: &Study, order: &[String], ctx: &Ctx) -> 
         }
     }
     Ok(if u.clean { exit::OK } else { exit::FINDINGS })
-}
-
-/// The report's header: now, this rackplan, and each input with its time and digest.
-fn provenance(
-    cfg: &SimulateConfig,
-    dump_newest: Option<String>,
-) -> crate::simulate::report::Provenance {
-    use crate::files::provenance::describe;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let mut inputs = Vec::new();
-    if let Some(p) = &cfg.scenario {
-        inputs.push(describe("scenario", p));
-    }
-    if let Some(p) = &cfg.dump {
-        let mut d = describe("dump", p);
-        d.newest_object = dump_newest;
-        inputs.push(d);
-    }
-    if let Some(p) = &cfg.site {
-        inputs.push(describe("site", p));
-    }
-    crate::simulate::report::Provenance {
-        generated_at: crate::clock::rfc3339(now),
-        rackplan: env!("CARGO_PKG_VERSION").to_string(),
-        inputs,
-    }
 }

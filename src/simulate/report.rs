@@ -270,3 +270,36 @@ pub struct Provenance {
     pub(crate) rackplan: String,
     pub(crate) inputs: Vec<crate::files::provenance::InputFile>,
 }
+
+impl Provenance {
+    /// Now, this rackplan, and each input with its modification time and digest; a dump
+    /// also with its newest object timestamp.
+    pub(crate) fn of_run(
+        scenario: Option<&std::path::Path>,
+        dump: Option<&std::path::Path>,
+        site: Option<&std::path::Path>,
+        dump_newest: Option<String>,
+    ) -> Provenance {
+        use crate::files::provenance::describe;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let mut inputs = Vec::new();
+        if let Some(p) = scenario {
+            inputs.push(describe("scenario", p));
+        }
+        if let Some(p) = dump {
+            let mut d = describe("dump", p);
+            d.newest_object = dump_newest;
+            inputs.push(d);
+        }
+        if let Some(p) = site {
+            inputs.push(describe("site", p));
+        }
+        Provenance {
+            generated_at: crate::clock::rfc3339(now),
+            rackplan: env!("CARGO_PKG_VERSION").to_string(),
+            inputs,
+        }
+    }
+}
