@@ -503,6 +503,7 @@ fn boot_requests_per_vendor_through_the_replay_server() {
     let mut args: Vec<&str> = hosts.iter().flat_map(|h| ["--node", *h]).collect();
     let (code, v) = boot(&site, &args);
     assert_eq!(code, 0, "{v:#}");
+    crate::output_schemas::assert_valid("boot", &v);
     assert_eq!(v["dry_run"], true);
     for b in &fleet.bmcs {
         assert!(
@@ -519,6 +520,7 @@ fn boot_requests_per_vendor_through_the_replay_server() {
     args.extend(["--yes", "--restart-running", "--wait", "5"]);
     let (code, v) = boot(&site, &args);
     assert_eq!(code, 3, "{v:#}");
+    crate::output_schemas::assert_valid("boot", &v);
     for n in v["nodes"].as_array().unwrap() {
         assert!(
             n["error"]

@@ -66,6 +66,7 @@ fn this_machine_is_inventoried_over_real_ssh() {
         ],
     );
     assert_eq!(code, 0, "{v:#}");
+    crate::output_schemas::assert_valid("discover-ssh", &v);
     assert_eq!(v["hosts"][0]["host_key"], "learned");
     let node = &v["nodes"][0];
     // Compare with what the machine says directly.

@@ -17,7 +17,7 @@ use super::serve::state_file::{self, StateError};
 /// it, so this holds some 5,000 nodes.
 pub(crate) const MAX_STATUS_BYTES: usize = 8 * 1024 * 1024;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub(crate) struct NodeState {
     pub(crate) hostname: String,
     pub(crate) node: String,
@@ -26,7 +26,7 @@ pub(crate) struct NodeState {
     pub(crate) at: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub(crate) struct Status {
     /// The server asked.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -12,7 +12,7 @@ use crate::report;
 
 /// `rackplan docs [--out DIR] [--check]`; `json`: the outcome as JSON (`--output json`).
 pub(crate) fn run(out: &Path, check: bool, json: bool) -> Result<u8, Error> {
-    let files = crate::docs::generate(&Cli::command());
+    let files = crate::docs::generate(&Cli::command(), &super::outputs::output_schemas());
     let outcome = |drifted: Vec<String>, written: bool| report::docs::DocsOutcome {
         dir: out.display().to_string(),
         files: files.len(),

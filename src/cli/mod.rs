@@ -16,6 +16,7 @@ mod dispatch;
 pub(crate) mod docs;
 pub(crate) mod error;
 pub(crate) mod init;
+mod outputs;
 pub(crate) mod plan;
 pub(crate) mod render;
 pub(crate) mod serve;

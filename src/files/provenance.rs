@@ -7,7 +7,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 /// One input of an answer.
-#[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, serde::Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct InputFile {
     /// What it is: `scenario`, `dump`, `site`.
     pub(crate) role: String,

@@ -31,7 +31,7 @@ impl Object {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Node {
     pub name: String,
     /// Allocatable CPU, millicores (the scheduler's view).
@@ -58,7 +58,7 @@ pub struct Node {
     pub labels: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Vmi {
     pub(crate) namespace: String,
     pub(crate) name: String,
@@ -102,7 +102,7 @@ impl Vmi {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Vm {
     pub(crate) namespace: String,
     pub(crate) name: String,
@@ -116,7 +116,7 @@ pub struct Vm {
     pub(crate) maintain_strategy: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct LonghornDisk {
     pub(crate) name: String,
     pub(crate) uuid: Option<String>,
@@ -132,7 +132,7 @@ pub struct LonghornDisk {
     pub(crate) tags: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct LonghornNode {
     pub(crate) name: String,
     pub(crate) allow_scheduling: bool,
@@ -145,7 +145,7 @@ pub struct LonghornNode {
     pub(crate) tags: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Volume {
     pub(crate) name: String,
     pub size: Option<f64>,
@@ -161,7 +161,7 @@ pub struct Volume {
     pub(crate) disk_selector: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Replica {
     pub(crate) name: String,
     pub(crate) volume: Option<String>,
@@ -171,20 +171,20 @@ pub struct Replica {
 }
 
 /// Settings by name: Longhorn's and Harvester's (an empty Harvester value means its default).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Settings {
     pub longhorn: BTreeMap<String, String>,
     pub(crate) harvester: BTreeMap<String, String>,
 }
 
 /// A kind the dump does not hold, and which analysis needs it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Missing {
     pub kind: &'static str,
     pub(crate) needed_for: &'static str,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct LiveState {
     pub nodes: Vec<Node>,
     pub(crate) vms: Vec<Vm>,

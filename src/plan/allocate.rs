@@ -17,7 +17,7 @@ use crate::profile::Role;
 
 /// How a node's installer brings it into the cluster: the one `cluster_init` node creates
 /// it, every other node joins through the VIP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InstallMode {
     Create,
@@ -34,7 +34,7 @@ impl std::fmt::Display for InstallMode {
 }
 
 /// What happened to one node in this plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Change {
     Added,
@@ -49,7 +49,7 @@ pub enum Change {
     Released,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PlannedNode {
     #[serde(flatten)]
     pub(crate) allocation: Allocation,
@@ -58,14 +58,14 @@ pub struct PlannedNode {
     pub(crate) change: Change,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct StorageSizing {
     pub(crate) range: String,
     pub(crate) needed: u64,
     pub(crate) usable: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PlanOutcome {
     #[serde(skip)]
     pub(crate) lock: Lock,

@@ -18,7 +18,7 @@ use crate::profile::{Profiles, Role};
 /// Harvester runs three control-plane (etcd) nodes.
 pub(crate) const MANAGEMENT_NODES: usize = 3;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RoleSource {
     Annotation,
@@ -26,7 +26,7 @@ pub enum RoleSource {
     Inferred,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RoleDecision {
     pub(crate) role: Role,
     pub(crate) source: RoleSource,

@@ -45,7 +45,7 @@ fn count_nodes(f: &[Finding]) -> usize {
 }
 
 /// One generated file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct OutputFile {
     /// Path relative to the output directory.
     pub(crate) path: String,
@@ -57,7 +57,7 @@ pub(crate) struct OutputFile {
     pub(crate) bytes: Vec<u8>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct RenderOutcome {
     pub(crate) out_dir: String,
     pub(crate) files: Vec<OutputFile>,

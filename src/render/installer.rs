@@ -40,7 +40,7 @@ fn string_map<'de, D: Deserializer<'de>>(
     }))
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HarvesterConfig {
     #[serde(
@@ -68,7 +68,7 @@ pub struct HarvesterConfig {
     pub(crate) system_settings: Option<BTreeMap<String, String>>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Os {
     #[serde(
@@ -143,7 +143,7 @@ pub struct Os {
     pub(crate) additional_kernel_arguments: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteFile {
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -158,7 +158,7 @@ pub struct WriteFile {
     pub(crate) permissions: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sshd {
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -171,7 +171,7 @@ pub struct Sshd {
     pub(crate) disable_password_auth: Option<bool>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Install {
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -274,7 +274,7 @@ pub struct Install {
     pub(crate) harvester: Option<HarvesterChartValues>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Network {
     #[serde(default)]
@@ -304,7 +304,7 @@ pub struct Network {
     pub default_route: Option<bool>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkInterface {
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -318,7 +318,7 @@ pub struct NetworkInterface {
     pub(crate) hw_addr: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Webhook {
     pub event: String,
@@ -339,14 +339,14 @@ pub struct Webhook {
     pub(crate) basic_auth: Option<BasicAuth>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BasicAuth {
     pub(crate) user: String,
     pub(crate) password: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Addon {
     #[serde(default)]
@@ -355,7 +355,7 @@ pub struct Addon {
     pub(crate) values_content: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HarvesterChartValues {
     #[serde(
@@ -368,7 +368,7 @@ pub struct HarvesterChartValues {
     pub(crate) longhorn: Option<LonghornValues>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StorageClassValues {
     #[serde(
@@ -379,7 +379,7 @@ pub struct StorageClassValues {
     pub(crate) replica_count: Option<u32>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LonghornValues {
     #[serde(
@@ -392,7 +392,7 @@ pub struct LonghornValues {
 
 /// These keys are camelCase only: the installer's snake_case mapping would turn `CPU` into
 /// `c_p_u`, so the docs write them in camelCase and so do we.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LonghornDefaultSettings {
     #[serde(

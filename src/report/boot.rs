@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::bootstrap::boot::run::NodeResult;
 
 /// `boot --output json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub(crate) struct BootJson<'a> {
     pub(crate) dry_run: bool,
     pub(crate) nodes: &'a [NodeResult],

@@ -9,7 +9,7 @@ use crate::plan::check::CheckReport;
 use crate::plan::roles::RoleDecision;
 use crate::plan::{Finding, Severity};
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct CheckJson<'a> {
     pub(crate) ok: bool,
     pub(crate) errors: usize,

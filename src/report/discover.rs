@@ -157,7 +157,7 @@ pub(crate) fn discovery_table(outcomes: &[BmcOutcome], merge: &MergeReport) -> S
 }
 
 /// The merge of a discovery into nodes.yaml, for JSON.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub(crate) struct MergeJson<'a> {
     pub(crate) added: &'a [String],
     pub(crate) updated: &'a [String],
@@ -190,7 +190,7 @@ pub fn progress_line(o: &BmcOutcome) -> String {
 }
 
 /// `discover redfish --output json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub(crate) struct RedfishJson<'a> {
     pub(crate) nodes: Vec<&'a Node>,
     pub(crate) bmcs: &'a [BmcOutcome],
@@ -214,7 +214,7 @@ impl<'a> RedfishJson<'a> {
 }
 
 /// `discover ssh --output json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub(crate) struct SshJson<'a> {
     pub(crate) nodes: Vec<&'a Node>,
     pub(crate) hosts: &'a [HostOutcome],

@@ -22,7 +22,7 @@ pub(crate) fn written_text(dir: &Path, total: usize) -> String {
 
 /// `docs` and `docs --check` as JSON: the folder, how many files the code generates, the
 /// drifted ones (with `--check`) and whether they were written.
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub(crate) struct DocsOutcome {
     pub(crate) dir: String,
     pub(crate) files: usize,

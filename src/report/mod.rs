@@ -28,4 +28,4 @@ mod wrap;
 pub use grid::set_plain;
 pub use grid::set_width;
 pub use grid::wrap_prose_at;
-pub(crate) use grid::{Style, json, json_line, style, table, wrap_prose};
+pub(crate) use grid::{SCHEMA_VERSION, Style, json, json_line, style, table, wrap_prose};

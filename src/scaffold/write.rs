@@ -39,7 +39,7 @@ pub(crate) struct Request<'a> {
 }
 
 /// What `init` did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct Outcome {
     pub(crate) dir: String,
     pub(crate) written: Vec<String>,

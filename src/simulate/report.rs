@@ -10,7 +10,7 @@ use crate::simulate::failure::restart::Restart;
 use crate::simulate::failure::risk::{Rate, RiskResult};
 use crate::simulate::fleet::{Assumption, LiveSummary};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     pub(crate) scenario: String,
     /// Fail when a failure that decides the verdict strands a VM or a replica, or when the
@@ -49,7 +49,7 @@ pub struct Report {
     pub upgrade: Option<crate::simulate::questions::UpgradeReport>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Warning {
     /// A stable identifier: vms-per-cluster, pods-per-node, rebuild-share,
     /// rebuild-limit-fallback, memory-overcommit, rebuild-source-load, rebuild-abort-limit,
@@ -58,7 +58,7 @@ pub struct Warning {
     pub(crate) message: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MaxClusters {
     pub(crate) shape: String,
     /// The largest n such that every count of additional clusters from 0 to n passes;
@@ -78,7 +78,7 @@ pub struct MaxClusters {
     pub(crate) curve: Vec<(u32, Slack, HeadroomVerdict)>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[allow(clippy::struct_field_names)] // `month` is the JSON's field name
 pub struct Month {
     pub(crate) month: String,
@@ -87,7 +87,7 @@ pub struct Month {
     pub(crate) min_slack: Slack,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Refusal {
     pub(crate) team: String,
     pub(crate) shape: String,
@@ -95,7 +95,7 @@ pub struct Refusal {
     pub(crate) reason: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RebuildReport {
     pub(crate) failed_node: String,
     /// Set when the scenario's rebuild what-if loaded the node with this much data.
@@ -143,7 +143,7 @@ pub struct RebuildReport {
 pub(crate) const NO_VOLUMES: &str = "no volumes: rebuild and data-loss risk do not apply";
 
 /// The receiving side of one rack.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RackLoad {
     pub(crate) rack: String,
     /// Its nodes that receive replicas, and its nodes that may (up, schedulable).
@@ -156,7 +156,7 @@ pub struct RackLoad {
 }
 
 /// The rebuild at the scenario's limit under the other disk rule.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct OtherRule {
     pub(crate) longhorn: String,
     pub(crate) placement_rule: String,
@@ -164,7 +164,7 @@ pub struct OtherRule {
     pub(crate) bottleneck: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RiskReport {
     /// Set (to `NO_VOLUMES`) when the fleet has no volume; the figures are then absent.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -173,7 +173,7 @@ pub struct RiskReport {
     pub(crate) figures: Option<RiskFigures>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RiskFigures {
     #[serde(flatten)]
     pub estimate: RiskResult,
@@ -190,7 +190,7 @@ pub struct RiskFigures {
 
 /// The Markov chain of one replica group (capacity model, section 4.1) next to the fixed
 /// window the model uses, for one group of 3 nodes at this window.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MarkovNote {
     /// Losses per year of one 3-node group: fixed windows, as the model uses; the Markov
     /// chain with one repair at a time (the documented formula); and the Markov chain with
@@ -201,21 +201,21 @@ pub struct MarkovNote {
     pub(crate) explanation: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ByReplicas {
     pub(crate) replicas: u32,
     pub data_loss: Rate,
 }
 
 /// One figure with how it was obtained.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Estimate {
     pub value: f64,
     /// `exact` (every failure set enumerated) or `independence approximation`.
     pub method: &'static str,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Correlated {
     pub failed_nodes: u32,
     pub(crate) trials: u32,
@@ -238,7 +238,7 @@ pub struct Correlated {
     pub(crate) not_compared: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct AddNodes {
     /// The node class (or, with a site fleet, the host) the new nodes copy.
     pub(crate) like: String,
@@ -247,14 +247,14 @@ pub struct AddNodes {
     pub(crate) racks: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RemoveClusters {
     pub(crate) shape: String,
     pub(crate) count: u32,
 }
 
 /// The smallest changes found that pass, each by placing and checking again.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Fix {
     /// `None`: no count up to `searched_nodes` passes.
     pub(crate) add_nodes: Option<AddNodes>,
@@ -264,7 +264,7 @@ pub struct Fix {
 }
 
 /// When, by which rackplan, and from which inputs a report was made.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Provenance {
     pub(crate) generated_at: String,
     pub(crate) rackplan: String,

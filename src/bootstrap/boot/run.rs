@@ -13,7 +13,7 @@ use crate::redfish::client::Limits;
 use crate::redfish::connect::open;
 
 /// What happened at one node.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct NodeResult {
     pub(crate) node: String,
     pub(crate) bmc: String,

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::redfish::client::BmcClient;
 use crate::redfish::fetch::{Fetch, link};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct Step {
     pub(crate) method: &'static str,
     pub(crate) path: String,
@@ -19,14 +19,14 @@ pub(crate) struct Step {
     pub(crate) why: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Action {
     Boot,
     Eject,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct Plan {
     pub(crate) system: String,
     pub(crate) vendor: String,

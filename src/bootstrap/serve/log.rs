@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 /// One line of the request log.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct LogLine {
     pub(crate) client: String,
     pub(crate) method: String,
@@ -32,7 +32,7 @@ impl LogLine {
 }
 
 /// A log entry: a request, or a problem of the server itself.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum LogEntry {
     Request(LogLine),

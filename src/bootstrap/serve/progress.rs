@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 pub(crate) const MAX_EVENTS: usize = 16;
 
 /// What happened to a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum InstallEvent {
     /// `/ipxe` handed the node its script with a one-time config token.
@@ -58,7 +58,7 @@ impl InstallEvent {
 }
 
 /// Where a node's install stands: decided by the installer's last webhook alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InstallState {
     Waiting,
@@ -78,7 +78,7 @@ impl InstallState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Event {
     pub event: InstallEvent,
@@ -87,7 +87,7 @@ pub struct Event {
 }
 
 /// One node's record, under its hostname.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeProgress {
     /// The node id (system serial) the hostname was planned for when this was recorded.

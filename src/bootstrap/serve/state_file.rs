@@ -69,7 +69,7 @@ impl From<InputError> for StateError {
 }
 
 /// The file as written.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct StateDoc {
     version: u32,

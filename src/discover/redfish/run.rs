@@ -42,7 +42,7 @@ impl Default for Options {
 }
 
 /// What happened at one BMC.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct BmcOutcome {
     /// The address as written in bmcs.yaml.
     pub(crate) address: String,

@@ -101,7 +101,7 @@ impl HostSpec {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct HostOutcome {
     pub(crate) address: String,
     pub(crate) ok: bool,

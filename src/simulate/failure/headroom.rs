@@ -19,7 +19,7 @@ pub use super::replace::{
 };
 use super::replace::{KEEP_WORST, domain_kind, pairs, plus_any_node, rack_and_node, scenario_in};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Headroom {
     pub verdict: HeadroomVerdict,
     /// What the "25 % free" rule of thumb says, for comparison.

@@ -13,7 +13,7 @@ use crate::simulate::place::{BurstIndex, Placement, ScoreIndex, pick_node_indexe
 /// Changed nodes after which a scenario re-indexes room (a sort of every node).
 const REINDEX_AFTER: usize = 64;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Slack {
     /// Scheduler-visible free share of the surviving hosts after re-placement.
     pub cpu: f64,
@@ -24,7 +24,7 @@ pub struct Slack {
 
 /// Whether the fleet survives: every VM restarted and every replica re-homed after each
 /// failure that decides the verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum HeadroomVerdict {
     Pass,
@@ -55,7 +55,7 @@ impl std::fmt::Display for HeadroomVerdict {
 }
 
 /// What kind of failure a scenario is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum Kind {
     #[serde(rename = "node")]
     Node,
@@ -80,7 +80,7 @@ impl Kind {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ScenarioResult {
     pub name: String,
     pub kind: Kind,
@@ -116,7 +116,7 @@ impl ScenarioResult {
 
 /// A family of combined failures summarised: how many were checked, how many fail, the
 /// worst few.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Combined {
     pub kind: Kind,
     pub checked: usize,

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::simulate::scenario::{ForceResetPolicy, Platform, default_policy, version};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Restart {
     /// Seconds from host failure to the VM running elsewhere; `None`: VMs are not restarted
     /// elsewhere and stay down until their host is back.

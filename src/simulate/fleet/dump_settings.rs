@@ -5,7 +5,7 @@ use crate::live::LiveState;
 use crate::simulate::scenario::Platform;
 
 /// One input of an analysis, its value and where it came from, for the assumptions table.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct Assumption {
     pub input: String,
     pub value: String,

@@ -444,7 +444,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
 }
 
 /// What the dump held and what it could not answer, for the report's first section.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct LiveSummary {
     pub(crate) source: String,
     pub(crate) nodes: usize,

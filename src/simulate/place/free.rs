@@ -46,7 +46,7 @@ impl Free {
 
 /// How Longhorn chooses among the disks a new replica may go on
 /// (`scheduler/replica_scheduler.go` `scheduleReplicaToDisk`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiskChoice {
     /// Up to v1.10: the disk with the most `storageAvailable - storageReserved`

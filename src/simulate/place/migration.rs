@@ -26,7 +26,7 @@
 use serde::Serialize;
 
 /// The migration settings KubeVirt runs under.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MigrationConfig {
     pub parallel_per_cluster: u32,
     pub parallel_outbound_per_node: u32,

@@ -17,7 +17,7 @@ use crate::simulate::failure::headroom::{self, HeadroomVerdict, ScenarioResult};
 use crate::simulate::scenario::{self, Pool, Request};
 use crate::simulate::study::Study;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Quota {
     /// vCPU the team's active requests hold.
     pub(crate) used: f64,
@@ -29,7 +29,7 @@ pub struct Quota {
 }
 
 /// A failure the fleet with the request does not survive.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Stranding {
     pub(crate) failure: String,
     pub(crate) kind: headroom::Kind,
@@ -37,7 +37,7 @@ pub struct Stranding {
     pub(crate) stranded_replicas: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Decision {
     pub admitted: bool,
     /// Why not, in the approver's words; empty when admitted.

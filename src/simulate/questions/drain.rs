@@ -12,7 +12,7 @@ use crate::simulate::fleet::LiveFleet;
 use crate::simulate::place::{Placement, pick_node};
 use crate::simulate::study::Study;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct Move {
     pub(crate) vm: String,
     pub(crate) from: String,
@@ -22,7 +22,7 @@ pub(crate) struct Move {
     pub(crate) how: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct FurtherFailure {
     pub(crate) node: String,
     pub(crate) stranded_vms: usize,
@@ -31,7 +31,7 @@ pub(crate) struct FurtherFailure {
     pub(crate) volumes_without_replica: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct DrainReport {
     pub(crate) nodes: Vec<String>,
     /// Every VM that must move has a target and no volume loses its last healthy replica.

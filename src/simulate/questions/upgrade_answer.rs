@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::simulate::place::MigrationConfig;
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct VmFate {
     pub vm: String,
     pub to: Option<String>,
@@ -20,7 +20,7 @@ pub struct VmFate {
     pub again: bool,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct NextFailure {
     pub node: String,
     pub stranded_vms: usize,
@@ -28,14 +28,14 @@ pub struct NextFailure {
 }
 
 /// A stretch of a step on the timeline: `migrate`, `evict`, `upgrade`, `resync`, `rebuild`.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Segment {
     pub kind: String,
     pub start_s: f64,
     pub seconds: f64,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Step {
     pub node: String,
     /// `management`, `worker` or `witness`.
@@ -65,7 +65,7 @@ pub struct Step {
     pub segments: Vec<Segment>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Blocker {
     /// The step's node; `None`: before the upgrade starts.
     pub node: Option<String>,
@@ -75,7 +75,7 @@ pub struct Blocker {
     pub fix: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct BetterOrder {
     pub order: Vec<String>,
     /// How it was found, and whether it keeps Harvester's tiers (management first).
@@ -87,7 +87,7 @@ pub struct BetterOrder {
     pub saves_degraded_s: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct UpgradeReport {
     /// The fleet: `the running fleet in DUMP` or the scenario's.
     pub fleet: String,

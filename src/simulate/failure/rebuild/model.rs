@@ -49,7 +49,7 @@ pub struct RebuildInput {
 
 /// What one receiving node took: its replicas, their data, and when its last one was done
 /// (transfer seconds after the rebuilds began; `None`: some never completes).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NodeLoad {
     pub node: String,
     pub(crate) rack: String,
@@ -59,13 +59,13 @@ pub struct NodeLoad {
 }
 
 /// How long one volume ran without its full replica count; `None`: it never got it back.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Window {
     pub(crate) volume: usize,
     pub(crate) hours: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RebuildResult {
     pub(crate) limit: u32,
     /// `None` when some replica is never rebuilt; `never` says why.

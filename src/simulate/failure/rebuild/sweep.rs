@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::model::{RebuildInput, simulate};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SweepPoint {
     pub(crate) limit: u32,
     /// `None`: full redundancy is never restored at this limit.
@@ -15,7 +15,7 @@ pub struct SweepPoint {
     pub(crate) peak_disk_share: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct Recommendation {
     /// `None` when no limit from 1 to 8 restores full redundancy.
     pub(crate) limit: Option<u32>,

@@ -52,7 +52,7 @@ pub(crate) enum Counted {
     All,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Stratum {
     /// Clusters of failures in progress when the event arrives.
     pub in_progress: u32,
@@ -64,7 +64,7 @@ pub struct Stratum {
     pub per_year: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct RareEstimate {
     /// Expected loss (or unavailability) starts per year.
     pub(crate) per_year: f64,

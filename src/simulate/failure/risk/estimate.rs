@@ -14,7 +14,7 @@ pub(crate) const PLAIN: &str = "plain Monte Carlo (trials of simulated years)";
 pub(crate) const EXACT_EXPECTATION: &str = "exact expectation";
 
 /// Expected starts per year of a loss (or an unavailability), with its 95 % interval.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Rate {
     pub per_year: f64,
     pub ci95: [f64; 2],
@@ -34,7 +34,7 @@ impl Rate {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RiskResult {
     /// The stochastic model.
     pub(crate) model: String,
