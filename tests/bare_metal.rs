@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use crate::redfish_mockups::run_discovery;
 use crate::support::Site;
 use crate::support::replay::{BmcSpec, Fleet};
-use crate::support::sushy::{mockup, mockup_names};
+use crate::support::sushy::{mockup, mockup_names, write_bmcs};
 
 /// What each capture's drives must yield: (capture, disk id, expected). `Ok(path)` is the
 /// name udev gives the drive, written here by hand from the capture's own fields:
@@ -338,11 +338,7 @@ fn reformatted_models_are_doubts_and_script_characters_are_warned_at_discovery()
     ));
     let fleet = Fleet::start(vec![spec]);
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bmcs.yaml"),
-        format!("bmcs:\n  - address: \"{}\"\n", fleet.bmcs[0].url()),
-    )
-    .unwrap();
+    write_bmcs(dir.path(), &[fleet.bmcs[0].url()]);
     let (code, v, _) = run_discovery(dir.path(), &[]);
     assert_eq!(code, 0);
     let warned = v["bmcs"][0]["distrusted"].as_array().unwrap();

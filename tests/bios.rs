@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::redfish_mockups::run_discovery;
 use crate::support::replay::{BmcSpec, Fleet};
-use crate::support::sushy::mockup;
+use crate::support::sushy::{mockup, write_bmcs};
 
 /// The Intel S2600BPB has VT-x and VT-d switched off as integers with no registry: check
 /// says which attributes to look at (warning for VT-x, which Harvester needs; VT-d told),
@@ -23,11 +23,7 @@ fn the_intel_board_yields_the_vtx_and_vtd_findings() {
             .unwrap()
     };
     assert!(run(&["init", "lab"]).status.success());
-    std::fs::write(
-        site.join("bmcs.yaml"),
-        format!("bmcs:\n  - address: \"{}\"\n", fleet.bmcs[0].url()),
-    )
-    .unwrap();
+    write_bmcs(&site, &[fleet.bmcs[0].url()]);
     assert!(
         run(&["discover", "redfish", "--site", "lab"])
             .status
@@ -103,11 +99,7 @@ fn bios_settings_that_are_off_say_what_to_set() {
         .push((bios.into(), "/Attributes/BootMode".into(), json!("Bios")));
     let fleet = Fleet::start(vec![spec]);
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bmcs.yaml"),
-        format!("bmcs:\n  - address: \"{}\"\n", fleet.bmcs[0].url()),
-    )
-    .unwrap();
+    write_bmcs(dir.path(), &[fleet.bmcs[0].url()]);
     let (code, v, _) = run_discovery(dir.path(), &[]);
     assert_eq!(code, 0);
     let b = &v["nodes"][0]["bios"];

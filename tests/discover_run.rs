@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::sushy::{Sushy, mockup};
+use crate::support::sushy::{Sushy, mockup, write_bmcs};
 
 fn discover(dir: &std::path::Path, json: bool) -> (i32, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rackplan"));
@@ -33,14 +33,10 @@ fn a_held_site_stops_discovery_before_any_request() {
     let bmc = TcpListener::bind("127.0.0.1:0").unwrap();
     bmc.set_nonblocking(true).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bmcs.yaml"),
-        format!(
-            "bmcs:\n  - address: \"http://{}\"\n",
-            bmc.local_addr().unwrap()
-        ),
-    )
-    .unwrap();
+    write_bmcs(
+        dir.path(),
+        &[format!("http://{}", bmc.local_addr().unwrap())],
+    );
     let _held = rackplan::files::sitelock::SiteLock::acquire(dir.path(), Duration::ZERO).unwrap();
     let (code, _, stderr) = discover(dir.path(), false);
     assert_eq!(code, 2, "{stderr}");
@@ -58,13 +54,7 @@ fn nodes_whose_bmc_left_bmcs_yaml_are_kept_and_named() {
     let dell = Sushy::start(&mockup("dell-poweredge-r750-idrac9-6.00"), None);
     let lenovo = Sushy::start(&mockup("lenovo-thinksystem-sr670v2-xcc"), None);
     let dir = tempfile::tempdir().unwrap();
-    let bmcs = |urls: &[String]| {
-        let mut text = String::from("bmcs:\n");
-        for u in urls {
-            text.push_str(&format!("  - address: \"{u}\"\n"));
-        }
-        std::fs::write(dir.path().join("bmcs.yaml"), text).unwrap();
-    };
+    let bmcs = |urls: &[String]| write_bmcs(dir.path(), urls);
     bmcs(&[dell.url(), lenovo.url()]);
     let (code, out, err) = discover(dir.path(), false);
     assert_eq!(code, 0, "{out}{err}");

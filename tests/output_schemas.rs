@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::sushy::{Sushy, mockup};
+use crate::support::sushy::{Sushy, mockup, write_bmcs};
 use crate::support::{Site, repo};
 
 fn validator(name: &str) -> jsonschema::Validator {
@@ -82,11 +82,7 @@ fn every_command_output_validates_against_its_schema() {
 fn discovery_output_validates_against_its_schema() {
     let dell = Sushy::start(&mockup("dell-poweredge-r750-idrac9-6.00"), None);
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bmcs.yaml"),
-        format!("bmcs:\n  - address: \"{}\"\n", dell.url()),
-    )
-    .unwrap();
+    write_bmcs(dir.path(), &[dell.url()]);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"))
         .args(["--output", "json", "discover", "redfish", "--site"])
         .arg(dir.path())

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::sushy::{Sushy, mockup};
+use crate::support::sushy::{Sushy, mockup, write_bmcs};
 use crate::support::{Site, repo};
 
 /// The JSON document's shape: every key with the type of its value, arrays by their first
@@ -93,15 +93,7 @@ fn discovery_of_two_mockups_table_and_json_shape() {
     let dell = Sushy::start(&mockup("dell-poweredge-r750-idrac9-6.00"), None);
     let lenovo = Sushy::start(&mockup("lenovo-thinksystem-sr670v2-xcc"), None);
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bmcs.yaml"),
-        format!(
-            "bmcs:\n  - address: \"{}\"\n  - address: \"{}\"\n",
-            dell.url(),
-            lenovo.url()
-        ),
-    )
-    .unwrap();
+    write_bmcs(dir.path(), &[dell.url(), lenovo.url()]);
     let run = |json: bool| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_rackplan"));
         if json {

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::sushy::{Sushy, mockup};
+use crate::support::sushy::{Sushy, mockup, write_bmcs};
 use crate::support::{Site, repo};
 
 /// A shell word: single-quoted, so paths with spaces or quotes pass whole.
@@ -166,15 +166,7 @@ fn discovery_fits_the_terminal() {
     let dell = Sushy::start(&mockup("dell-poweredge-r750-idrac9-6.00"), None);
     let lenovo = Sushy::start(&mockup("lenovo-thinksystem-sr670v2-xcc"), None);
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bmcs.yaml"),
-        format!(
-            "bmcs:\n  - address: \"{}\"\n  - address: \"{}\"\n",
-            dell.url(),
-            lenovo.url()
-        ),
-    )
-    .unwrap();
+    write_bmcs(dir.path(), &[dell.url(), lenovo.url()]);
     let site = dir.path().to_str().unwrap();
     // The first run adds both nodes; the runs after update them: that table is stable.
     let (code, first) = in_terminal(dir.path(), 80, &["discover", "redfish", "--site", site]);

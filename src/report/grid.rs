@@ -125,25 +125,12 @@ impl fmt::Display for Grid {
                 .unwrap_or(1)
         };
         // Start from every column's widest line; narrow the widest column that still has
-        // room above its longest word until the table fits (three columns of border and
-        // padding per cell, one more at the end).
-        let mut w: Vec<usize> = (0..cols).map(full).collect();
-        let total = |w: &[usize]| w.iter().map(|x| x + 3).sum::<usize>() + 1;
-        while total(&w) > width {
-            let Some(i) = (0..cols)
-                .filter(|&i| w[i] > longest[i])
-                .max_by_key(|&i| (w[i], std::cmp::Reverse(i)))
-            else {
-                break;
-            };
-            w[i] -= 1;
-        }
-        // Still too wide: its longest words do not fit side by side in boxes. Without
-        // borders (two spaces between columns), else one record per row.
-        if total(&w) > width {
+        // room above its longest word until the cells and `chrome` more columns (borders,
+        // padding) fit the width. The widths, and whether they fit.
+        let fit = |chrome: usize| {
             let mut w: Vec<usize> = (0..cols).map(full).collect();
-            let bare = |w: &[usize]| w.iter().sum::<usize>() + 2 * cols.saturating_sub(1);
-            while bare(&w) > width {
+            let total = |w: &[usize]| w.iter().sum::<usize>() + chrome;
+            while total(&w) > width {
                 let Some(i) = (0..cols)
                     .filter(|&i| w[i] > longest[i])
                     .max_by_key(|&i| (w[i], std::cmp::Reverse(i)))
@@ -152,7 +139,16 @@ impl fmt::Display for Grid {
                 };
                 w[i] -= 1;
             }
-            return f.write_str(&if bare(&w) <= width {
+            let fits = total(&w) <= width;
+            (w, fits)
+        };
+        // Boxed: three columns of border and padding per cell, one more at the end.
+        let (w, boxed) = fit(3 * cols + 1);
+        if !boxed {
+            // Its longest words do not fit side by side in boxes: without borders (two
+            // spaces between columns), else one record per row.
+            let (w, bare) = fit(2 * cols.saturating_sub(1));
+            return f.write_str(&if bare {
                 super::records::borderless(&self.header, &self.rows, &w)
             } else {
                 super::records::records(&self.header, &self.rows, width)
@@ -175,8 +171,8 @@ impl fmt::Display for Grid {
 }
 
 /// Wrap prose lines longer than the width at word boundaries, a number kept with its unit
-/// (box style only; table lines and plain output are left as they are). A wrapped line continues under its own indent
-/// plus two spaces.
+/// (box style only; table lines and plain output are left as they are). A wrapped line
+/// continues under its own indent plus two spaces.
 pub(crate) fn wrap_prose(text: &str) -> String {
     match style() {
         Style::Boxed(width) => wrap_prose_at(text, width),

@@ -9,6 +9,15 @@ use std::time::{Duration, Instant};
 
 use super::{repo, shared};
 
+/// `DIR/bmcs.yaml` listing these BMC addresses, nothing else (no credentials, no TLS).
+pub fn write_bmcs(dir: &Path, urls: &[String]) {
+    let mut text = String::from("bmcs:\n");
+    for u in urls {
+        text.push_str(&format!("  - address: \"{u}\"\n"));
+    }
+    std::fs::write(dir.join("bmcs.yaml"), text).unwrap();
+}
+
 pub fn sushy_static() -> PathBuf {
     let p = std::env::var_os("RACKPLAN_SUSHY_STATIC").map_or_else(
         || repo().join(".venv-redfish/bin/sushy-static"),
