@@ -239,7 +239,11 @@ fn headroom(r: &Report) -> Section {
         ));
     }
     let nodes = || h.scenarios.iter().filter(|x| x.kind == Kind::Node);
-    let tightest = nodes().min_by(|a, b| a.slack.memory.total_cmp(&b.slack.memory));
+    // The least memory slack; among nodes that leave the same, the one displacing most.
+    let tightest = nodes().min_by(|a, b| {
+        (a.slack.memory_rank().total_cmp(&b.slack.memory_rank()))
+            .then(b.displaced.cmp(&a.displaced))
+    });
     let mut rows = Vec::new();
     for x in h.scenarios.iter().filter(|x| x.kind != Kind::Node) {
         let label = match x.kind {

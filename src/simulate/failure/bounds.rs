@@ -13,21 +13,22 @@
 //!   closed: the nodes holding a replica of the volume) proves every lost replica is
 //!   re-homed, when no volume has a selector and zone anti-affinity is soft (so any node
 //!   without a replica of the volume is a candidate, `replenish::Burst::tier`).
-//! - **Slack.** When everything is re-placed, the free share of the survivors is their free
-//!   capacity before less what was displaced, whatever the nodes chosen: a closed form
-//!   exact up to rounding (bounded here by `delta`). When something strands, less is taken
-//!   and the share is larger. So the closed form less `delta` is a lower bound on every
-//!   scenario's slack, and the closed form plus `delta` an upper bound on any scenario
-//!   proven to survive.
-
-use std::collections::HashMap;
+//! - **Slack.** The free share of the survivors after re-placement is their free capacity
+//!   before, less what was displaced, plus what stranded (it takes nothing), over their
+//!   capacity: whatever nodes were chosen. `Bounds::share` computes it in one fixed order,
+//!   and the re-placement (`replace::scenario_in`) reads its slack from the same function
+//!   with the sums of what stranded, so a scenario proven to survive has its exact slack,
+//!   bit for bit, without being re-placed.
 
 use crate::simulate::place::{Placement, node_open};
 
 /// Relative margin on unit sizes (rounding over many re-placements stays far below it).
 const UNIT_MARGIN: f64 = 1e-6;
-/// Relative bound on the rounding of a closed-form slack against the re-placement's sums.
-const ROUNDING: f64 = 1e-9;
+/// Below this share of the fleet's capacity of a kind, survivors count as having none of
+/// it (their share is 0), so rounding in a subtraction never divides by almost nothing.
+const NO_CAPACITY: f64 = 1e-9;
+/// Relative margin of the mass bounds on their sums (rounding stays far below it).
+const MASS_MARGIN: f64 = 1e-6;
 /// Units counted per node at most (a node with no request to fit counts this many).
 const UNIT_CAP: f64 = 1e12;
 
@@ -40,13 +41,15 @@ pub(crate) struct Bounds {
     lost: Vec<[f64; 3]>,
     free_total: [f64; 3],
     cap_total: [f64; 3],
-    /// Sum of magnitudes the slack sums are made of, per resource (for `delta`).
-    scale: [f64; 3],
     vms_on: Vec<usize>,
     reps_on: Vec<usize>,
     vm: Units,
     /// `None`: the replica bound does not apply (selectors, hard zone anti-affinity).
     rep: Option<Units>,
+    /// The mass bounds, in memory GiB and replica data bytes: `None` where they do not
+    /// apply (a VM asking CPU and no memory; an empty volume; as `rep`).
+    vm_mass: Option<Units>,
+    rep_mass: Option<Units>,
 }
 
 /// Units per node, their total, the nodes richest first, and how many nodes may be closed
@@ -77,6 +80,12 @@ impl Units {
         if items == 0 {
             return true;
         }
+        // Integers below 2^53 (capped per node): exact.
+        self.open(failed) - (items as f64 - 1.0) >= 1.0
+    }
+
+    /// What the surviving nodes have, less the `closed` richest of them.
+    fn open(&self, failed: &[usize]) -> f64 {
         let lost: f64 = failed.iter().map(|&f| self.per_node[f]).sum();
         let closed: f64 = self
             .richest
@@ -85,8 +94,13 @@ impl Units {
             .take(self.closed)
             .map(|&n| self.per_node[n])
             .sum();
-        // Integers below 2^53 (capped per node): exact.
-        self.total - lost - (items as f64 - 1.0) - closed >= 1.0
+        self.total - lost - closed
+    }
+
+    /// Whether items of `need` in all, with `per_node` the reserve each node has before it
+    /// can refuse one (the mass bounds), all find an open node when `failed` is down.
+    fn hold(&self, failed: &[usize], need: f64) -> bool {
+        self.open(failed) > need * (1.0 + MASS_MARGIN)
     }
 }
 
@@ -118,57 +132,79 @@ impl Bounds {
                 lost[h][2] += pl.volumes()[v].data;
             }
         }
-        let sum = |a: &[[f64; 3]], r: usize, abs: bool| -> f64 {
-            a.iter().map(|x| if abs { x[r].abs() } else { x[r] }).sum()
-        };
-        let free_total = [0, 1, 2].map(|r| sum(&free, r, false));
-        let cap_total = [0, 1, 2].map(|r| sum(&cap, r, false));
-        let scale =
-            [0, 1, 2].map(|r| sum(&free, r, true) + sum(&lost, r, true) + sum(&cap, r, true));
+        let sum = |a: &[[f64; 3]], r: usize| -> f64 { a.iter().map(|x| x[r]).sum() };
+        let free_total = [0, 1, 2].map(|r| sum(&free, r));
+        let cap_total = [0, 1, 2].map(|r| sum(&cap, r));
+        let (vm, rep) = (vm_units(pl), replica_units(pl));
         Bounds {
             vms_on: pl.vms_on().iter().map(Vec::len).collect(),
             reps_on: pl.vols_on().iter().map(Vec::len).collect(),
-            vm: vm_units(pl),
-            rep: replica_units(pl),
+            vm_mass: vm_mass(pl, vm.closed),
+            rep_mass: rep.as_ref().and_then(|r| replica_mass(pl, r.closed)),
+            vm,
+            rep,
             free,
             cap,
             lost,
             free_total,
             cap_total,
-            scale,
         }
     }
 
-    /// Whether every VM restarts and every replica is re-homed when `failed` is down.
+    /// Whether every VM restarts and every replica is re-homed when `failed` is down: by
+    /// counting units, or else by mass.
     pub(crate) fn survives(&self, failed: &[usize]) -> bool {
+        self.survives_parts(failed) == (true, true)
+    }
+
+    /// `survives` for the VMs and for the replicas apart.
+    pub(crate) fn survives_parts(&self, failed: &[usize]) -> (bool, bool) {
+        let vms: usize = failed.iter().map(|&f| self.vms_on[f]).sum();
+        let reps: usize = failed.iter().map(|&f| self.reps_on[f]).sum();
+        let mass = |u: &Option<Units>, r: usize| {
+            u.as_ref()
+                .is_some_and(|u| u.hold(failed, failed.iter().map(|&f| self.lost[f][r]).sum()))
+        };
+        (
+            self.vm.suffice(failed, vms) || mass(&self.vm_mass, 1),
+            reps == 0
+                || self.rep.as_ref().is_some_and(|u| u.suffice(failed, reps))
+                || mass(&self.rep_mass, 2),
+        )
+    }
+
+    /// `survives` by counting units only (what the mass bounds add is tested).
+    #[cfg(test)]
+    pub(crate) fn survives_by_units(&self, failed: &[usize]) -> bool {
         let vms: usize = failed.iter().map(|&f| self.vms_on[f]).sum();
         let reps: usize = failed.iter().map(|&f| self.reps_on[f]).sum();
         self.vm.suffice(failed, vms)
             && (reps == 0 || self.rep.as_ref().is_some_and(|u| u.suffice(failed, reps)))
     }
 
-    /// The closed-form slack (CPU, memory, storage) when `failed` is down and everything
-    /// is re-placed, and the bound on its rounding; `None` when (almost) nothing survives
-    /// and the closed form says nothing.
-    pub(crate) fn slack(&self, failed: &[usize]) -> Option<([f64; 3], [f64; 3])> {
-        let mut approx = [0.0; 3];
-        let mut delta = [0.0; 3];
-        for r in 0..3 {
+    /// The free share (CPU, memory, storage) of the survivors when `failed` is down and
+    /// everything it hosted is re-placed except what sums to `stranded` (VM requests and
+    /// replica data that found no place): the slack of the scenario, whichever nodes took
+    /// the rest. One fixed order of operations, so the same inputs give the same bits;
+    /// 0 where the survivors have (almost) none of a kind.
+    pub(crate) fn share(&self, failed: &[usize], stranded: [f64; 3]) -> [f64; 3] {
+        let mut out = [0.0; 3];
+        for (r, o) in out.iter_mut().enumerate() {
             let gone: f64 = failed.iter().map(|&f| self.free[f][r]).sum();
             let cap_gone: f64 = failed.iter().map(|&f| self.cap[f][r]).sum();
             let displaced: f64 = failed.iter().map(|&f| self.lost[f][r]).sum();
             let cap = self.cap_total[r] - cap_gone;
-            if cap <= 1e-6 * self.cap_total[r] {
-                if self.cap_total[r] > 0.0 {
-                    return None;
-                }
-                // No capacity of this kind anywhere: the share is 0 for every scenario.
+            if cap <= NO_CAPACITY * self.cap_total[r] || cap <= 0.0 {
                 continue;
             }
-            approx[r] = (self.free_total[r] - gone - displaced) / cap;
-            delta[r] = ROUNDING * self.scale[r] / cap;
+            let mut free = self.free_total[r] - gone - displaced;
+            // Nothing stranded adds nothing, not even a zero's sign.
+            if stranded[r] != 0.0 {
+                free += stranded[r];
+            }
+            *o = free / cap;
         }
-        Some((approx, delta))
+        out
     }
 }
 
@@ -186,18 +222,21 @@ fn vm_units(pl: &Placement) -> Units {
     let per_node = (0..pl.topo().hosts.len())
         .map(|h| units(pl.free().cpu[h], cmax).min(units(pl.free().mem[h], mmax)))
         .collect();
-    let mut by_group: HashMap<u32, usize> = HashMap::new();
-    for gs in pl.groups() {
-        for &g in gs {
-            *by_group.entry(g).or_default() += 1;
-        }
-    }
-    for v in pl.vms() {
-        if let Some(g) = v.group {
-            *by_group.entry(g).or_default() += 1;
-        }
-    }
-    Units::new(per_node, by_group.values().copied().max().unwrap_or(0))
+    // The members of each group on a node now, and of each VM: counted by sorting.
+    let mut ids: Vec<u32> = pl
+        .groups()
+        .iter()
+        .flatten()
+        .copied()
+        .chain(pl.vms().iter().filter_map(|v| v.group))
+        .collect();
+    ids.sort_unstable();
+    let most = ids
+        .chunk_by(|a, b| a == b)
+        .map(<[u32]>::len)
+        .max()
+        .unwrap_or(0);
+    Units::new(per_node, most)
 }
 
 /// Replica units: copies of the largest replica (size and data) each disk of a node that
@@ -258,5 +297,90 @@ fn replica_units(pl: &Placement) -> Option<Units> {
         .map(|v| v.replicas.len().saturating_sub(1))
         .max()
         .unwrap_or(0);
+    Some(Units::new(per_node, closed))
+}
+
+/// The VM mass bound, in memory requested. A VM strands only when every open node refuses
+/// it: its CPU or its memory no longer fits. With `cmax`, `mmax` the largest requests and
+/// `rho` the largest CPU per memory of any VM, a node with free `c`, `m` refuses only
+/// after the VMs restarted on it took more than `a = c - cmax` CPU or `b = m - mmax`
+/// memory; since they took at most `rho` CPU per GiB, more than `min(b, a / rho)` GiB.
+/// So the VMs placed before a stranded one took more than the sum of those reserves over
+/// the open nodes, and if what is displaced does not exceed it, nothing strands. The
+/// `closed` richest nodes (anti-affinity, as `vm_units`) count for nothing.
+fn vm_mass(pl: &Placement, closed: usize) -> Option<Units> {
+    let placed = || pl.vms_on().iter().flatten().map(|&v| &pl.vms()[v]);
+    let mut rho: f64 = 0.0;
+    for v in placed() {
+        if v.mem_req <= 0.0 {
+            if v.cpu_req > 0.0 {
+                return None;
+            }
+            continue;
+        }
+        rho = rho.max(v.cpu_req / v.mem_req);
+    }
+    let cmax = placed().map(|v| v.cpu_req).fold(0.0, f64::max);
+    let mmax = placed().map(|v| v.mem_req).fold(0.0, f64::max);
+    let per_node = (0..pl.topo().hosts.len())
+        .map(|h| {
+            let (a, b) = (pl.free().cpu[h] - cmax, pl.free().mem[h] - mmax);
+            if !(a >= 0.0 && b >= 0.0) {
+                return 0.0;
+            }
+            let by_cpu = if rho > 0.0 { a / rho } else { f64::INFINITY };
+            b.min(by_cpu) * (1.0 - MASS_MARGIN)
+        })
+        .collect();
+    Some(Units::new(per_node, closed))
+}
+
+/// The replica mass bound, in data: as `vm_mass`, per disk. A disk refuses a replica
+/// only after the replicas re-homed to it took at least `max * (1 - min_available) - used -
+/// dmax` data or more than `max * overprovision - scheduled - smax` size, which is at most
+/// `rho` times their data (`rho` the largest size per byte of data of any volume).
+fn replica_mass(pl: &Placement, closed: usize) -> Option<Units> {
+    let mut rho: f64 = 0.0;
+    for v in pl.volumes() {
+        if v.data <= 0.0 {
+            if v.size > 0.0 {
+                return None;
+            }
+            continue;
+        }
+        rho = rho.max(v.size / v.data);
+    }
+    let smax = pl.volumes().iter().map(|v| v.size).fold(0.0, f64::max);
+    let dmax = pl.volumes().iter().map(|v| v.data).fold(0.0, f64::max);
+    let alive = vec![true; pl.topo().hosts.len()];
+    let rules = pl.rules();
+    let per_node = pl
+        .topo()
+        .hosts
+        .iter()
+        .enumerate()
+        .map(|(n, host)| {
+            if !node_open(pl.topo(), &alive, 0, n) {
+                return 0.0;
+            }
+            let mut total = 0.0;
+            for (d, &max) in host.disks.iter().enumerate() {
+                let (sched, used) = pl.free().disk[n][d];
+                if max.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+                    || !pl.topo().tags.disk_ok(0, n, d)
+                {
+                    continue;
+                }
+                let a = max * (1.0 - rules.min_available) - used - dmax;
+                let b = max * rules.overprovision - sched - smax;
+                if !(a > 0.0 && b > 0.0) {
+                    continue;
+                }
+                let by_size = if rho > 0.0 { b / rho } else { f64::INFINITY };
+                total += a.min(by_size) * (1.0 - MASS_MARGIN);
+            }
+            total
+        })
+        .collect();
     Some(Units::new(per_node, closed))
 }

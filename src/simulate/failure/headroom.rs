@@ -9,15 +9,16 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::simulate::fleet::Topology;
-use crate::simulate::place::{BurstIndex, Placement};
+use crate::simulate::place::Placement;
 use crate::simulate::scenario::HeadroomSpec;
 
-use super::bounds::Bounds;
 use super::pruned;
 pub use super::replace::{
     Combined, HeadroomVerdict, Kind, NamedSet, ScenarioResult, Slack, Spec, scenario,
 };
-use super::replace::{KEEP_WORST, domain_kind, pairs, plus_any_node, rack_and_node, scenario_in};
+use super::replace::{
+    KEEP_WORST, Prepared, domain_kind, pairs, plus_any_node, rack_and_node, scenario_in,
+};
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Headroom {
@@ -36,18 +37,6 @@ pub struct Headroom {
     pub(crate) unplaced_replicas: usize,
 }
 
-/// The worst `keep` of many scenarios, and how many of them fail, re-placing only those
-/// the bounds cannot settle (`pruned::combined`).
-fn combined(
-    pl: &Placement,
-    burst: &BurstIndex,
-    kind: Kind,
-    sets: &[(String, Vec<usize>)],
-    keep: usize,
-) -> Combined {
-    pruned::combined(pl, burst, &Bounds::new(pl), kind, sets, keep)
-}
-
 /// Every failure domain of the topology, in parallel; results in domain order.
 pub fn analyse(pl: &Placement) -> Headroom {
     analyse_with(pl, &Spec::default())
@@ -56,26 +45,29 @@ pub fn analyse(pl: &Placement) -> Headroom {
 /// Every failure domain, the named sets and, if asked, every pair of nodes.
 pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
     let domains = pl.topo().failure_domains();
-    let burst = BurstIndex::new(pl.topo(), pl.free());
-    let burst = &burst;
+    let prep = Prepared::new(pl);
+    let prep = &prep;
+    // Every single scenario is re-placed: the report shows each one whole. The families
+    // re-place only what the bounds cannot settle, and their worst (`pruned::combined`).
+    let combined = pruned::combined;
     let mut scenarios: Vec<ScenarioResult> = domains
         .par_iter()
-        .map(|(name, hosts)| scenario_in(pl, burst, name, domain_kind(name), hosts))
+        .map(|(name, hosts)| scenario_in(pl, prep, name, domain_kind(name), hosts))
         .collect();
     for set in &spec.sets {
         if set.plus_any_node {
-            let c = combined(pl, burst, Kind::Set, &plus_any_node(pl, set), 1);
+            let c = combined(pl, prep, Kind::Set, &plus_any_node(pl, set), 1);
             scenarios.extend(c.worst);
         } else {
-            scenarios.push(scenario_in(pl, burst, &set.name, Kind::Set, &set.hosts));
+            scenarios.push(scenario_in(pl, prep, &set.name, Kind::Set, &set.hosts));
         }
     }
     let mut combos = Vec::new();
     if spec.pairs {
-        combos.push(combined(pl, burst, Kind::Pair, &pairs(pl), KEEP_WORST));
+        combos.push(combined(pl, prep, Kind::Pair, &pairs(pl), KEEP_WORST));
         if spec.node_and_rack {
             let racks = rack_and_node(pl, &domains);
-            combos.push(combined(pl, burst, Kind::NodeAndRack, &racks, KEEP_WORST));
+            combos.push(combined(pl, prep, Kind::NodeAndRack, &racks, KEEP_WORST));
         }
     }
     let all_placed = pl.stranded_vms() == 0 && pl.stranded_replicas() == 0;
@@ -186,7 +178,7 @@ pub(crate) fn stranded_by_node(h: &Headroom, hosts: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::failure::replace::combined_plain;
+    use crate::simulate::failure::replace::{combined_plain, judge};
     use crate::simulate::fleet::Host;
     use crate::simulate::place::workload;
     use crate::simulate::scenario::{Platform, Pool};
@@ -306,12 +298,11 @@ mod tests {
                 ..Platform::default()
             };
             let mut failing_seen = false;
-            for clusters in (0..60).step_by(3) {
+            for clusters in (0..90).step_by(3) {
                 let list: Vec<&[Pool]> = std::iter::repeat_n(&shape[..], clusters).collect();
                 let (vms, vols) = workload(&list, &p);
                 let pl = Placement::build(topology(), vms, vols, &p);
-                let burst = BurstIndex::new(pl.topo(), pl.free());
-                let bounds = Bounds::new(&pl);
+                let prep = Prepared::new(&pl);
                 let domains = pl.topo().failure_domains();
                 let families = [
                     (Kind::Pair, pairs(&pl), KEEP_WORST),
@@ -319,15 +310,15 @@ mod tests {
                     (Kind::Set, plus_any_node(&pl, &spec.sets[0]), 1),
                 ];
                 for (kind, sets, keep) in &families {
-                    let fast = pruned::combined(&pl, &burst, &bounds, *kind, sets, *keep);
-                    let plain = combined_plain(&pl, &burst, *kind, sets, *keep);
+                    let fast = pruned::combined(&pl, &prep, *kind, sets, *keep);
+                    let plain = combined_plain(&pl, &prep, *kind, sets, *keep);
                     assert_eq!(
                         serde_json::to_string(&fast).unwrap(),
                         serde_json::to_string(&plain).unwrap(),
                         "{kind:?} at {clusters} clusters"
                     );
                     failing_seen |= plain.failing > 0;
-                    pruned_some |= sets.iter().any(|s| bounds.survives(&s.1));
+                    pruned_some |= sets.iter().any(|s| prep.bounds.survives(&s.1));
                 }
                 let h = analyse_with(&pl, &spec);
                 let (v, slack) = pruned::verdict_and_min_slack(&pl, &spec);
@@ -337,5 +328,78 @@ mod tests {
             assert!(failing_seen, "the fill reaches failing pairs");
         }
         assert!(pruned_some, "the bounds settle some scenarios");
+    }
+
+    /// Every scenario the bounds prove survives strands nothing when re-placed, and
+    /// judging re-places only what they do not prove yet answers as the whole re-placement,
+    /// over
+    /// every node, rack, pair and rack plus node, from an empty fleet to past full, with
+    /// VMs and volumes of several sizes; and the mass bounds prove scenarios that
+    /// counting units of the largest VM or replica cannot.
+    #[test]
+    fn the_bounds_are_sound_and_mass_proves_more_than_units() {
+        let shape = pools();
+        let hosts: Vec<Host> = (0..24)
+            .map(|i| Host {
+                name: format!("n{i:02}"),
+                rack: i % 4,
+                cpu: [48.0, 64.0, 96.0][i % 3],
+                mem_gib: [256.0, 384.0, 512.0][i % 3],
+                disks: vec![2e12 + (i as f64) * 1e11, 1.6e12],
+            })
+            .collect();
+        let racks: Vec<String> = (0..4).map(|r| format!("r{r}")).collect();
+        let topo = Topology::build(hosts, racks, &[None, None, None, None]);
+        let (mut proven, mut only_by_mass, mut failing) = (0, 0, 0);
+        for zones_soft in [true, false] {
+            let p = Platform {
+                replica_zone_soft_anti_affinity: zones_soft,
+                ..Platform::default()
+            };
+            for clusters in (0..90).step_by(3) {
+                let list: Vec<&[Pool]> = std::iter::repeat_n(&shape[..], clusters).collect();
+                let (vms, vols) = workload(&list, &p);
+                let pl = Placement::build(topo.clone(), vms, vols, &p);
+                let prep = Prepared::new(&pl);
+                let domains = pl.topo().failure_domains();
+                let sets: Vec<(String, Vec<usize>)> = domains
+                    .iter()
+                    .cloned()
+                    .chain(pairs(&pl))
+                    .chain(rack_and_node(&pl, &domains))
+                    .collect();
+                for (name, hosts) in &sets {
+                    let s = scenario_in(&pl, &prep, name, Kind::Pair, hosts);
+                    failing += usize::from(s.fails());
+                    let bits = |ok: bool, x: [f64; 3]| (ok, x.map(f64::to_bits));
+                    let slack = [s.slack.cpu, s.slack.memory, s.slack.storage];
+                    let (ok, judged) = judge(&pl, &prep, hosts);
+                    assert_eq!(
+                        bits(ok, judged),
+                        bits(!s.fails(), slack),
+                        "{name} at {clusters}"
+                    );
+                    if prep.bounds.survives(hosts) {
+                        proven += 1;
+                        assert!(
+                            !s.fails(),
+                            "{name} at {clusters} clusters: proven, yet {s:?}"
+                        );
+                        assert_eq!(
+                            bits(true, prep.bounds.share(hosts, [0.0; 3])),
+                            bits(true, slack),
+                            "{name}: the closed form is the re-placement's slack"
+                        );
+                        only_by_mass += usize::from(!prep.bounds.survives_by_units(hosts));
+                    }
+                }
+            }
+        }
+        assert!(
+            failing > 100,
+            "{failing} failing scenarios: the fill goes past full"
+        );
+        assert!(proven > 1000, "{proven} proven");
+        assert!(only_by_mass > 100, "{only_by_mass} proven only by mass");
     }
 }

@@ -1,157 +1,184 @@
-//! The headroom answers the growth questions and N+2 need, from fewer re-placements: a
-//! scenario the bounds (`bounds`) prove survives, and whose slack cannot be the least, is
-//! not re-placed. Every answer is the one re-placing every scenario gives, bit for bit:
-//! the scenarios that decide it are re-placed exactly as `headroom` does.
+//! The headroom answers the growth questions and N+2 need, from fewer re-placements. A
+//! scenario the bounds (`bounds`) prove survives strands nothing, and its slack is
+//! `Bounds::share` of nothing stranded: the very value its re-placement would report, bit
+//! for bit. So only the scenarios the bounds cannot settle are re-placed, plus, where a
+//! report shows them, the few proven ones among the worst of a family. Every answer is the
+//! one re-placing every scenario gives (tested against it at every fill).
 
 use rayon::prelude::*;
 
-use super::bounds::Bounds;
 use super::replace::{
-    self, Combined, HeadroomVerdict, KEEP_WORST, Kind, ScenarioResult, Slack, Spec, scenario_in,
+    self, Combined, HeadroomVerdict, KEEP_WORST, Kind, Prepared, Rank, ScenarioResult, Slack, Spec,
+    rank_of, scenario_in, worse_first,
 };
-use crate::simulate::place::{BurstIndex, Placement};
+use crate::simulate::place::Placement;
 
 /// A scenario to judge: name, kind and the hosts that fail.
 type Named = (String, Kind, Vec<usize>);
 
-/// What the bounds say of a scenario: proven to survive, and its closed-form slack with
-/// the bound on its rounding.
-type Facts = (bool, Option<([f64; 3], [f64; 3])>);
+/// A family to judge: its kind, its scenarios (name, hosts) and how many worst it keeps.
+type FamilyToJudge = (Kind, Vec<(String, Vec<usize>)>, usize);
 
-/// Whether a value whose lower bound is `lower` may be at most `cut` (a NaN may).
-fn may_reach(lower: f64, cut: f64) -> bool {
-    lower.partial_cmp(&cut) != Some(std::cmp::Ordering::Greater)
+/// One of the worst of a family: re-placed, or proven to survive with its exact slack.
+enum Worst {
+    Replaced(ScenarioResult),
+    Proven { set: usize, slack: [f64; 3] },
 }
 
-fn facts(bounds: &Bounds, hosts: &[usize]) -> Facts {
-    (bounds.survives(hosts), bounds.slack(hosts))
+/// A family judged: how many fail (all of them among the re-placed), and its worst `keep`
+/// in `ScenarioResult::worse` order.
+struct Family {
+    failing: usize,
+    worst: Vec<Worst>,
+}
+
+fn slack_of(s: &[f64; 3]) -> Slack {
+    Slack {
+        cpu: s[0],
+        memory: s[1],
+        storage: s[2],
+    }
+}
+
+/// The worst `keep` of `sets` and how many fail. Re-placed: every scenario not proven to
+/// survive (it may fail, and failing ones rank first). The proven ones strand nothing and
+/// rank by their exact memory slack (as it ranks), then name, as `ScenarioResult::worse`
+/// does.
+fn family(
+    pl: &Placement,
+    prep: &Prepared,
+    kind: Kind,
+    sets: &[(String, Vec<usize>)],
+    keep: usize,
+) -> Family {
+    let proven: Vec<bool> = sets
+        .par_iter()
+        .map(|(_, h)| prep.bounds.survives(h))
+        .collect();
+    let replaced: Vec<ScenarioResult> = (0..sets.len())
+        .into_par_iter()
+        .filter(|&i| !proven[i])
+        .map(|i| scenario_in(pl, prep, &sets[i].0, kind, &sets[i].1))
+        .collect();
+    let failing = replaced.iter().filter(|s| s.fails()).count();
+    let mut settled: Vec<(usize, [f64; 3])> = (0..sets.len())
+        .into_par_iter()
+        .filter(|&i| proven[i])
+        .map(|i| (i, prep.bounds.share(&sets[i].1, [0.0; 3])))
+        .collect();
+    let by_slack = |a: &(usize, [f64; 3]), b: &(usize, [f64; 3])| {
+        worse_first(
+            (0, rank_of(a.1[1]), &sets[a.0].0),
+            (0, rank_of(b.1[1]), &sets[b.0].0),
+        )
+    };
+    if settled.len() > keep && keep > 0 {
+        settled.select_nth_unstable_by(keep - 1, by_slack);
+    }
+    settled.truncate(keep);
+    // Both kinds ranked by what `ScenarioResult::rank` reads.
+    fn key<'a>(w: &'a Worst, sets: &'a [(String, Vec<usize>)]) -> Rank<'a> {
+        match w {
+            Worst::Replaced(s) => s.rank(),
+            Worst::Proven { set, slack } => (0, rank_of(slack[1]), &sets[*set].0),
+        }
+    }
+    let mut worst: Vec<Worst> = replaced
+        .into_iter()
+        .map(Worst::Replaced)
+        .chain(
+            settled
+                .into_iter()
+                .map(|(set, slack)| Worst::Proven { set, slack }),
+        )
+        .collect();
+    worst.sort_by(|a, b| worse_first(key(a, sets), key(b, sets)));
+    worst.truncate(keep);
+    Family { failing, worst }
 }
 
 /// The worst `keep` of `sets` (by `ScenarioResult::worse`) and how many fail, as
-/// re-placing every one of them gives. Re-placed: every scenario not proven to survive
-/// (it may fail, and failing ones rank first), and the proven ones whose memory slack may
-/// be below the `keep`-th least upper bound among the proven ones (any other has `keep`
-/// proven scenarios with strictly less memory slack ranked before it).
+/// re-placing every one of them gives: `family`, with the proven ones among the worst
+/// re-placed for the report.
 pub(crate) fn combined(
     pl: &Placement,
-    burst: &BurstIndex,
-    bounds: &Bounds,
+    prep: &Prepared,
     kind: Kind,
     sets: &[(String, Vec<usize>)],
     keep: usize,
 ) -> Combined {
-    let known: Vec<Facts> = sets.par_iter().map(|(_, h)| facts(bounds, h)).collect();
-    let mut upper: Vec<f64> = known
-        .iter()
-        .filter(|f| f.0)
-        .filter_map(|f| f.1.map(|(a, d)| a[1] + d[1]))
-        .collect();
-    let cut = if keep > 0 && upper.len() >= keep {
-        upper.sort_by(f64::total_cmp);
-        upper[keep - 1]
-    } else {
-        f64::INFINITY
-    };
-    let mut all: Vec<ScenarioResult> = (0..sets.len())
+    let f = family(pl, prep, kind, sets, keep);
+    let worst = f
+        .worst
         .into_par_iter()
-        .filter(|&i| match known[i] {
-            (true, Some((a, d))) => may_reach(a[1] - d[1], cut),
-            _ => true,
+        .map(|w| match w {
+            Worst::Replaced(s) => s,
+            Worst::Proven { set, .. } => scenario_in(pl, prep, &sets[set].0, kind, &sets[set].1),
         })
-        .map(|i| scenario_in(pl, burst, &sets[i].0, kind, &sets[i].1))
         .collect();
-    let failing = all.iter().filter(|s| s.fails()).count();
-    all.sort_by(ScenarioResult::worse);
-    all.truncate(keep);
     Combined {
         kind,
         checked: sets.len(),
-        failing,
-        worst: all,
+        failing: f.failing,
+        worst,
     }
 }
 
 /// `analyse_with`'s verdict and `min_slack` of it, without its report: the growth
-/// questions ask only these, for many placements.
+/// questions ask only these, for many placements. Only the scenarios the bounds cannot
+/// prove survive are re-placed.
 pub(crate) fn verdict_and_min_slack(pl: &Placement, spec: &Spec) -> (HeadroomVerdict, Slack) {
-    let burst = BurstIndex::new(pl.topo(), pl.free());
-    let bounds = Bounds::new(pl);
+    let prep = Prepared::new(pl);
     let domains = pl.topo().failure_domains();
-    // Scenarios decided exactly elsewhere (the worst of each family), and the single
-    // scenarios that decide the verdict (a power feed does not).
-    let mut decided: Vec<ScenarioResult> = Vec::new();
     let mut pass = pl.stranded_vms() == 0 && pl.stranded_replicas() == 0;
+    // The least slack per resource over every single scenario that decides the verdict (a
+    // power feed does not) and the worst of each family.
+    let mut least = [f64::INFINITY; 3];
+    let mut take = |s: &[f64; 3]| {
+        for (l, v) in least.iter_mut().zip(s) {
+            *l = l.min(*v);
+        }
+    };
     let mut singles: Vec<Named> = domains
         .iter()
         .map(|(name, hosts)| (name.clone(), replace::domain_kind(name), hosts.clone()))
         .filter(|s| s.1.decides())
         .collect();
+    let mut families: Vec<FamilyToJudge> = Vec::new();
     for set in &spec.sets {
         if set.plus_any_node {
-            let plus = replace::plus_any_node(pl, set);
-            let c = combined(pl, &burst, &bounds, Kind::Set, &plus, 1);
-            decided.extend(c.worst);
+            families.push((Kind::Set, replace::plus_any_node(pl, set), 1));
         } else {
             singles.push((set.name.clone(), Kind::Set, set.hosts.clone()));
         }
     }
     if spec.pairs {
-        let mut families = vec![(Kind::Pair, replace::pairs(pl))];
+        families.push((Kind::Pair, replace::pairs(pl), KEEP_WORST));
         if spec.node_and_rack {
-            families.push((Kind::NodeAndRack, replace::rack_and_node(pl, &domains)));
-        }
-        for (kind, sets) in families {
-            let c = combined(pl, &burst, &bounds, kind, &sets, KEEP_WORST);
-            pass &= c.failing == 0;
-            decided.extend(c.worst);
+            families.push((
+                Kind::NodeAndRack,
+                replace::rack_and_node(pl, &domains),
+                KEEP_WORST,
+            ));
         }
     }
-    pass &= decided.iter().all(|s| !s.fails());
-    let known: Vec<Facts> = singles.iter().map(|s| facts(&bounds, &s.2)).collect();
-    let run = |i: usize| scenario_in(pl, &burst, &singles[i].0, singles[i].1, &singles[i].2);
-    // First every single the bounds cannot prove survives.
-    let mut exact: Vec<ScenarioResult> = (0..singles.len())
-        .into_par_iter()
-        .filter(|&i| !matches!(known[i], (true, Some(_))))
-        .map(run)
+    for (kind, sets, keep) in &families {
+        let f = family(pl, &prep, *kind, sets, *keep);
+        pass &= f.failing == 0;
+        for w in &f.worst {
+            match w {
+                Worst::Replaced(s) => take(&[s.slack.cpu, s.slack.memory, s.slack.storage]),
+                Worst::Proven { slack, .. } => take(slack),
+            }
+        }
+    }
+    let judged: Vec<(bool, [f64; 3])> = singles
+        .par_iter()
+        .map(|(_, _, hosts)| replace::judge(pl, &prep, hosts))
         .collect();
-    pass &= exact.iter().all(|s| !s.fails());
-    // An upper bound on each least slack, then every proven single whose slack may be
-    // below it.
-    let get = |s: &Slack, r: usize| [s.cpu, s.memory, s.storage][r];
-    let mut upper = [f64::INFINITY; 3];
-    for s in exact.iter().chain(&decided) {
-        for (r, u) in upper.iter_mut().enumerate() {
-            *u = u.min(get(&s.slack, r));
-        }
+    for (ok, slack) in &judged {
+        pass &= ok;
+        take(slack);
     }
-    for (a, d) in known.iter().filter(|f| f.0).filter_map(|f| f.1) {
-        for (r, u) in upper.iter_mut().enumerate() {
-            *u = u.min(a[r] + d[r]);
-        }
-    }
-    let more: Vec<ScenarioResult> = (0..singles.len())
-        .into_par_iter()
-        .filter(|&i| match known[i] {
-            (true, Some((a, d))) => (0..3).any(|r| may_reach(a[r] - d[r], upper[r])),
-            _ => false,
-        })
-        .map(run)
-        .collect();
-    exact.extend(more);
-    let least = |r: usize| {
-        exact
-            .iter()
-            .chain(&decided)
-            .map(|s| get(&s.slack, r))
-            .fold(f64::INFINITY, f64::min)
-    };
-    (
-        HeadroomVerdict::from_pass(pass),
-        Slack {
-            cpu: least(0),
-            memory: least(1),
-            storage: least(2),
-        },
-    )
+    (HeadroomVerdict::from_pass(pass), slack_of(&least))
 }

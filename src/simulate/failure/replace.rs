@@ -8,7 +8,10 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::simulate::place::{BurstIndex, Placement, ScoreIndex, pick_node_indexed, replace_lost};
+use super::bounds::Bounds;
+use crate::simulate::place::{
+    BurstIndex, Free, Placement, Replacement, ScoreIndex, pick_node_indexed, replace_lost,
+};
 
 /// Changed nodes after which a scenario re-indexes room (a sort of every node).
 const REINDEX_AFTER: usize = 64;
@@ -20,6 +23,20 @@ pub struct Slack {
     pub memory: f64,
     /// Free share of the surviving hosts' disks (actual data).
     pub storage: f64,
+}
+
+impl Slack {
+    /// The memory slack to the ninth decimal, what scenarios are ranked by: failures that
+    /// leave the same slack (identical nodes, say) tie, rather than be ordered by the
+    /// rounding of the sums behind them.
+    pub fn memory_rank(&self) -> f64 {
+        rank_of(self.memory)
+    }
+}
+
+/// A slack as it ranks (`Slack::memory_rank`).
+pub(crate) fn rank_of(slack: f64) -> f64 {
+    (slack * 1e9).round()
 }
 
 /// Whether the fleet survives: every VM restarted and every replica re-homed after each
@@ -105,13 +122,29 @@ impl ScenarioResult {
         self.stranded > 0 || self.stranded_replicas > 0
     }
 
-    /// Worst first: most stranded, then least memory slack.
-    pub(crate) fn worse(&self, other: &ScenarioResult) -> std::cmp::Ordering {
-        (other.stranded + other.stranded_replicas)
-            .cmp(&(self.stranded + self.stranded_replicas))
-            .then(self.slack.memory.total_cmp(&other.slack.memory))
-            .then(self.name.cmp(&other.name))
+    /// What ranks it among the worst of a family (`worse_first`).
+    pub(crate) fn rank(&self) -> Rank<'_> {
+        (
+            self.stranded + self.stranded_replicas,
+            self.slack.memory_rank(),
+            &self.name,
+        )
     }
+
+    /// Worst first (`worse_first`).
+    #[cfg(test)]
+    pub(crate) fn worse(&self, other: &ScenarioResult) -> std::cmp::Ordering {
+        worse_first(self.rank(), other.rank())
+    }
+}
+
+/// A scenario's rank among the worst: VMs and replicas stranded, memory slack as it ranks
+/// (`Slack::memory_rank`), name.
+pub(crate) type Rank<'a> = (usize, f64, &'a str);
+
+/// Worst first: most stranded, then least memory slack, then by name.
+pub(crate) fn worse_first(a: Rank<'_>, b: Rank<'_>) -> std::cmp::Ordering {
+    b.0.cmp(&a.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(b.2))
 }
 
 /// A family of combined failures summarised: how many were checked, how many fail, the
@@ -174,30 +207,46 @@ fn first_fit_decreasing(pl: &Placement, alive: &[bool], displaced: &[usize]) -> 
     true
 }
 
-/// Re-place what `failed` hosted.
-pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> ScenarioResult {
-    scenario_in(
-        pl,
-        &BurstIndex::new(pl.topo(), pl.free()),
-        name,
-        kind,
-        failed,
-    )
+/// What every scenario of one placement reads, built once: the order Longhorn ranks disks
+/// in for a burst, and the per-node sums the slack and the bounds are made of.
+pub(crate) struct Prepared {
+    pub(crate) burst: BurstIndex,
+    pub(crate) bounds: Bounds,
 }
 
-/// `scenario` with the placement's burst index built once for many scenarios.
-pub(crate) fn scenario_in(
-    pl: &Placement,
-    burst: &BurstIndex,
-    name: &str,
-    kind: Kind,
-    failed: &[usize],
-) -> ScenarioResult {
-    let n = pl.topo().hosts.len();
-    let mut alive = vec![true; n];
+impl Prepared {
+    pub(crate) fn new(pl: &Placement) -> Prepared {
+        Prepared {
+            burst: BurstIndex::new(pl.topo(), pl.free()),
+            bounds: Bounds::new(pl),
+        }
+    }
+}
+
+/// Re-place what `failed` hosted.
+pub fn scenario(pl: &Placement, name: &str, kind: Kind, failed: &[usize]) -> ScenarioResult {
+    scenario_in(pl, &Prepared::new(pl), name, kind, failed)
+}
+
+/// The displaced VMs of one failure restarted greedily, as the scheduler would.
+struct Restart {
+    free: Free,
+    mem_actual: Vec<f64>,
+    pods: Vec<u32>,
+    displaced: Vec<usize>,
+    stranded: Vec<usize>,
+}
+
+fn alive_without(pl: &Placement, failed: &[usize]) -> Vec<bool> {
+    let mut alive = vec![true; pl.topo().hosts.len()];
     for &f in failed {
         alive[f] = false;
     }
+    alive
+}
+
+fn restart(pl: &Placement, alive: &[bool], failed: &[usize]) -> Restart {
+    let n = pl.topo().hosts.len();
     let mut free = pl.free().clone();
     let mut mem_actual = pl.mem_actual().to_vec();
     let mut pods = pl.pods().to_vec();
@@ -231,7 +280,7 @@ pub(crate) fn scenario_in(
             pl.topo(),
             pl.groups(),
             &extra,
-            &alive,
+            alive,
             scores,
             &changed,
             &is_changed,
@@ -252,33 +301,88 @@ pub(crate) fn scenario_in(
             None => stranded.push(v),
         }
     }
+    Restart {
+        free,
+        mem_actual,
+        pods,
+        displaced,
+        stranded,
+    }
+}
+
+/// What stranded, summed as `Bounds::share` takes it: VMs' CPU and memory requests, then
+/// the data of the replicas that found no disk.
+fn stranded_sums(pl: &Placement, vms: &[usize], replicas: &[Replacement]) -> [f64; 3] {
+    let mut lost = [0.0; 3];
+    for &v in vms {
+        lost[0] += pl.vms()[v].cpu_req;
+        lost[1] += pl.vms()[v].mem_req;
+    }
+    for r in replicas.iter().filter(|r| r.target.is_none()) {
+        lost[2] += pl.volumes()[r.volume].data;
+    }
+    lost
+}
+
+/// Whether a failure strands nothing, and its slack, as `scenario_in` reports them;
+/// re-placing only the VMs when the bounds prove the replicas are re-homed, and the
+/// replicas only when they prove the VMs restart (`Bounds::survives_parts`).
+pub(crate) fn judge(pl: &Placement, prep: &Prepared, failed: &[usize]) -> (bool, [f64; 3]) {
+    let (vms_ok, reps_ok) = prep.bounds.survives_parts(failed);
+    let alive = alive_without(pl, failed);
+    let stranded = if vms_ok {
+        Vec::new()
+    } else {
+        restart(pl, &alive, failed).stranded
+    };
+    let lost_replicas = if reps_ok {
+        Vec::new()
+    } else {
+        replace_lost(pl, &alive, failed, &prep.burst, &mut pl.free().clone())
+    };
+    let lost = stranded_sums(pl, &stranded, &lost_replicas);
+    let ok = stranded.is_empty() && lost_replicas.iter().all(|r| r.target.is_some());
+    (ok, prep.bounds.share(failed, lost))
+}
+
+/// `scenario` with what the placement's scenarios share built once for many of them.
+pub(crate) fn scenario_in(
+    pl: &Placement,
+    prep: &Prepared,
+    name: &str,
+    kind: Kind,
+    failed: &[usize],
+) -> ScenarioResult {
+    let alive = alive_without(pl, failed);
+    let Restart {
+        mut free,
+        mem_actual,
+        pods,
+        displaced,
+        stranded,
+    } = restart(pl, &alive, failed);
     let better_packing_exists =
         !stranded.is_empty() && first_fit_decreasing(pl, &alive, &displaced);
     // Longhorn re-homes each lost replica onto a node that does not hold the volume. Detached
     // volumes are re-homed too: Longhorn waits until they attach, but the room must exist.
-    let placed = replace_lost(pl, &alive, failed, burst, &mut free);
+    let placed = replace_lost(pl, &alive, failed, &prep.burst, &mut free);
     let displaced_replicas = placed.len();
     let stranded_replicas = placed.iter().filter(|r| r.target.is_none()).count();
-    let (mut ac, mut am, mut fc, mut fm, mut smax, mut sused) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     let (mut commit, mut pods_peak) = (0.0f64, 0u32);
     for (h, host) in pl.topo().hosts.iter().enumerate() {
         if !alive[h] {
             continue;
-        }
-        ac += host.cpu;
-        am += host.mem_gib;
-        fc += free.cpu[h];
-        fm += free.mem[h];
-        for (d, max) in host.disks.iter().enumerate() {
-            smax += max;
-            sused += free.disk[h][d].1;
         }
         if host.mem_gib > 0.0 {
             commit = commit.max(mem_actual[h] / host.mem_gib);
         }
         pods_peak = pods_peak.max(pods[h]);
     }
-    let share = |f: f64, t: f64| if t > 0.0 { f / t } else { 0.0 };
+    // The slack from the sums before the failure and what stranded: the survivors' free
+    // space after re-placement, whichever nodes took what was placed.
+    let [cpu, memory, storage] = prep
+        .bounds
+        .share(failed, stranded_sums(pl, &stranded, &placed));
     ScenarioResult {
         name: name.to_string(),
         kind,
@@ -290,9 +394,9 @@ pub(crate) fn scenario_in(
         stranded_replicas,
         better_packing_exists,
         slack: Slack {
-            cpu: share(fc, ac),
-            memory: share(fm, am),
-            storage: share(smax - sused, smax),
+            cpu,
+            memory,
+            storage,
         },
         memory_commit_peak: commit,
         vm_pods_peak: pods_peak,
@@ -304,7 +408,7 @@ pub(crate) fn scenario_in(
 #[cfg(test)]
 pub(crate) fn combined_plain(
     pl: &Placement,
-    burst: &BurstIndex,
+    prep: &Prepared,
     kind: Kind,
     sets: &[(String, Vec<usize>)],
     keep: usize,
@@ -312,7 +416,7 @@ pub(crate) fn combined_plain(
     let checked = sets.len();
     let mut all: Vec<ScenarioResult> = sets
         .par_iter()
-        .map(|(name, hosts)| scenario_in(pl, burst, name, kind, hosts))
+        .map(|(name, hosts)| scenario_in(pl, prep, name, kind, hosts))
         .collect();
     let failing = all.iter().filter(|s| s.fails()).count();
     all.sort_by(ScenarioResult::worse);

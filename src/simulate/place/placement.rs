@@ -450,7 +450,33 @@ impl Placement {
             self.top_up(vol, vol_off + i, r, &alive);
         }
         self.volumes.extend(volumes);
-        self.finish();
+        self.index_from(vm_off, vol_off);
+    }
+
+    /// `finish` for the VMs and volumes from `vm_off` and `vol_off` on, the ones before
+    /// indexed already: the per-node lists stay in index order and the sums in VM order, as
+    /// `finish` makes them.
+    fn index_from(&mut self, vm_off: usize, vol_off: usize) {
+        let hosts = self.topo.hosts.len();
+        if self.vms_on.len() != hosts || self.vols_on.len() != hosts {
+            self.finish();
+            return;
+        }
+        for (k, node) in self.vm_node.iter().enumerate().skip(vm_off) {
+            if let Some(n) = *node {
+                self.vms_on[n].push(k);
+                self.mem_actual[n] += self.vms[k].mem_actual;
+                self.pods[n] += 1;
+            }
+        }
+        for (k, vol) in self.volumes.iter().enumerate().skip(vol_off) {
+            for &(n, _) in &vol.replicas {
+                self.vols_on[n].push(k);
+            }
+        }
+        if hosts >= INDEX_FROM {
+            self.scores = ScoreIndex::new(&self.topo, &self.free);
+        }
     }
 
     /// Every volume at `r` replicas: the newest beyond `r` dropped, missing ones placed as

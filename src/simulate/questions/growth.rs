@@ -102,17 +102,14 @@ pub fn max_clusters_with(
     let mut growth = Growth::new(l, &base, pools);
     let mut known: std::collections::BTreeMap<u32, (HeadroomVerdict, Slack)> =
         std::collections::BTreeMap::new();
-    // The counts `lo..=hi` placed one after the other, checked in parallel.
+    // The counts `lo..=hi` placed one after the other and checked, each with its
+    // scenarios in parallel (no placement is copied).
     let mut eval = |lo: u32, hi: u32, known: &mut std::collections::BTreeMap<_, _>| {
-        let todo: Vec<(u32, Placement)> = (lo..=hi)
-            .filter(|n| !known.contains_key(n))
-            .map(|n| (n, growth.at(n).clone()))
-            .collect();
-        let got: Vec<_> = todo
-            .into_par_iter()
-            .map(|(n, pl)| (n, pruned::verdict_and_min_slack(&pl, &spec)))
-            .collect();
-        known.extend(got);
+        for n in lo..=hi {
+            known
+                .entry(n)
+                .or_insert_with(|| pruned::verdict_and_min_slack(growth.at(n), &spec));
+        }
     };
     let bound = capacity_bound(l, pools);
     // Counts in batches, in parallel, until the first failure.
