@@ -20,6 +20,8 @@
 //!   with the sums of what stranded, so a scenario proven to survive has its exact slack,
 //!   bit for bit, without being re-placed.
 
+use rayon::prelude::*;
+
 use crate::simulate::place::{Placement, node_open};
 
 /// Relative margin on unit sizes (rounding over many re-placements stays far below it).
@@ -65,7 +67,7 @@ impl Units {
     fn new(per_node: Vec<f64>, closed: usize) -> Units {
         let total = per_node.iter().sum();
         let mut richest: Vec<usize> = (0..per_node.len()).collect();
-        richest.sort_by(|&a, &b| per_node[b].total_cmp(&per_node[a]).then(a.cmp(&b)));
+        richest.sort_unstable_by(|&a, &b| per_node[b].total_cmp(&per_node[a]).then(a.cmp(&b)));
         Units {
             per_node,
             total,
@@ -116,31 +118,52 @@ fn units(room: f64, size: f64) -> f64 {
 
 impl Bounds {
     pub(crate) fn new(pl: &Placement) -> Bounds {
-        let n = pl.topo().hosts.len();
-        let (mut free, mut cap, mut lost) =
-            (vec![[0.0; 3]; n], vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-        for (h, host) in pl.topo().hosts.iter().enumerate() {
-            let max: f64 = host.disks.iter().sum();
-            let used: f64 = pl.free().disk[h].iter().map(|d| d.1).sum();
-            free[h] = [pl.free().cpu[h], pl.free().mem[h], max - used];
-            cap[h] = [host.cpu, host.mem_gib, max];
-            for &v in &pl.vms_on()[h] {
-                lost[h][0] += pl.vms()[v].cpu_req;
-                lost[h][1] += pl.vms()[v].mem_req;
-            }
-            for &v in &pl.vols_on()[h] {
-                lost[h][2] += pl.volumes()[v].data;
-            }
-        }
+        // Per node: free, capacity, and what its failure displaces (summed in the order of
+        // its lists), in parallel.
+        let per_node: Vec<[[f64; 3]; 3]> = (0..pl.topo().hosts.len())
+            .into_par_iter()
+            .map(|h| {
+                let host = &pl.topo().hosts[h];
+                let max: f64 = host.disks.iter().sum();
+                let used: f64 = pl.free().disk[h].iter().map(|d| d.1).sum();
+                let mut lost = [0.0; 3];
+                for &v in &pl.vms_on()[h] {
+                    lost[0] += pl.vms()[v].cpu_req;
+                    lost[1] += pl.vms()[v].mem_req;
+                }
+                for &v in &pl.vols_on()[h] {
+                    lost[2] += pl.volumes()[v].data;
+                }
+                [
+                    [pl.free().cpu[h], pl.free().mem[h], max - used],
+                    [host.cpu, host.mem_gib, max],
+                    lost,
+                ]
+            })
+            .collect();
+        let free: Vec<[f64; 3]> = per_node.iter().map(|x| x[0]).collect();
+        let cap: Vec<[f64; 3]> = per_node.iter().map(|x| x[1]).collect();
+        let lost: Vec<[f64; 3]> = per_node.iter().map(|x| x[2]).collect();
         let sum = |a: &[[f64; 3]], r: usize| -> f64 { a.iter().map(|x| x[r]).sum() };
         let free_total = [0, 1, 2].map(|r| sum(&free, r));
         let cap_total = [0, 1, 2].map(|r| sum(&cap, r));
-        let (vm, rep) = (vm_units(pl), replica_units(pl));
+        let ((vm, vm_mass), (rep, rep_mass)) = rayon::join(
+            || {
+                let units = vm_units(pl);
+                let mass = vm_mass(pl, units.closed);
+                (units, mass)
+            },
+            || {
+                let units = replica_units(pl);
+                let mass = units.as_ref().and_then(|u| replica_mass(pl, u.closed));
+                (units, mass)
+            },
+        );
         Bounds {
             vms_on: pl.vms_on().iter().map(Vec::len).collect(),
             reps_on: pl.vols_on().iter().map(Vec::len).collect(),
-            vm_mass: vm_mass(pl, vm.closed),
-            rep_mass: rep.as_ref().and_then(|r| replica_mass(pl, r.closed)),
+            vm_mass,
+            rep_mass,
             vm,
             rep,
             free,
@@ -222,20 +245,30 @@ fn vm_units(pl: &Placement) -> Units {
     let per_node = (0..pl.topo().hosts.len())
         .map(|h| units(pl.free().cpu[h], cmax).min(units(pl.free().mem[h], mmax)))
         .collect();
-    // The members of each group on a node now, and of each VM: counted by sorting.
-    let mut ids: Vec<u32> = pl
-        .groups()
-        .iter()
-        .flatten()
-        .copied()
-        .chain(pl.vms().iter().filter_map(|v| v.group))
-        .collect();
-    ids.sort_unstable();
-    let most = ids
-        .chunk_by(|a, b| a == b)
-        .map(<[u32]>::len)
-        .max()
-        .unwrap_or(0);
+    // The nodes holding each group now plus the VMs of each group, counted per group id
+    // (ids are numbered densely from 0).
+    let ids = || {
+        pl.groups()
+            .iter()
+            .flatten()
+            .copied()
+            .chain(pl.vms().iter().filter_map(|v| v.group))
+    };
+    let top = ids().max().map_or(0, |g| g as usize + 1);
+    let most = if top <= 4 * (pl.vms().len() + pl.topo().hosts.len()) + 1024 {
+        let mut count = vec![0u32; top];
+        for g in ids() {
+            count[g as usize] += 1;
+        }
+        count.into_iter().max().unwrap_or(0) as usize
+    } else {
+        let mut all: Vec<u32> = ids().collect();
+        all.sort_unstable();
+        all.chunk_by(|a, b| a == b)
+            .map(<[u32]>::len)
+            .max()
+            .unwrap_or(0)
+    };
     Units::new(per_node, most)
 }
 

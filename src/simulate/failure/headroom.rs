@@ -56,7 +56,7 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
         .collect();
     for set in &spec.sets {
         if set.plus_any_node {
-            let c = combined(pl, prep, Kind::Set, &plus_any_node(pl, set), 1);
+            let c = combined(pl, prep, Kind::Set, &plus_any_node(pl.topo(), set), 1);
             scenarios.extend(c.worst);
         } else {
             scenarios.push(scenario_in(pl, prep, &set.name, Kind::Set, &set.hosts));
@@ -64,9 +64,15 @@ pub fn analyse_with(pl: &Placement, spec: &Spec) -> Headroom {
     }
     let mut combos = Vec::new();
     if spec.pairs {
-        combos.push(combined(pl, prep, Kind::Pair, &pairs(pl), KEEP_WORST));
+        combos.push(combined(
+            pl,
+            prep,
+            Kind::Pair,
+            &pairs(pl.topo()),
+            KEEP_WORST,
+        ));
         if spec.node_and_rack {
-            let racks = rack_and_node(pl, &domains);
+            let racks = rack_and_node(pl.topo(), &domains);
             combos.push(combined(pl, prep, Kind::NodeAndRack, &racks, KEEP_WORST));
         }
     }
@@ -305,9 +311,13 @@ mod tests {
                 let prep = Prepared::new(&pl);
                 let domains = pl.topo().failure_domains();
                 let families = [
-                    (Kind::Pair, pairs(&pl), KEEP_WORST),
-                    (Kind::NodeAndRack, rack_and_node(&pl, &domains), KEEP_WORST),
-                    (Kind::Set, plus_any_node(&pl, &spec.sets[0]), 1),
+                    (Kind::Pair, pairs(pl.topo()), KEEP_WORST),
+                    (
+                        Kind::NodeAndRack,
+                        rack_and_node(pl.topo(), &domains),
+                        KEEP_WORST,
+                    ),
+                    (Kind::Set, plus_any_node(pl.topo(), &spec.sets[0]), 1),
                 ];
                 for (kind, sets, keep) in &families {
                     let fast = pruned::combined(&pl, &prep, *kind, sets, *keep);
@@ -321,7 +331,8 @@ mod tests {
                     pruned_some |= sets.iter().any(|s| prep.bounds.survives(&s.1));
                 }
                 let h = analyse_with(&pl, &spec);
-                let (v, slack) = pruned::verdict_and_min_slack(&pl, &spec);
+                let failures = pruned::Failures::new(pl.topo(), &spec);
+                let (v, slack) = pruned::verdict_and_min_slack(&pl, &failures);
                 assert_eq!(v, h.verdict, "{clusters}");
                 assert_eq!(format!("{slack:?}"), format!("{:?}", min_slack(&h)));
             }
@@ -365,18 +376,18 @@ mod tests {
                 let sets: Vec<(String, Vec<usize>)> = domains
                     .iter()
                     .cloned()
-                    .chain(pairs(&pl))
-                    .chain(rack_and_node(&pl, &domains))
+                    .chain(pairs(pl.topo()))
+                    .chain(rack_and_node(pl.topo(), &domains))
                     .collect();
                 for (name, hosts) in &sets {
                     let s = scenario_in(&pl, &prep, name, Kind::Pair, hosts);
                     failing += usize::from(s.fails());
-                    let bits = |ok: bool, x: [f64; 3]| (ok, x.map(f64::to_bits));
+                    let bits = |n: usize, x: [f64; 3]| (n, x.map(f64::to_bits));
                     let slack = [s.slack.cpu, s.slack.memory, s.slack.storage];
-                    let (ok, judged) = judge(&pl, &prep, hosts);
+                    let (stranded, judged) = judge(&pl, &prep, hosts);
                     assert_eq!(
-                        bits(ok, judged),
-                        bits(!s.fails(), slack),
+                        bits(stranded, judged),
+                        bits(s.stranded + s.stranded_replicas, slack),
                         "{name} at {clusters}"
                     );
                     if prep.bounds.survives(hosts) {
@@ -386,8 +397,8 @@ mod tests {
                             "{name} at {clusters} clusters: proven, yet {s:?}"
                         );
                         assert_eq!(
-                            bits(true, prep.bounds.share(hosts, [0.0; 3])),
-                            bits(true, slack),
+                            bits(0, prep.bounds.share(hosts, [0.0; 3])),
+                            bits(0, slack),
                             "{name}: the closed form is the re-placement's slack"
                         );
                         only_by_mass += usize::from(!prep.bounds.survives_by_units(hosts));

@@ -1,99 +1,173 @@
 //! The headroom answers the growth questions and N+2 need, from fewer re-placements. A
 //! scenario the bounds (`bounds`) prove survives strands nothing, and its slack is
 //! `Bounds::share` of nothing stranded: the very value its re-placement would report, bit
-//! for bit. So only the scenarios the bounds cannot settle are re-placed, plus, where a
-//! report shows them, the few proven ones among the worst of a family. Every answer is the
-//! one re-placing every scenario gives (tested against it at every fill).
+//! for bit. So only the scenarios the bounds cannot settle are re-placed (and of those,
+//! for a verdict, only the VMs or the replicas the bounds leave open: `replace::judge`),
+//! plus, where a report shows them, the few proven ones among the worst of a family. Every
+//! answer is the one re-placing every scenario gives (tested against it at every fill).
+//!
+//! The failures judged depend on the topology only, so the growth questions name them once
+//! (`Failures`) and judge every count's placement against them.
 
 use rayon::prelude::*;
 
 use super::replace::{
-    self, Combined, HeadroomVerdict, KEEP_WORST, Kind, Prepared, Rank, ScenarioResult, Slack, Spec,
-    rank_of, scenario_in, worse_first,
+    self, Combined, HeadroomVerdict, KEEP_WORST, Kind, Prepared, ScenarioResult, Slack, Spec,
+    judge, rank_of, scenario_in,
 };
+use crate::simulate::fleet::Topology;
 use crate::simulate::place::Placement;
 
-/// A scenario to judge: name, kind and the hosts that fail.
-type Named = (String, Kind, Vec<usize>);
-
-/// A family to judge: its kind, its scenarios (name, hosts) and how many worst it keeps.
-type FamilyToJudge = (Kind, Vec<(String, Vec<usize>)>, usize);
-
-/// One of the worst of a family: re-placed, or proven to survive with its exact slack.
-enum Worst {
-    Replaced(ScenarioResult),
-    Proven { set: usize, slack: [f64; 3] },
+/// A family of failures to judge: its kind, its scenarios (name, hosts), how many of the
+/// worst it keeps, and each scenario's place among the names sorted (the last tie-break of
+/// `ScenarioResult::worse`, without comparing strings per placement).
+pub(crate) struct FamilySets {
+    kind: Kind,
+    sets: Vec<(String, Vec<usize>)>,
+    keep: usize,
+    name_order: Vec<u32>,
 }
 
-/// A family judged: how many fail (all of them among the re-placed), and its worst `keep`
-/// in `ScenarioResult::worse` order.
-struct Family {
-    failing: usize,
-    worst: Vec<Worst>,
-}
-
-fn slack_of(s: &[f64; 3]) -> Slack {
-    Slack {
-        cpu: s[0],
-        memory: s[1],
-        storage: s[2],
+impl FamilySets {
+    pub(crate) fn new(kind: Kind, sets: Vec<(String, Vec<usize>)>, keep: usize) -> FamilySets {
+        let mut by_name: Vec<usize> = (0..sets.len()).collect();
+        by_name.sort_by(|&a, &b| sets[a].0.cmp(&sets[b].0).then(a.cmp(&b)));
+        let mut name_order = vec![0u32; sets.len()];
+        for (place, &i) in by_name.iter().enumerate() {
+            name_order[i] = u32::try_from(place).unwrap_or(u32::MAX);
+        }
+        FamilySets {
+            kind,
+            sets,
+            keep,
+            name_order,
+        }
     }
 }
 
-/// The worst `keep` of `sets` and how many fail. Re-placed: every scenario not proven to
-/// survive (it may fail, and failing ones rank first). The proven ones strand nothing and
-/// rank by their exact memory slack (as it ranks), then name, as `ScenarioResult::worse`
-/// does.
-fn family(
-    pl: &Placement,
-    prep: &Prepared,
-    kind: Kind,
-    sets: &[(String, Vec<usize>)],
-    keep: usize,
-) -> Family {
+/// Every failure the verdict of a placement of one topology judges: the single scenarios
+/// that decide it (nodes, racks, named sets; a power feed does not) and the families.
+pub(crate) struct Failures {
+    singles: Vec<(String, Kind, Vec<usize>)>,
+    families: Vec<FamilySets>,
+}
+
+impl Failures {
+    /// The failures `spec` asks for on a topology.
+    pub(crate) fn new(topo: &Topology, spec: &Spec) -> Failures {
+        let domains = topo.failure_domains();
+        let mut singles: Vec<(String, Kind, Vec<usize>)> = domains
+            .iter()
+            .map(|(name, hosts)| (name.clone(), replace::domain_kind(name), hosts.clone()))
+            .filter(|s| s.1.decides())
+            .collect();
+        let mut families = Vec::new();
+        for set in &spec.sets {
+            if set.plus_any_node {
+                let plus = replace::plus_any_node(topo, set);
+                families.push(FamilySets::new(Kind::Set, plus, 1));
+            } else {
+                singles.push((set.name.clone(), Kind::Set, set.hosts.clone()));
+            }
+        }
+        if spec.pairs {
+            families.push(FamilySets::new(
+                Kind::Pair,
+                replace::pairs(topo),
+                KEEP_WORST,
+            ));
+            if spec.node_and_rack {
+                let racks = replace::rack_and_node(topo, &domains);
+                families.push(FamilySets::new(Kind::NodeAndRack, racks, KEEP_WORST));
+            }
+        }
+        Failures { singles, families }
+    }
+}
+
+/// How a scenario among the worst of a family is known.
+enum Known {
+    /// Re-placed whole (a report shows it).
+    Replaced(ScenarioResult),
+    /// Judged: what stranded and the slack, from the parts the bounds left open.
+    Judged { stranded: usize, slack: [f64; 3] },
+    /// Proven to survive, with its exact slack.
+    Proven { slack: [f64; 3] },
+}
+
+impl Known {
+    fn stranded(&self) -> usize {
+        match self {
+            Known::Replaced(s) => s.stranded + s.stranded_replicas,
+            Known::Judged { stranded, .. } => *stranded,
+            Known::Proven { .. } => 0,
+        }
+    }
+
+    fn slack(&self) -> [f64; 3] {
+        match self {
+            Known::Replaced(s) => [s.slack.cpu, s.slack.memory, s.slack.storage],
+            Known::Judged { slack, .. } | Known::Proven { slack } => *slack,
+        }
+    }
+}
+
+/// A family judged: how many fail, and its worst `keep` (scenario index and what is
+/// known of it) in `ScenarioResult::worse` order.
+struct Family {
+    failing: usize,
+    worst: Vec<(usize, Known)>,
+}
+
+/// The worst `keep` of a family and how many fail. Every scenario not proven to survive is
+/// re-placed (whole with `whole`, else judged): it may fail, and failing ones rank first.
+/// The proven ones strand nothing and rank by their exact memory slack as it ranks, then
+/// name, as `ScenarioResult::worse` does.
+fn family(pl: &Placement, prep: &Prepared, f: &FamilySets, whole: bool) -> Family {
+    let sets = &f.sets;
     let proven: Vec<bool> = sets
         .par_iter()
         .map(|(_, h)| prep.bounds.survives(h))
         .collect();
-    let replaced: Vec<ScenarioResult> = (0..sets.len())
+    let open: Vec<(usize, Known)> = (0..sets.len())
         .into_par_iter()
         .filter(|&i| !proven[i])
-        .map(|i| scenario_in(pl, prep, &sets[i].0, kind, &sets[i].1))
+        .map(|i| {
+            let (name, hosts) = &sets[i];
+            let known = if whole {
+                Known::Replaced(scenario_in(pl, prep, name, f.kind, hosts))
+            } else {
+                let (stranded, slack) = judge(pl, prep, hosts);
+                Known::Judged { stranded, slack }
+            };
+            (i, known)
+        })
         .collect();
-    let failing = replaced.iter().filter(|s| s.fails()).count();
-    let mut settled: Vec<(usize, [f64; 3])> = (0..sets.len())
+    let failing = open.iter().filter(|(_, k)| k.stranded() > 0).count();
+    // Worst first: most stranded, least memory slack as it ranks, first name.
+    let key = |(i, k): &(usize, Known)| (std::cmp::Reverse(k.stranded()), f.name_order[*i]);
+    let worse = |a: &(usize, Known), b: &(usize, Known)| {
+        let (sa, na) = key(a);
+        let (sb, nb) = key(b);
+        sa.cmp(&sb)
+            .then(rank_of(a.1.slack()[1]).total_cmp(&rank_of(b.1.slack()[1])))
+            .then(na.cmp(&nb))
+    };
+    let mut settled: Vec<(usize, Known)> = (0..sets.len())
         .into_par_iter()
         .filter(|&i| proven[i])
-        .map(|i| (i, prep.bounds.share(&sets[i].1, [0.0; 3])))
+        .map(|i| {
+            let slack = prep.bounds.share(&sets[i].1, [0.0; 3]);
+            (i, Known::Proven { slack })
+        })
         .collect();
-    let by_slack = |a: &(usize, [f64; 3]), b: &(usize, [f64; 3])| {
-        worse_first(
-            (0, rank_of(a.1[1]), &sets[a.0].0),
-            (0, rank_of(b.1[1]), &sets[b.0].0),
-        )
-    };
-    if settled.len() > keep && keep > 0 {
-        settled.select_nth_unstable_by(keep - 1, by_slack);
+    if f.keep > 0 && settled.len() > f.keep {
+        settled.select_nth_unstable_by(f.keep - 1, worse);
     }
-    settled.truncate(keep);
-    // Both kinds ranked by what `ScenarioResult::rank` reads.
-    fn key<'a>(w: &'a Worst, sets: &'a [(String, Vec<usize>)]) -> Rank<'a> {
-        match w {
-            Worst::Replaced(s) => s.rank(),
-            Worst::Proven { set, slack } => (0, rank_of(slack[1]), &sets[*set].0),
-        }
-    }
-    let mut worst: Vec<Worst> = replaced
-        .into_iter()
-        .map(Worst::Replaced)
-        .chain(
-            settled
-                .into_iter()
-                .map(|(set, slack)| Worst::Proven { set, slack }),
-        )
-        .collect();
-    worst.sort_by(|a, b| worse_first(key(a, sets), key(b, sets)));
-    worst.truncate(keep);
+    settled.truncate(f.keep);
+    let mut worst: Vec<(usize, Known)> = open.into_iter().chain(settled).collect();
+    worst.sort_by(worse);
+    worst.truncate(f.keep);
     Family { failing, worst }
 }
 
@@ -107,78 +181,65 @@ pub(crate) fn combined(
     sets: &[(String, Vec<usize>)],
     keep: usize,
 ) -> Combined {
-    let f = family(pl, prep, kind, sets, keep);
-    let worst = f
+    let f = FamilySets::new(kind, sets.to_vec(), keep);
+    let judged = family(pl, prep, &f, true);
+    let worst = judged
         .worst
         .into_par_iter()
-        .map(|w| match w {
-            Worst::Replaced(s) => s,
-            Worst::Proven { set, .. } => scenario_in(pl, prep, &sets[set].0, kind, &sets[set].1),
+        .map(|(i, k)| match k {
+            Known::Replaced(s) => s,
+            Known::Judged { .. } | Known::Proven { .. } => {
+                scenario_in(pl, prep, &sets[i].0, kind, &sets[i].1)
+            }
         })
         .collect();
     Combined {
         kind,
         checked: sets.len(),
-        failing: f.failing,
+        failing: judged.failing,
         worst,
     }
 }
 
 /// `analyse_with`'s verdict and `min_slack` of it, without its report: the growth
-/// questions ask only these, for many placements. Only the scenarios the bounds cannot
-/// prove survive are re-placed.
-pub(crate) fn verdict_and_min_slack(pl: &Placement, spec: &Spec) -> (HeadroomVerdict, Slack) {
+/// questions ask only these, for many placements of one topology (`failures` named for
+/// it). Only what the bounds cannot prove is re-placed.
+pub(crate) fn verdict_and_min_slack(
+    pl: &Placement,
+    failures: &Failures,
+) -> (HeadroomVerdict, Slack) {
     let prep = Prepared::new(pl);
-    let domains = pl.topo().failure_domains();
     let mut pass = pl.stranded_vms() == 0 && pl.stranded_replicas() == 0;
-    // The least slack per resource over every single scenario that decides the verdict (a
-    // power feed does not) and the worst of each family.
+    // The least slack per resource over every single scenario that decides the verdict
+    // and the worst of each family.
     let mut least = [f64::INFINITY; 3];
     let mut take = |s: &[f64; 3]| {
         for (l, v) in least.iter_mut().zip(s) {
             *l = l.min(*v);
         }
     };
-    let mut singles: Vec<Named> = domains
-        .iter()
-        .map(|(name, hosts)| (name.clone(), replace::domain_kind(name), hosts.clone()))
-        .filter(|s| s.1.decides())
-        .collect();
-    let mut families: Vec<FamilyToJudge> = Vec::new();
-    for set in &spec.sets {
-        if set.plus_any_node {
-            families.push((Kind::Set, replace::plus_any_node(pl, set), 1));
-        } else {
-            singles.push((set.name.clone(), Kind::Set, set.hosts.clone()));
+    for f in &failures.families {
+        let judged = family(pl, &prep, f, false);
+        pass &= judged.failing == 0;
+        for (_, k) in &judged.worst {
+            take(&k.slack());
         }
     }
-    if spec.pairs {
-        families.push((Kind::Pair, replace::pairs(pl), KEEP_WORST));
-        if spec.node_and_rack {
-            families.push((
-                Kind::NodeAndRack,
-                replace::rack_and_node(pl, &domains),
-                KEEP_WORST,
-            ));
-        }
-    }
-    for (kind, sets, keep) in &families {
-        let f = family(pl, &prep, *kind, sets, *keep);
-        pass &= f.failing == 0;
-        for w in &f.worst {
-            match w {
-                Worst::Replaced(s) => take(&[s.slack.cpu, s.slack.memory, s.slack.storage]),
-                Worst::Proven { slack, .. } => take(slack),
-            }
-        }
-    }
-    let judged: Vec<(bool, [f64; 3])> = singles
+    let judged: Vec<(usize, [f64; 3])> = failures
+        .singles
         .par_iter()
-        .map(|(_, _, hosts)| replace::judge(pl, &prep, hosts))
+        .map(|(_, _, hosts)| judge(pl, &prep, hosts))
         .collect();
-    for (ok, slack) in &judged {
-        pass &= ok;
+    for (stranded, slack) in &judged {
+        pass &= *stranded == 0;
         take(slack);
     }
-    (HeadroomVerdict::from_pass(pass), slack_of(&least))
+    (
+        HeadroomVerdict::from_pass(pass),
+        Slack {
+            cpu: least[0],
+            memory: least[1],
+            storage: least[2],
+        },
+    )
 }

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bounds::Bounds;
+use crate::simulate::fleet::Topology;
 use crate::simulate::place::{
     BurstIndex, Free, Placement, Replacement, ScoreIndex, pick_node_indexed, replace_lost,
 };
@@ -122,29 +123,19 @@ impl ScenarioResult {
         self.stranded > 0 || self.stranded_replicas > 0
     }
 
-    /// What ranks it among the worst of a family (`worse_first`).
-    pub(crate) fn rank(&self) -> Rank<'_> {
-        (
-            self.stranded + self.stranded_replicas,
-            self.slack.memory_rank(),
-            &self.name,
-        )
-    }
-
-    /// Worst first (`worse_first`).
+    /// Worst first: most stranded, then least memory slack as it ranks
+    /// (`Slack::memory_rank`), then by name (`pruned::family` ranks the same way).
     #[cfg(test)]
     pub(crate) fn worse(&self, other: &ScenarioResult) -> std::cmp::Ordering {
-        worse_first(self.rank(), other.rank())
+        (other.stranded + other.stranded_replicas)
+            .cmp(&(self.stranded + self.stranded_replicas))
+            .then(
+                self.slack
+                    .memory_rank()
+                    .total_cmp(&other.slack.memory_rank()),
+            )
+            .then(self.name.cmp(&other.name))
     }
-}
-
-/// A scenario's rank among the worst: VMs and replicas stranded, memory slack as it ranks
-/// (`Slack::memory_rank`), name.
-pub(crate) type Rank<'a> = (usize, f64, &'a str);
-
-/// Worst first: most stranded, then least memory slack, then by name.
-pub(crate) fn worse_first(a: Rank<'_>, b: Rank<'_>) -> std::cmp::Ordering {
-    b.0.cmp(&a.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(b.2))
 }
 
 /// A family of combined failures summarised: how many were checked, how many fail, the
@@ -216,10 +207,9 @@ pub(crate) struct Prepared {
 
 impl Prepared {
     pub(crate) fn new(pl: &Placement) -> Prepared {
-        Prepared {
-            burst: BurstIndex::new(pl.topo(), pl.free()),
-            bounds: Bounds::new(pl),
-        }
+        let (burst, bounds) =
+            rayon::join(|| BurstIndex::new(pl.topo(), pl.free()), || Bounds::new(pl));
+        Prepared { burst, bounds }
     }
 }
 
@@ -245,9 +235,10 @@ fn alive_without(pl: &Placement, failed: &[usize]) -> Vec<bool> {
     alive
 }
 
-fn restart(pl: &Placement, alive: &[bool], failed: &[usize]) -> Restart {
+/// The VMs `failed` hosted restarted greedily on what is `free` (the placement's, or its
+/// CPU and memory alone when nothing else is read).
+fn restart(pl: &Placement, alive: &[bool], failed: &[usize], mut free: Free) -> Restart {
     let n = pl.topo().hosts.len();
-    let mut free = pl.free().clone();
     let mut mem_actual = pl.mem_actual().to_vec();
     let mut pods = pl.pods().to_vec();
     let mut displaced: Vec<usize> = failed
@@ -324,25 +315,28 @@ fn stranded_sums(pl: &Placement, vms: &[usize], replicas: &[Replacement]) -> [f6
     lost
 }
 
-/// Whether a failure strands nothing, and its slack, as `scenario_in` reports them;
-/// re-placing only the VMs when the bounds prove the replicas are re-homed, and the
+/// How many VMs and replicas a failure strands, and its slack, as `scenario_in` reports
+/// them; re-placing only the VMs when the bounds prove the replicas are re-homed, and the
 /// replicas only when they prove the VMs restart (`Bounds::survives_parts`).
-pub(crate) fn judge(pl: &Placement, prep: &Prepared, failed: &[usize]) -> (bool, [f64; 3]) {
+pub(crate) fn judge(pl: &Placement, prep: &Prepared, failed: &[usize]) -> (usize, [f64; 3]) {
     let (vms_ok, reps_ok) = prep.bounds.survives_parts(failed);
     let alive = alive_without(pl, failed);
     let stranded = if vms_ok {
         Vec::new()
     } else {
-        restart(pl, &alive, failed).stranded
+        restart(pl, &alive, failed, pl.free().cpu_and_memory()).stranded
     };
-    let lost_replicas = if reps_ok {
+    let mut lost_replicas = if reps_ok {
         Vec::new()
     } else {
         replace_lost(pl, &alive, failed, &prep.burst, &mut pl.free().clone())
     };
+    lost_replicas.retain(|r| r.target.is_none());
     let lost = stranded_sums(pl, &stranded, &lost_replicas);
-    let ok = stranded.is_empty() && lost_replicas.iter().all(|r| r.target.is_some());
-    (ok, prep.bounds.share(failed, lost))
+    (
+        stranded.len() + lost_replicas.len(),
+        prep.bounds.share(failed, lost),
+    )
 }
 
 /// `scenario` with what the placement's scenarios share built once for many of them.
@@ -360,7 +354,7 @@ pub(crate) fn scenario_in(
         pods,
         displaced,
         stranded,
-    } = restart(pl, &alive, failed);
+    } = restart(pl, &alive, failed, pl.free().clone());
     let better_packing_exists =
         !stranded.is_empty() && first_fit_decreasing(pl, &alive, &displaced);
     // Longhorn re-homes each lost replica onto a node that does not hold the volume. Detached
@@ -444,9 +438,9 @@ pub(crate) fn domain_kind(name: &str) -> Kind {
 pub(crate) const KEEP_WORST: usize = 10;
 
 /// A named set with `plus_any_node`: the set with each node outside it.
-pub(crate) fn plus_any_node(pl: &Placement, set: &NamedSet) -> Vec<(String, Vec<usize>)> {
-    let host = |h: usize| pl.topo().hosts[h].name.as_str();
-    (0..pl.topo().hosts.len())
+pub(crate) fn plus_any_node(topo: &Topology, set: &NamedSet) -> Vec<(String, Vec<usize>)> {
+    let host = |h: usize| topo.hosts[h].name.as_str();
+    (0..topo.hosts.len())
         .filter(|h| !set.hosts.contains(h))
         .map(|h| {
             let mut hs = set.hosts.clone();
@@ -458,9 +452,9 @@ pub(crate) fn plus_any_node(pl: &Placement, set: &NamedSet) -> Vec<(String, Vec<
 }
 
 /// Every pair of nodes.
-pub(crate) fn pairs(pl: &Placement) -> Vec<(String, Vec<usize>)> {
-    let n = pl.topo().hosts.len();
-    let host = |h: usize| pl.topo().hosts[h].name.as_str();
+pub(crate) fn pairs(topo: &Topology) -> Vec<(String, Vec<usize>)> {
+    let n = topo.hosts.len();
+    let host = |h: usize| topo.hosts[h].name.as_str();
     (0..n)
         .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
         .map(|(a, b)| (format!("nodes {} + {}", host(a), host(b)), vec![a, b]))
@@ -469,11 +463,11 @@ pub(crate) fn pairs(pl: &Placement) -> Vec<(String, Vec<usize>)> {
 
 /// Every rack of `domains` with each node outside it.
 pub(crate) fn rack_and_node(
-    pl: &Placement,
+    topo: &Topology,
     domains: &[(String, Vec<usize>)],
 ) -> Vec<(String, Vec<usize>)> {
-    let n = pl.topo().hosts.len();
-    let host = |h: usize| pl.topo().hosts[h].name.as_str();
+    let n = topo.hosts.len();
+    let host = |h: usize| topo.hosts[h].name.as_str();
     domains
         .iter()
         .filter(|(name, _)| name.starts_with("rack "))

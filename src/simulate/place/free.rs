@@ -17,6 +17,17 @@ pub struct Free {
 }
 
 impl Free {
+    /// A copy of the nodes' CPU and memory only, no disks: all that restarting VMs reads
+    /// (`pick_node`, `pick_node_indexed`).
+    pub(crate) fn cpu_and_memory(&self) -> Free {
+        Free {
+            cpu: self.cpu.clone(),
+            mem: self.mem.clone(),
+            disk: Vec::new(),
+            node_room: Vec::new(),
+        }
+    }
+
     /// Record a replica on (node, disk).
     pub(crate) fn add_replica(&mut self, topo: &Topology, n: usize, d: usize, vol: &Volume) {
         self.disk[n][d].0 += vol.size;

@@ -52,7 +52,7 @@ impl BurstIndex {
                 order.push((max - used, n as u32, d as u32));
             }
         }
-        order.sort_by(|a, b| b.0.total_cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2))));
+        order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2))));
         let mut pos: Vec<Vec<u32>> = topo.hosts.iter().map(|h| vec![0; h.disks.len()]).collect();
         for (i, &(_, n, d)) in order.iter().enumerate() {
             pos[n as usize][d as usize] = i as u32;

@@ -151,6 +151,8 @@ pub(crate) fn pick_disk(
     };
     let mut exact: Option<Vec<bool>> = None;
     let mut top = tops(None);
+    // The nodes of the tier within 5 % of its most room, in node order.
+    let mut near: Vec<usize> = Vec::new();
     let mut draw = draw;
     for want in [2, 1, 0] {
         loop {
@@ -159,10 +161,10 @@ pub(crate) fn pick_disk(
             }
             let cut = top[want] * 0.95;
             let fit = exact.as_deref();
-            let near = |n: usize| class(n, fit) == Some(want) && room[n] >= cut;
-            let count = (0..room.len()).filter(|&n| near(n)).count() as u64;
-            let nth = (mix(draw) % count.max(1)) as usize;
-            let Some(n) = (0..room.len()).filter(|&n| near(n)).nth(nth) else {
+            near.clear();
+            near.extend((0..room.len()).filter(|&n| class(n, fit) == Some(want) && room[n] >= cut));
+            let nth = (mix(draw) % (near.len() as u64).max(1)) as usize;
+            let Some(&n) = near.get(nth) else {
                 break;
             };
             // The chosen node's disks are checked against the storage rules.

@@ -31,7 +31,7 @@ impl ScoreIndex {
             })
             .collect();
         let mut order: Vec<usize> = (0..base.len()).collect();
-        order.sort_by(|&a, &b| base[b].total_cmp(&base[a]).then(a.cmp(&b)));
+        order.sort_unstable_by(|&a, &b| base[b].total_cmp(&base[a]).then(a.cmp(&b)));
         let min_ic = topo
             .inv_cap
             .iter()

@@ -98,7 +98,8 @@ pub fn max_clusters_with(
 ) -> MaxClusters {
     let base = l.current();
     let pools = l.shapes[shape].as_slice();
-    let spec = l.headroom_spec(&l.topology());
+    let topo = l.topology();
+    let failures = pruned::Failures::new(&topo, &l.headroom_spec(&topo));
     let mut growth = Growth::new(l, &base, pools);
     let mut known: std::collections::BTreeMap<u32, (HeadroomVerdict, Slack)> =
         std::collections::BTreeMap::new();
@@ -108,7 +109,7 @@ pub fn max_clusters_with(
         for n in lo..=hi {
             known
                 .entry(n)
-                .or_insert_with(|| pruned::verdict_and_min_slack(growth.at(n), &spec));
+                .or_insert_with(|| pruned::verdict_and_min_slack(growth.at(n), &failures));
         }
     };
     let bound = capacity_bound(l, pools);
@@ -280,7 +281,8 @@ pub fn timeline(l: &Study) -> (Vec<Month>, Vec<Refusal>) {
         *months.iter().max().expect("not empty"),
     );
     let base = l.current();
-    let spec = l.headroom_spec(&l.topology());
+    let topo = l.topology();
+    let failures = pruned::Failures::new(&topo, &l.headroom_spec(&topo));
     let (admitted, refused) = quota_admissions(l, last);
     // A month's answer depends only on which admitted requests run in it, and that set
     // changes only where a request starts or ends: each distinct set is placed and checked
@@ -308,7 +310,7 @@ pub fn timeline(l: &Study) -> (Vec<Month>, Vec<Refusal>) {
                     r.count as usize,
                 ));
             }
-            let (verdict, slack) = pruned::verdict_and_min_slack(&l.place(&all), &spec);
+            let (verdict, slack) = pruned::verdict_and_min_slack(&l.place(&all), &failures);
             (set, (all.len(), verdict, slack))
         })
         .collect();
@@ -541,7 +543,8 @@ mod tests {
                 let grown = growth.at(n);
                 assert_eq!(layout(grown), layout(&plain), "{name}: placement at {n}");
                 let h = headroom::analyse_with(&plain, &spec);
-                let (v, slack) = pruned::verdict_and_min_slack(grown, &spec);
+                let failures = pruned::Failures::new(grown.topo(), &spec);
+                let (v, slack) = pruned::verdict_and_min_slack(grown, &failures);
                 assert_eq!(v, h.verdict, "{name}: verdict at {n}");
                 assert_eq!(
                     format!("{slack:?}"),
