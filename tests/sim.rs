@@ -290,6 +290,109 @@ fn a_site_inventory_can_be_the_fleet() {
 /// `--budget`: max clusters stops after the counts in hand and says its answer is a lower
 /// bound (every count it checked passes); without it the field is absent. Standard output
 /// stays one JSON document while progress goes to stderr.
+/// The reference scenario grown to 300 nodes in 8 racks, with its clusters scaled alike
+/// and few Monte Carlo trials: a review whose max clusters runs for seconds.
+fn factory_of_300(dir: &std::path::Path) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(repo().join("simulations/reference-factory.yaml")).unwrap();
+    let racks: Vec<String> = (1..=8).map(|r| format!("r{r:02}")).collect();
+    let feeds: String = (4..=8)
+        .map(|r| format!("    r{r:02}: {{power: feed-b}}\n"))
+        .collect();
+    let text = text
+        .replace("risk_trials: 10000", "risk_trials: 500")
+        .replace("count: 24", "count: 297")
+        .replace(
+            "      racks: [r01, r02, r03]\n  racks:",
+            &format!("      racks: [{}]\n  racks:", racks.join(", ")),
+        )
+        .replace(
+            "- {shape: standard, count: 60}",
+            "- {shape: standard, count: 667}",
+        )
+        .replace(
+            "    r03: {power: feed-b}\n",
+            &format!("    r03: {{power: feed-b}}\n{feeds}"),
+        );
+    assert!(
+        text.contains("count: 297") && text.contains("r08: {power"),
+        "{text}"
+    );
+    let p = dir.join("factory-300.yaml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Ctrl-C while max clusters runs: it stops with the counts it checked and says so
+/// ("at least", `stopped_by: interrupt`), the timeline stops too, and the review still
+/// completes and prints.
+#[test]
+fn ctrl_c_stops_the_growth_questions_with_what_they_checked() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let p = factory_of_300(dir.path());
+    let mut child = rackplan_json(&["simulate", p.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while std::time::Instant::now() < deadline {
+        match rx.recv_timeout(std::time::Duration::from_millis(200)) {
+            Ok(line) => {
+                let started = line.contains("max clusters of standard");
+                seen.push(line);
+                if started {
+                    break;
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    assert!(
+        seen.iter().any(|l| l.contains("max clusters of standard")),
+        "max clusters never started: {seen:?}"
+    );
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    seen.extend(rx.try_iter());
+    let code = out.status.code();
+    assert!(matches!(code, Some(0 | 1)), "{code:?}: {seen:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &v["max_clusters"];
+    assert_eq!(m["lower_bound"], true, "{m}");
+    assert_eq!(m["stopped_by"], "interrupt", "{m}");
+    assert!(m["first_failure"].is_null(), "{m}");
+    if let Some(t) = v.get("timeline_stopped") {
+        assert_eq!(t["by"], "interrupt", "{t}");
+        assert!(t["from_month"].is_string(), "{t}");
+    }
+    assert!(
+        v["rebuild"].is_object() && v["risk"].is_object(),
+        "the review completed"
+    );
+    assert!(
+        seen.iter().any(|l| l.contains("interrupted")),
+        "the interruption is told: {seen:?}"
+    );
+}
+
 #[test]
 fn a_budget_stops_max_clusters_with_a_lower_bound() {
     let dir = tempfile::tempdir().unwrap();
@@ -298,6 +401,7 @@ fn a_budget_stops_max_clusters_with_a_lower_bound() {
     assert!(code == 0 || code == 1, "{stderr}");
     let m = &v["max_clusters"];
     assert_eq!(m["lower_bound"], true, "{m}");
+    assert_eq!(m["stopped_by"], "budget", "{m}");
     assert!(m["first_failure"].is_null(), "{m}");
     let n = m["additional"].as_u64().unwrap();
     assert_eq!(m["checked_up_to"].as_u64(), Some(n));
@@ -307,6 +411,7 @@ fn a_budget_stops_max_clusters_with_a_lower_bound() {
     let (_, full, _) = simulate(&[p.to_str().unwrap()]);
     let whole = &full["max_clusters"];
     assert!(whole.get("lower_bound").is_none(), "{whole}");
+    assert!(whole.get("stopped_by").is_none() && full.get("timeline_stopped").is_none());
     assert!(whole["additional"].as_u64().unwrap() > n);
     assert_eq!(whole["curve"].as_array().unwrap()[..curve.len()], curve[..]);
     for bad in ["-1", "nan", "soon"] {

@@ -162,7 +162,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l site -d '
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l plot -d 'Write SVG charts into this directory' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l rebuild-data -d 'Rebuild what-if: the failed node holds this much replica data (15TiB, 8TB, 500GiB)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l rebuild-node -d 'Rebuild what-if: the host that fails (default: the first of the largest class)' -r
-complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l budget -d 'Seconds the review may take before max clusters stops and answers "at least N" (every count it checked passes; JSON `lower_bound: true`). Default: no limit' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l budget -d 'Seconds the review may take before max clusters stops and answers "at least N" (every count it checked passes; JSON `lower_bound: true`) and the timeline stops after the months it checked. Ctrl-C stops them the same way (again: quit). Default: no limit' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand simulate" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"

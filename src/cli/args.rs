@@ -173,7 +173,9 @@ pub enum Command {
         #[arg(long, value_name = "HOST", requires = "rebuild_data")]
         rebuild_node: Option<String>,
         /// Seconds the review may take before max clusters stops and answers "at least N"
-        /// (every count it checked passes; JSON `lower_bound: true`). Default: no limit.
+        /// (every count it checked passes; JSON `lower_bound: true`) and the timeline stops
+        /// after the months it checked. Ctrl-C stops them the same way (again: quit).
+        /// Default: no limit.
         #[arg(long, value_name = "SECS")]
         budget: Option<f64>,
     },

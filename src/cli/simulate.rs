@@ -79,6 +79,7 @@ pub(crate) fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
         &questions::Watch {
             note: &note,
             deadline: budget.map(|b| started + b),
+            interrupted: Some(term::interrupts()),
         },
     );
     drop(steps);

@@ -114,6 +114,42 @@ pub(crate) fn read_stdin(what: &str) -> Result<String, Error> {
     Ok(s)
 }
 
+/// Ctrl-C during a long review. The first sets the flag returned: max clusters and the
+/// timeline stop with what they checked, and the review completes and prints (its answer
+/// marked "at least"). The second quits at once with status 130. Listening starts at the
+/// first call; if it cannot start, Ctrl-C keeps its default (the process ends).
+pub(crate) fn interrupts() -> &'static std::sync::atomic::AtomicBool {
+    static FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    static LISTEN: std::sync::Once = std::sync::Once::new();
+    LISTEN.call_once(|| {
+        let listen = || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                if tokio::signal::ctrl_c().await.is_err() {
+                    return;
+                }
+                FLAG.store(true, std::sync::atomic::Ordering::Relaxed);
+                errln(
+                    "rackplan: interrupted: max clusters and the timeline stop with what they checked, then the review prints; Ctrl-C again quits",
+                );
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            });
+        };
+        // Without the thread, Ctrl-C simply ends the process as before.
+        let _ = std::thread::Builder::new()
+            .name("interrupts".into())
+            .spawn(listen);
+    });
+    &FLAG
+}
+
 /// The async runtime for commands that talk to the network.
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_multi_thread()

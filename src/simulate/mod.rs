@@ -12,5 +12,5 @@ pub(crate) mod report;
 pub mod scenario;
 pub(crate) mod study;
 
-pub(crate) use report::Report;
+pub(crate) use report::{Report, Stopped};
 pub use study::{ScenarioInput, Study, StudyError, StudyInput};

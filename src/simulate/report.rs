@@ -26,6 +26,10 @@ pub struct Report {
     pub(crate) headroom: Headroom,
     pub max_clusters: Option<MaxClusters>,
     pub(crate) timeline: Vec<Month>,
+    /// Set when the timeline stopped early (`--budget`, or Ctrl-C): the months from this
+    /// one on were not checked and are left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) timeline_stopped: Option<TimelineStop>,
     pub(crate) refused: Vec<Refusal>,
     pub rebuild: RebuildReport,
     pub(crate) risk: RiskReport,
@@ -70,12 +74,43 @@ pub struct MaxClusters {
     pub passes_again: Vec<u32>,
     /// Every count from 0 to this one was placed and checked.
     pub checked_up_to: u32,
-    /// The search stopped early (`--budget`) with every count checked passing: the answer
-    /// is at least `additional`. Only written when true.
+    /// The search stopped early (`--budget`, or Ctrl-C) with every count checked passing:
+    /// the answer is at least `additional`. Only written when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lower_bound: bool,
+    /// What stopped it, when it stopped early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<Stopped>,
     /// Minimum slack over all failure scenarios for N additional clusters (for the plot).
     pub(crate) curve: Vec<(u32, Slack, HeadroomVerdict)>,
+}
+
+/// What stopped a growth question before its whole answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Stopped {
+    /// The time given with `--budget` ran out.
+    Budget,
+    /// Ctrl-C (SIGINT).
+    Interrupt,
+}
+
+impl Stopped {
+    /// Why, in words: "the time budget (--budget) ran out".
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            Stopped::Budget => "the time budget (--budget) ran out",
+            Stopped::Interrupt => "the run was interrupted (Ctrl-C)",
+        }
+    }
+}
+
+/// Where the timeline stopped early, and why.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TimelineStop {
+    /// The first month not checked.
+    pub(crate) from_month: String,
+    pub(crate) by: Stopped,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

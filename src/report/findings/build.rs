@@ -5,8 +5,8 @@
 
 use super::model::{Findings, Section};
 use super::storage::{rebuild_section, risk_section};
-use crate::simulate::Report;
 use crate::simulate::failure::headroom::{Kind, ScenarioResult};
+use crate::simulate::{Report, Stopped};
 use crate::words::{group, pct, sentence};
 
 /// Failing single nodes shown in the headroom table beside the racks, power feeds, sets and
@@ -318,9 +318,10 @@ fn capacity(r: &Report) -> Section {
                 ),
             });
             if m.lower_bound {
-                c.text(
-                    "At least: the time budget (--budget) ran out before any count failed, so more may fit.",
-                );
+                c.text(format!(
+                    "At least: {} before any count failed, so more may fit.",
+                    m.stopped_by.unwrap_or(Stopped::Budget).words()
+                ));
             }
             if !m.passes_again.is_empty() {
                 c.text(format!(
@@ -357,6 +358,13 @@ fn capacity(r: &Report) -> Section {
                 .collect(),
         );
         c.chart("timeline.svg");
+    }
+    if let Some(t) = &r.timeline_stopped {
+        c.text(format!(
+            "Timeline stopped: {}; {} and the months after it were not checked.",
+            t.by.words(),
+            t.from_month
+        ));
     }
     if !r.refused.is_empty() {
         c.table(

@@ -121,7 +121,9 @@ fn report() -> Report {
             checked_up_to: 4,
             curve: vec![(0, slack(0.9, 0.0, 0.5), HeadroomVerdict::Fail)],
             lower_bound: false,
+            stopped_by: None,
         }),
+        timeline_stopped: None,
         timeline: vec![Month {
             month: "2027-01".into(),
             clusters: 3,

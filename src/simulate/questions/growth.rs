@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use crate::simulate::failure::headroom::{HeadroomVerdict, Slack};
 use crate::simulate::failure::pruned;
 use crate::simulate::place::{Placement, workload};
-use crate::simulate::report::{MaxClusters, Month, Refusal};
+use crate::simulate::report::{MaxClusters, Month, Refusal, Stopped, TimelineStop};
 use crate::simulate::scenario::{self, Pool};
 use crate::simulate::study::Study;
 
@@ -81,12 +81,13 @@ pub fn max_clusters(l: &Study, shape: &str) -> MaxClusters {
     max_clusters_with(l, shape, &mut |_| Flow::Go)
 }
 
-/// Whether a growth question goes on after a count.
+/// Whether a growth question goes on after a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
     Go,
-    /// Stop: the answer so far is a lower bound.
-    Stop,
+    /// Stop, for this reason: the answer so far is a lower bound (max clusters), or the
+    /// months so far (the timeline).
+    Stop(Stopped),
 }
 
 /// `max_clusters`, asking `progress` after each batch of counts (with the counts checked
@@ -118,7 +119,7 @@ pub fn max_clusters_with(
     let mut curve: Vec<(u32, Slack, HeadroomVerdict)> = Vec::new();
     let mut first_failure = None;
     let mut next = 0u32;
-    let mut stopped = false;
+    let mut stopped = None;
     while first_failure.is_none() && next <= bound {
         let hi = next.saturating_add(batch - 1).min(bound);
         eval(next, hi, &mut known);
@@ -132,8 +133,11 @@ pub fn max_clusters_with(
             }
         }
         next = hi + 1;
-        if first_failure.is_none() && next <= bound && progress(next) == Flow::Stop {
-            stopped = true;
+        if first_failure.is_none()
+            && next <= bound
+            && let Flow::Stop(why) = progress(next)
+        {
+            stopped = Some(why);
             break;
         }
     }
@@ -154,7 +158,8 @@ pub fn max_clusters_with(
         checked_up_to = f;
     }
     MaxClusters {
-        lower_bound: stopped,
+        lower_bound: stopped.is_some(),
+        stopped_by: stopped,
         shape: shape.to_string(),
         additional: match first_failure {
             Some(0) => None,
@@ -265,6 +270,17 @@ type MonthAnswer = (usize, HeadroomVerdict, Slack);
 
 /// Month by month: clusters arriving and expiring, quotas applied, verdict per month.
 pub fn timeline(l: &Study) -> (Vec<Month>, Vec<Refusal>) {
+    let (months, refused, _) = timeline_with(l, &mut |_| Flow::Go);
+    (months, refused)
+}
+
+/// `timeline`, asking `progress` after each batch of distinct months (with the months
+/// answered so far) whether to go on; when it says stop, the months from the first one
+/// not answered on are left out, and that month is returned with the reason.
+pub fn timeline_with(
+    l: &Study,
+    progress: &mut dyn FnMut(usize) -> Flow,
+) -> (Vec<Month>, Vec<Refusal>, Option<TimelineStop>) {
     let s = &l.scenario;
     let mut months: Vec<i32> = Vec::new();
     for t in &s.teams {
@@ -274,7 +290,7 @@ pub fn timeline(l: &Study) -> (Vec<Month>, Vec<Refusal>) {
         }
     }
     if months.is_empty() {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), Vec::new(), None);
     }
     let (first, last) = (
         *months.iter().min().expect("not empty"),
@@ -296,38 +312,62 @@ pub fn timeline(l: &Study) -> (Vec<Month>, Vec<Refusal>) {
                 .collect()
         })
         .collect();
-    let mut distinct: Vec<&ActiveSet> = active.iter().collect();
-    distinct.sort();
-    distinct.dedup();
-    let answers: std::collections::HashMap<&ActiveSet, MonthAnswer> = distinct
-        .into_par_iter()
-        .map(|set| {
-            let mut all = base.clone();
-            for &(ti, ri) in set {
-                let r = &s.teams[ti].requests[ri];
-                all.extend(std::iter::repeat_n(
-                    l.shapes[&r.shape].as_slice(),
-                    r.count as usize,
-                ));
-            }
-            let (verdict, slack) = pruned::verdict_and_min_slack(&l.place(&all), &failures);
-            (set, (all.len(), verdict, slack))
-        })
-        .collect();
+    // The distinct sets in the order their months come, answered a batch at a time.
+    let mut distinct: Vec<&ActiveSet> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for set in &active {
+        if seen.insert(set) {
+            distinct.push(set);
+        }
+    }
+    let place_and_check = |set: &ActiveSet| {
+        let mut all = base.clone();
+        for &(ti, ri) in set {
+            let r = &s.teams[ti].requests[ri];
+            all.extend(std::iter::repeat_n(
+                l.shapes[&r.shape].as_slice(),
+                r.count as usize,
+            ));
+        }
+        let (verdict, slack) = pruned::verdict_and_min_slack(&l.place(&all), &failures);
+        (all.len(), verdict, slack)
+    };
+    let batch = rayon::current_num_threads().clamp(2, 8);
+    let mut answers: std::collections::HashMap<&ActiveSet, MonthAnswer> =
+        std::collections::HashMap::new();
+    let mut stopped = None;
+    for chunk in distinct.chunks(batch) {
+        let got: Vec<(&ActiveSet, MonthAnswer)> = chunk
+            .par_iter()
+            .map(|&set| (set, place_and_check(set)))
+            .collect();
+        answers.extend(got);
+        if answers.len() < distinct.len()
+            && let Flow::Stop(why) = progress(answers.len())
+        {
+            stopped = Some(why);
+            break;
+        }
+    }
     let live = l.live.as_ref().map_or(0, |f| f.tenant_clusters);
-    let out = (first..=last)
-        .zip(&active)
-        .map(|(m, set)| {
-            let (clusters, verdict, min_slack) = answers[set].clone();
-            Month {
-                month: scenario::month_name(m),
-                clusters: clusters + live,
-                verdict,
-                min_slack,
-            }
-        })
-        .collect();
-    (out, refused)
+    let mut out = Vec::new();
+    let mut cut = None;
+    for (m, set) in (first..=last).zip(&active) {
+        let Some((clusters, verdict, min_slack)) = answers.get(set).cloned() else {
+            cut = stopped.map(|by| TimelineStop {
+                from_month: scenario::month_name(m),
+                by,
+            });
+            break;
+        };
+        out.push(Month {
+            month: scenario::month_name(m),
+            clusters: clusters + live,
+            verdict,
+            min_slack,
+        });
+    }
+    (out, refused, cut)
 }
 
 #[cfg(test)]
@@ -449,6 +489,7 @@ mod tests {
             passes_again,
             checked_up_to,
             lower_bound: false,
+            stopped_by: None,
             curve,
         }
     }
@@ -481,10 +522,11 @@ mod tests {
         let mut asked = Vec::new();
         let part = max_clusters_with(&l, "standard", &mut |n| {
             asked.push(n);
-            Flow::Stop
+            Flow::Stop(Stopped::Interrupt)
         });
         assert_eq!(asked.len(), 1);
         assert!(part.lower_bound && !full.lower_bound);
+        assert_eq!(part.stopped_by, Some(Stopped::Interrupt));
         assert_eq!(part.first_failure, None);
         assert_eq!(part.additional, Some(asked[0] - 1));
         assert!(part.additional < full.additional);
@@ -613,10 +655,18 @@ mod tests {
         )
         .unwrap();
         // The shipped teams, and a long quiet stretch that the reuse skips.
-        let text = text.replace(
-            "{shape: large, count: 1, from: 2027-04}",
-            "{shape: large, count: 1, from: 2027-04, until: 2031-12}",
-        );
+        // More requests, so that the months hold more distinct sets than one batch.
+        let text = text
+            .replace(
+                "{shape: large, count: 1, from: 2027-04}",
+                "{shape: large, count: 1, from: 2027-04, until: 2031-12}",
+            )
+            .replace("vcpu_quota: 200", "vcpu_quota: 5000")
+            .replace(
+                "      - {shape: large, count: 2, from: 2027-02, until: 2027-06}\n",
+                "      - {shape: large, count: 2, from: 2027-02, until: 2027-06}\n      - {shape: standard, count: 1, from: 2027-07}\n      - {shape: standard, count: 1, from: 2027-10}\n      - {shape: standard, count: 1, from: 2028-01, until: 2028-05}\n      - {shape: standard, count: 1, from: 2028-08}\n",
+            );
+        assert!(text.contains("from: 2028-08"));
         let l = Study::open(&crate::simulate::StudyInput {
             scenario: crate::simulate::ScenarioInput::Text {
                 name: std::path::Path::new("t.yaml"),
@@ -642,5 +692,24 @@ mod tests {
             })
             .collect();
         assert_eq!(fast, plain);
+        // Stopped after the first batch: a prefix of the whole, and the first month left
+        // out named with the reason.
+        let mut asked = 0;
+        let (part, _, cut) = timeline_with(&l, &mut |_| {
+            asked += 1;
+            Flow::Stop(Stopped::Budget)
+        });
+        assert_eq!(asked, 1);
+        assert!(
+            !part.is_empty() && part.len() < fast.len(),
+            "{}",
+            part.len()
+        );
+        for (m, whole) in part.iter().zip(&fast) {
+            assert_eq!((&m.month, m.clusters), (&whole.0, whole.1));
+        }
+        let cut = cut.expect("the timeline says where it stopped");
+        assert_eq!(cut.from_month, fast[part.len()].0);
+        assert_eq!(cut.by, Stopped::Budget);
     }
 }

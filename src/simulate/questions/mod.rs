@@ -17,6 +17,7 @@ pub use admit::{AdmitError, Decision, Quota, Stranding, decide};
 pub(crate) use drain::{DrainError, DrainReport, FurtherFailure, Move, drain_named};
 pub use growth::{
     Flow, max_clusters, max_clusters_with, quota_admissions, request_active, shape_vcpu, timeline,
+    timeline_with,
 };
 pub use review::{Watch, review, review_with, risk_section};
 pub use upgrade::upgrade;

@@ -2,7 +2,7 @@
 //! `Report` in the order it is read.
 
 use super::fix::fix;
-use super::growth::{Flow, max_clusters_with, timeline};
+use super::growth::{Flow, max_clusters_with, timeline_with};
 use super::rebuild::{placement_assumptions, rebuild_report};
 use super::warnings;
 use crate::simulate::failure::headroom::stranded_by_node;
@@ -13,7 +13,7 @@ use crate::simulate::failure::risk::{self, Copysets, fleet_risk};
 use crate::simulate::place::Placement;
 use crate::simulate::report::{
     ByReplicas, Correlated, Estimate, MarkovNote, NO_VOLUMES, Report, RiskFigures, RiskReport,
-    Warning,
+    Stopped, Warning,
 };
 use crate::simulate::scenario::{Pool, RiskMethod, Scenario};
 use crate::simulate::study::Study;
@@ -22,9 +22,12 @@ use crate::simulate::study::Study;
 pub struct Watch<'a> {
     /// Told what runs: each analysis as it starts, and the counts max clusters checked.
     pub note: &'a (dyn Fn(&str) + Sync),
-    /// Past this moment max clusters stops after the counts in hand and answers "at
-    /// least" (`MaxClusters::lower_bound`); the other analyses run whole.
+    /// Past this moment (`--budget`), or once `interrupted` is set (Ctrl-C), max clusters
+    /// stops after the counts in hand and answers "at least"
+    /// (`MaxClusters::lower_bound`), and the timeline after the months in hand; the other
+    /// analyses run whole.
     pub deadline: Option<std::time::Instant>,
+    pub interrupted: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 impl Watch<'_> {
@@ -33,6 +36,24 @@ impl Watch<'_> {
         Watch {
             note: &|_| {},
             deadline: None,
+            interrupted: None,
+        }
+    }
+
+    /// Whether the growth questions go on.
+    fn flow(&self) -> Flow {
+        if self
+            .interrupted
+            .is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            Flow::Stop(Stopped::Interrupt)
+        } else if self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            Flow::Stop(Stopped::Budget)
+        } else {
+            Flow::Go
         }
     }
 }
@@ -59,14 +80,14 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
                 "max clusters of {sh}: 0 to {} more checked, all pass",
                 n.saturating_sub(1)
             ));
-            match watch.deadline {
-                Some(d) if std::time::Instant::now() >= d => Flow::Stop,
-                _ => Flow::Go,
-            }
+            watch.flow()
         })
     });
     (watch.note)("the timeline of the teams' requests");
-    let (timeline, refused) = timeline(l);
+    let (timeline, refused, timeline_stopped) = timeline_with(l, &mut |done| {
+        (watch.note)(&format!("the timeline: {done} distinct month(s) checked"));
+        watch.flow()
+    });
     (watch.note)("rebuild, risk and warnings");
 
     // Rebuild: the what-if's node loaded with its data, or the placement's fullest node.
@@ -151,6 +172,7 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
         headroom,
         max_clusters,
         timeline,
+        timeline_stopped,
         refused,
         rebuild: rebuild_report,
         risk,
