@@ -413,4 +413,84 @@ mod tests {
         assert!(proven > 1000, "{proven} proven");
         assert!(only_by_mass > 100, "{only_by_mass} proven only by mass");
     }
+
+    /// The bounds stay sound on random fleets: hosts of mixed sizes, pools whose CPU or
+    /// memory binds (overcommit from none to 16x), volumes with no data written (where
+    /// the replica mass bound stands aside), hard or soft zone anti-affinity; every node,
+    /// rack and pair proven to survive strands nothing, and `judge` agrees with the whole
+    /// re-placement, from empty to past full.
+    #[test]
+    fn the_bounds_are_sound_on_random_fleets() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(25);
+        let (mut proven, mut failing) = (0, 0);
+        for trial in 0..10 {
+            let racks = rng.random_range(2..5usize);
+            let hosts: Vec<Host> = (0..rng.random_range(8..16usize))
+                .map(|i| Host {
+                    name: format!("h{i:02}"),
+                    rack: i % racks,
+                    cpu: [16.0, 32.0, 64.0][rng.random_range(0..3usize)],
+                    mem_gib: [64.0, 128.0, 256.0][rng.random_range(0..3usize)],
+                    disks: (0..rng.random_range(1..4usize))
+                        .map(|_| rng.random_range(2e11..2e12))
+                        .collect(),
+                })
+                .collect();
+            let names: Vec<String> = (0..racks).map(|r| format!("r{r}")).collect();
+            let topo = Topology::build(hosts, names, &vec![None; racks]);
+            let pools: Vec<Pool> = (0..rng.random_range(1..4usize))
+                .map(|k| Pool {
+                    name: format!("p{k}"),
+                    count: rng.random_range(1..4u32),
+                    vcpu: f64::from(rng.random_range(1..17u32)),
+                    memory_gib: f64::from(rng.random_range(1..65u32)),
+                    disks_gib: (0..rng.random_range(0..3usize))
+                        .map(|_| f64::from(rng.random_range(10..500u32)))
+                        .collect(),
+                    anti_affinity: rng.random_bool(0.5),
+                    running: rng.random_bool(0.9),
+                })
+                .collect();
+            let p = Platform {
+                overcommit_cpu_pct: [100.0, 400.0, 1600.0][rng.random_range(0..3usize)],
+                overcommit_memory_pct: [100.0, 150.0][rng.random_range(0..2usize)],
+                data_fill: [0.0, 0.3, 0.9][rng.random_range(0..3usize)],
+                replica_zone_soft_anti_affinity: rng.random_bool(0.7),
+                replica_soft_anti_affinity: rng.random_bool(0.3),
+                ..Platform::default()
+            };
+            for clusters in (0..80).step_by(4) {
+                let list: Vec<&[Pool]> = std::iter::repeat_n(&pools[..], clusters).collect();
+                let (vms, vols) = workload(&list, &p);
+                let pl = Placement::build(topo.clone(), vms, vols, &p);
+                let prep = Prepared::new(&pl);
+                let sets: Vec<(String, Vec<usize>)> = pl
+                    .topo()
+                    .failure_domains()
+                    .into_iter()
+                    .chain(pairs(pl.topo()))
+                    .collect();
+                for (name, hosts) in &sets {
+                    let s = scenario_in(&pl, &prep, name, Kind::Pair, hosts);
+                    failing += usize::from(s.fails());
+                    let (stranded, slack) = judge(&pl, &prep, hosts);
+                    assert_eq!(stranded, s.stranded + s.stranded_replicas, "{trial} {name}");
+                    let whole = [s.slack.cpu, s.slack.memory, s.slack.storage];
+                    assert_eq!(slack.map(f64::to_bits), whole.map(f64::to_bits), "{name}");
+                    if prep.bounds.survives(hosts) {
+                        proven += 1;
+                        assert!(
+                            !s.fails(),
+                            "trial {trial}, {clusters} clusters, {name}: {s:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            proven > 1000 && failing > 1000,
+            "{proven} proven, {failing} failing"
+        );
+    }
 }
