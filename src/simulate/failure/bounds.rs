@@ -13,6 +13,13 @@
 //!   closed: the nodes holding a replica of the volume) proves every lost replica is
 //!   re-homed, when no volume has a selector and zone anti-affinity is soft (so any node
 //!   without a replica of the volume is a candidate, `replenish::Burst::tier`).
+//! - **Survival by mass**, where counting whole units of the largest request is too
+//!   coarse (VMs and volumes of mixed sizes): a node refuses a VM only once the restarts
+//!   on it took more than its *reserve* (its free room less the largest request, in memory,
+//!   CPU read through the largest CPU-per-memory ratio of any VM), so if what is displaced
+//!   does not exceed the open nodes' reserves, nothing strands (`vm_mass`; per disk for
+//!   replicas, `replica_mass`). Either proof suffices, separately for the VMs and for
+//!   the replicas (`Bounds::survives_parts`).
 //! - **Slack.** The free share of the survivors after re-placement is their free capacity
 //!   before, less what was displaced, plus what stranded (it takes nothing), over their
 //!   capacity: whatever nodes were chosen. `Bounds::share` computes it in one fixed order,
