@@ -152,6 +152,7 @@ proptest! {
         managers in proptest::collection::vec(json(), 0..2),
         storages in proptest::collection::vec(json(), 0..2),
         volumes in proptest::collection::vec(json(), 0..2),
+        gpu_devices in proptest::collection::vec(json(), 0..2),
     ) {
         let raw = rackplan::discover::redfish::crawl::RawSystem {
             system,
@@ -169,6 +170,7 @@ proptest! {
             bios_registry: None,
             accelerators: Vec::new(),
             accelerator_memory: Vec::new(),
+            gpu_devices,
         };
         let mut notes = Vec::new();
         let n = rackplan::discover::redfish::normalize::node(&raw, &Value::Null, "http://127.0.0.1:1", "t", &mut notes);

@@ -127,6 +127,24 @@ fn every_mockup_inventories_correctly_through_sushy_static() {
         .find(|n| n["id"] == "CNIVC0014M0388")
         .unwrap();
     assert_eq!(dell["gpus"][0]["model"], "NVIDIA H100 PCIe");
+    // Lenovo's GPU processors name no model: it comes from the linked PCIe device's Name.
+    let (_, xcc) = servers
+        .iter()
+        .find(|(n, _)| n.starts_with("lenovo-"))
+        .unwrap();
+    let lenovo = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["bmc"]["address"] == xcc.url())
+        .unwrap();
+    let models: Vec<&str> = lenovo["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|g| g["model"].as_str())
+        .collect();
+    assert_eq!(models, vec!["NVIDIA L40"; 8], "{:#}", lenovo["gpus"]);
     // The nodes.yaml written uses the same field names as the JSON.
     let (inv, _) = rackplan::inventory::store::load(&dir.path().join("nodes.yaml")).unwrap();
     assert_eq!(inv.nodes.len(), 11);

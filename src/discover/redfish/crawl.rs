@@ -45,6 +45,8 @@ pub struct RawSystem {
     pub accelerators: Vec<Value>,
     /// Memory documents those accelerators link to (GPU memory).
     pub accelerator_memory: Vec<Value>,
+    /// The PCIe devices GPU processors without a model link to (their card's name).
+    pub gpu_devices: Vec<Value>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -294,9 +296,12 @@ impl<F: Fetch> Walk<'_, F> {
 
     async fn system(&self, system: Value) -> RawSystem {
         let processors = async {
-            self.linked_leaves(&system, "Processors")
+            let procs = self
+                .linked_leaves(&system, "Processors")
                 .await
-                .unwrap_or_default()
+                .unwrap_or_default();
+            let devices = self.gpu_devices(&procs).await;
+            (procs, devices)
         };
         let memory = async {
             let summary = system
@@ -339,7 +344,7 @@ impl<F: Fetch> Walk<'_, F> {
         };
         let bios = self.bios(&system);
         let (
-            processors,
+            (processors, gpu_devices),
             memory,
             (drives, storages, volumes, simple_storage),
             ethernet,
@@ -365,6 +370,7 @@ impl<F: Fetch> Walk<'_, F> {
             bios_registry,
             accelerators: Vec::new(),
             accelerator_memory: Vec::new(),
+            gpu_devices,
         }
     }
 

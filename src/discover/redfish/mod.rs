@@ -10,6 +10,8 @@ pub(crate) mod bios;
 pub(crate) mod byid;
 pub mod crawl;
 pub(crate) mod firmware;
+#[cfg(test)]
+mod gpu_tests;
 pub(crate) mod identity;
 pub(crate) mod mockup_dir;
 pub mod normalize;

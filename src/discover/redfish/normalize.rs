@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::crawl::RawSystem;
+use super::walk_more::named_model;
 use crate::inventory::model::normalize_mac;
 use crate::inventory::{Bmc, Cpu, Disk, Gpu, LinkState, Media, Nic, Node, Protocol};
 
@@ -120,13 +121,33 @@ fn gpu_memory(p: &Value, memory: &[Value]) -> Option<f64> {
     (mib > 0.0 && mib.is_finite()).then(|| (mib / 1024.0 * 10.0).round() / 10.0)
 }
 
+/// A GPU's model: its `Model`, else the linked PCIe device's `Model`, else that device's
+/// `Name` (Lenovo XCC: `NVIDIA L40` there, `Model` null on the processor and `N/A` on the
+/// device).
+fn gpu_model(p: &Value, devices: &[Value]) -> Option<String> {
+    if let Some(m) = named_model(p) {
+        return Some(m.to_string());
+    }
+    let target = p
+        .pointer("/Links/PCIeDevice/@odata.id")
+        .and_then(Value::as_str)?;
+    let device = devices.iter().find(|d| {
+        d.get("@odata.id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| same_link(target, id))
+    })?;
+    named_model(device)
+        .or_else(|| s(device, "Name").map(str::trim).filter(|n| !n.is_empty()))
+        .map(str::to_string)
+}
+
 fn gpus(raw: &RawSystem) -> Vec<Gpu> {
     raw.processors
         .iter()
         .chain(raw.accelerators.iter())
         .filter(|p| s(p, "ProcessorType") == Some("GPU") && state(p) != Some("Absent"))
         .map(|p| Gpu {
-            model: s(p, "Model").map(str::to_string),
+            model: gpu_model(p, &raw.gpu_devices),
             manufacturer: s(p, "Manufacturer").map(str::to_string),
             memory_gib: gpu_memory(p, &raw.accelerator_memory),
         })

@@ -47,12 +47,12 @@ impl Fetch for Mem {
     }
 }
 
-fn coll(ids: &[&str]) -> Value {
+pub(super) fn coll(ids: &[&str]) -> Value {
     json!({"Members": ids.iter().map(|i| json!({"@odata.id": i})).collect::<Vec<_>>()})
 }
 
 #[allow(clippy::needless_pass_by_value)] // called with json!(...) literals
-fn sys(extra: Value) -> Value {
+pub(super) fn sys(extra: Value) -> Value {
     let mut s = json!({
         "@odata.id": "/redfish/v1/Systems/1",
         "@odata.type": "#ComputerSystem.v1_16_0.ComputerSystem",
@@ -67,7 +67,7 @@ fn sys(extra: Value) -> Value {
     s
 }
 
-fn run(docs: Vec<(&str, Value)>) -> (Vec<Node>, Vec<String>, Vec<String>) {
+pub(super) fn run(docs: Vec<(&str, Value)>) -> (Vec<Node>, Vec<String>, Vec<String>) {
     let mut all = vec![
         (
             "/redfish/v1",

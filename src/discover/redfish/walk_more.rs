@@ -129,4 +129,34 @@ impl<F: Fetch> Walk<'_, F> {
             .collect();
         (procs, memory)
     }
+
+    /// The PCIe devices linked from GPU processors that name no model (Lenovo XCC gives
+    /// `Model` null on its GPU processors, and the card's name on the linked
+    /// `Chassis/*/PCIeDevices/*` as `Name`, with `Model` `N/A`).
+    pub(super) async fn gpu_devices(&self, processors: &[Value]) -> Vec<Value> {
+        let mut links: Vec<String> = processors
+            .iter()
+            .filter(|p| {
+                p.get("ProcessorType").and_then(Value::as_str) == Some("GPU")
+                    && named_model(p).is_none()
+            })
+            .filter_map(|p| p.pointer("/Links/PCIeDevice").and_then(link))
+            .take(MAX_MEMBERS)
+            .collect();
+        links.sort();
+        links.dedup();
+        join_all(links.iter().map(|l| self.get_leaf(l)))
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+}
+
+/// A document's `Model` when it names one (not empty, not "N/A").
+pub(crate) fn named_model(doc: &Value) -> Option<&str> {
+    doc.get("Model")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && !m.eq_ignore_ascii_case("n/a"))
 }
