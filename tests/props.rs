@@ -153,6 +153,7 @@ proptest! {
         storages in proptest::collection::vec(json(), 0..2),
         volumes in proptest::collection::vec(json(), 0..2),
         gpu_devices in proptest::collection::vec(json(), 0..2),
+        oem_pci_devices in proptest::collection::vec(json(), 0..2),
     ) {
         let raw = rackplan::discover::redfish::crawl::RawSystem {
             system,
@@ -171,6 +172,7 @@ proptest! {
             accelerators: Vec::new(),
             accelerator_memory: Vec::new(),
             gpu_devices,
+            oem_pci_devices,
         };
         let mut notes = Vec::new();
         let n = rackplan::discover::redfish::normalize::node(&raw, &Value::Null, "http://127.0.0.1:1", "t", &mut notes);

@@ -145,6 +145,29 @@ fn every_mockup_inventories_correctly_through_sushy_static() {
         .filter_map(|g| g["model"].as_str())
         .collect();
     assert_eq!(models, vec!["NVIDIA L40"; 8], "{:#}", lenovo["gpus"]);
+    // HPE iLO lists the XL675d's GPUs only in its Oem PCIDevices.
+    let (_, ilo) = servers
+        .iter()
+        .find(|(n, _)| n.starts_with("hpe-proliant-xl675d"))
+        .unwrap();
+    let hpe = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["bmc"]["address"] == ilo.url())
+        .unwrap();
+    let models: Vec<&str> = hpe["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|g| g["model"].as_str())
+        .collect();
+    assert_eq!(
+        models,
+        vec!["NVIDIA A100-SXM4-40GB"; 8],
+        "{:#}",
+        hpe["gpus"]
+    );
     // The nodes.yaml written uses the same field names as the JSON.
     let (inv, _) = rackplan::inventory::store::load(&dir.path().join("nodes.yaml")).unwrap();
     assert_eq!(inv.nodes.len(), 11);

@@ -47,6 +47,9 @@ pub struct RawSystem {
     pub accelerator_memory: Vec<Value>,
     /// The PCIe devices GPU processors without a model link to (their card's name).
     pub gpu_devices: Vec<Value>,
+    /// HPE's Oem `PCIDevices`, read when no processor is a GPU (iLO lists its GPUs there
+    /// only).
+    pub oem_pci_devices: Vec<Value>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -142,7 +145,7 @@ impl<F: Fetch> Walk<'_, F> {
         self.members_of(path, false).await
     }
 
-    async fn leaf_members(&self, path: &str) -> Vec<Value> {
+    pub(super) async fn leaf_members(&self, path: &str) -> Vec<Value> {
         self.members_of(path, true).await
     }
 
@@ -301,7 +304,8 @@ impl<F: Fetch> Walk<'_, F> {
                 .await
                 .unwrap_or_default();
             let devices = self.gpu_devices(&procs).await;
-            (procs, devices)
+            let oem = self.oem_pci_devices(&system, &procs).await;
+            (procs, (devices, oem))
         };
         let memory = async {
             let summary = system
@@ -344,7 +348,7 @@ impl<F: Fetch> Walk<'_, F> {
         };
         let bios = self.bios(&system);
         let (
-            (processors, gpu_devices),
+            (processors, (gpu_devices, oem_pci_devices)),
             memory,
             (drives, storages, volumes, simple_storage),
             ethernet,
@@ -371,6 +375,7 @@ impl<F: Fetch> Walk<'_, F> {
             accelerators: Vec::new(),
             accelerator_memory: Vec::new(),
             gpu_devices,
+            oem_pci_devices,
         }
     }
 

@@ -57,3 +57,76 @@ fn a_gpu_without_a_model_takes_its_linked_pcie_device_name() {
         ]
     );
 }
+
+/// HPE iLO lists GPUs only in its Oem `PCIDevices`: display controllers of a GPU vendor in
+/// a slot count, with their `Name` as model; the embedded video, switches and other
+/// vendors do not. With GPU processors present, the Oem list is not read.
+#[test]
+fn hpe_gpus_come_from_its_oem_pci_devices() {
+    let devices = |gpu_processor: bool| {
+        let mut docs = vec![
+            (
+                "/redfish/v1/Systems/1",
+                sys(json!({
+                    "Processors": {"@odata.id": "/redfish/v1/Systems/1/Processors"},
+                    "Oem": {"Hpe": {"Links": {"PCIDevices": {"@odata.id": "/redfish/v1/Systems/1/PCIDevices/"}}}}
+                })),
+            ),
+            (
+                "/redfish/v1/Systems/1/Processors",
+                coll(if gpu_processor {
+                    &["/p/1", "/p/g"]
+                } else {
+                    &["/p/1"]
+                }),
+            ),
+            (
+                "/p/1",
+                json!({"ProcessorType": "CPU", "TotalCores": 64, "TotalThreads": 128}),
+            ),
+            (
+                "/p/g",
+                json!({"ProcessorType": "GPU", "Model": "NVIDIA L4"}),
+            ),
+            (
+                "/redfish/v1/Systems/1/PCIDevices",
+                coll(&["/d/1", "/d/2", "/d/3", "/d/4", "/d/5"]),
+            ),
+            (
+                "/d/1",
+                json!({"Name": "Embedded Video Controller", "ClassCode": 3, "VendorID": 4139, "StructuredName": "PCI.Emb.1.1"}),
+            ),
+            (
+                "/d/2",
+                json!({"Name": "NVIDIA A100-SXM4-40GB", "ClassCode": 3, "VendorID": 4318, "StructuredName": "PCI.Slot.4.2"}),
+            ),
+            (
+                "/d/3",
+                json!({"Name": "NVIDIA NV Switch", "ClassCode": 6, "VendorID": 4318, "StructuredName": "PCI.Slot.9.3"}),
+            ),
+            (
+                "/d/4",
+                json!({"Name": "NVIDIA A100-SXM4-40GB", "ClassCode": 3, "VendorID": 4318, "StructuredName": "PCI.Slot.5.2"}),
+            ),
+            (
+                "/d/5",
+                json!({"Name": "Network Controller", "ClassCode": 2, "VendorID": 5555}),
+            ),
+        ];
+        if !gpu_processor {
+            docs.retain(|(path, _)| *path != "/p/g");
+        }
+        let (nodes, _, _) = run(docs);
+        nodes[0]
+            .gpus
+            .iter()
+            .map(|g| (g.model.clone(), g.manufacturer.clone()))
+            .collect::<Vec<_>>()
+    };
+    let a100 = (
+        Some("NVIDIA A100-SXM4-40GB".to_string()),
+        Some("NVIDIA".to_string()),
+    );
+    assert_eq!(devices(false), vec![a100.clone(), a100]);
+    assert_eq!(devices(true), vec![(Some("NVIDIA L4".to_string()), None)]);
+}

@@ -142,7 +142,8 @@ fn gpu_model(p: &Value, devices: &[Value]) -> Option<String> {
 }
 
 fn gpus(raw: &RawSystem) -> Vec<Gpu> {
-    raw.processors
+    let listed: Vec<Gpu> = raw
+        .processors
         .iter()
         .chain(raw.accelerators.iter())
         .filter(|p| s(p, "ProcessorType") == Some("GPU") && state(p) != Some("Absent"))
@@ -151,7 +152,33 @@ fn gpus(raw: &RawSystem) -> Vec<Gpu> {
             manufacturer: s(p, "Manufacturer").map(str::to_string),
             memory_gib: gpu_memory(p, &raw.accelerator_memory),
         })
-        .collect()
+        .collect();
+    if listed.is_empty() {
+        raw.oem_pci_devices.iter().filter_map(oem_gpu).collect()
+    } else {
+        listed
+    }
+}
+
+/// A GPU from HPE iLO's Oem `PCIDevices` entry: a display controller (`ClassCode` 3) of a
+/// GPU vendor in a slot (the embedded video of the server, `PCI.Emb.*`, is not one). The
+/// model is its `Name` (`NVIDIA A100-SXM4-40GB`); iLO gives no GPU memory.
+fn oem_gpu(d: &Value) -> Option<Gpu> {
+    let vendor = match d.get("VendorID").and_then(Value::as_u64)? {
+        0x10de => "NVIDIA",
+        0x1002 => "AMD",
+        0x8086 => "Intel",
+        _ => return None,
+    };
+    let embedded = s(d, "StructuredName").is_some_and(|n| n.starts_with("PCI.Emb"));
+    (d.get("ClassCode").and_then(Value::as_u64) == Some(3) && !embedded).then(|| Gpu {
+        model: s(d, "Name")
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string),
+        manufacturer: Some(vendor.to_string()),
+        memory_gib: None,
+    })
 }
 
 /// Memory in GiB: MemorySummary, cross-checked with the DIMMs when they were read.

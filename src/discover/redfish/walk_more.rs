@@ -153,6 +153,19 @@ impl<F: Fetch> Walk<'_, F> {
     }
 }
 
+impl<F: Fetch> Walk<'_, F> {
+    /// HPE iLO's Oem `PCIDevices` when no processor is a GPU: iLO lists GPUs only there.
+    pub(super) async fn oem_pci_devices(&self, system: &Value, processors: &[Value]) -> Vec<Value> {
+        let any_gpu = processors
+            .iter()
+            .any(|p| p.get("ProcessorType").and_then(Value::as_str) == Some("GPU"));
+        match system.pointer("/Oem/Hpe/Links/PCIDevices").and_then(link) {
+            Some(l) if !any_gpu => self.leaf_members(&l).await,
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// A document's `Model` when it names one (not empty, not "N/A").
 pub(crate) fn named_model(doc: &Value) -> Option<&str> {
     doc.get("Model")
