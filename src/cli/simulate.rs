@@ -83,13 +83,7 @@ pub(crate) fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
         },
     );
     drop(steps);
-    let newest = r.live.as_ref().and_then(|l| l.newest_object.clone());
-    r.provenance = Some(Provenance::of_run(
-        cfg.scenario.as_deref(),
-        cfg.dump.as_deref(),
-        cfg.site.as_deref(),
-        newest,
-    ));
+    stamp(&cfg, &mut r);
     if let Some(dir) = &cfg.plot {
         for (name, body) in report::charts::plots(&r) {
             fsio::write_atomic(&dir.join(name), body.as_bytes(), Mode::Public)?;
@@ -119,6 +113,17 @@ pub(crate) fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
 /// `--upgrade`: the rolling upgrade's answer; with `--report`, the review report with
 /// the upgrade's section and timeline chart (the review is what a report is, and the
 /// upgrade is one more question it answers). Exit 0 when the upgrade completes cleanly.
+/// The review's provenance: its inputs, and a dump's newest object.
+fn stamp(cfg: &SimulateConfig, r: &mut crate::simulate::Report) {
+    let newest = r.live.as_ref().and_then(|l| l.newest_object.clone());
+    r.provenance = Some(Provenance::of_run(
+        cfg.scenario.as_deref(),
+        cfg.dump.as_deref(),
+        cfg.site.as_deref(),
+        newest,
+    ));
+}
+
 fn upgrade(cfg: &SimulateConfig, study: &Study, order: &[String], ctx: &Ctx) -> Result<u8, Error> {
     let progress = term::spinner("taking the fleet through the rolling upgrade");
     let u = questions::upgrade(study, order)?;
@@ -127,13 +132,7 @@ fn upgrade(cfg: &SimulateConfig, study: &Study, order: &[String], ctx: &Ctx) -> 
         let progress = term::spinner("simulating failures, rebuilds and risk");
         let mut r = questions::review(study);
         drop(progress);
-        let newest = r.live.as_ref().and_then(|l| l.newest_object.clone());
-        r.provenance = Some(Provenance::of_run(
-            cfg.scenario.as_deref(),
-            cfg.dump.as_deref(),
-            cfg.site.as_deref(),
-            newest,
-        ));
+        stamp(cfg, &mut r);
         r.upgrade = Some(u.clone());
         write_report(path, *format, &r)?;
     }

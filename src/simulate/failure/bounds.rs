@@ -288,49 +288,29 @@ fn replica_units(pl: &Placement) -> Option<Units> {
     }
     let smax = pl.volumes().iter().map(|v| v.size).fold(0.0, f64::max);
     let dmax = pl.volumes().iter().map(|v| v.data).fold(0.0, f64::max);
-    let alive = vec![true; pl.topo().hosts.len()];
     let rules = pl.rules();
     let (ss, ds) = (smax * (1.0 + UNIT_MARGIN), dmax * (1.0 + UNIT_MARGIN));
-    let per_node = pl
-        .topo()
-        .hosts
-        .iter()
-        .enumerate()
-        .map(|(n, host)| {
-            if !node_open(pl.topo(), &alive, 0, n) {
-                return 0.0;
+    let per_node = over_replica_disks(pl, |max, (sched, used)| {
+        // k replicas fit when the data leaves more than the minimal share and the
+        // scheduled sizes stay within over-provisioning (`StorageRules::fits`).
+        let ok = |k: f64| {
+            max - used - k * ds > max * rules.min_available
+                && sched + k * ss <= max * rules.overprovision
+        };
+        let mut k = units(max * (1.0 - rules.min_available) - used, dmax)
+            .min(units(max * rules.overprovision - sched, smax));
+        // The closed form is off by rounding at most: a few steps down, else none.
+        for _ in 0..4 {
+            if k <= 0.0 || ok(k) {
+                break;
             }
-            let mut total = 0.0;
-            for (d, &max) in host.disks.iter().enumerate() {
-                let (sched, used) = pl.free().disk[n][d];
-                if max.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
-                    || !pl.topo().tags.disk_ok(0, n, d)
-                {
-                    continue;
-                }
-                // k replicas fit when the data leaves more than the minimal share and the
-                // scheduled sizes stay within over-provisioning (`StorageRules::fits`).
-                let ok = |k: f64| {
-                    max - used - k * ds > max * rules.min_available
-                        && sched + k * ss <= max * rules.overprovision
-                };
-                let mut k = units(max * (1.0 - rules.min_available) - used, dmax)
-                    .min(units(max * rules.overprovision - sched, smax));
-                // The closed form is off by rounding at most: a few steps down, else none.
-                for _ in 0..4 {
-                    if k <= 0.0 || ok(k) {
-                        break;
-                    }
-                    k -= 1.0;
-                }
-                if k > 0.0 && !ok(k) {
-                    k = 0.0;
-                }
-                total += k;
-            }
-            total.min(UNIT_CAP)
-        })
-        .collect();
+            k -= 1.0;
+        }
+        if k > 0.0 && !ok(k) { 0.0 } else { k }
+    })
+    .into_iter()
+    .map(|t| t.min(UNIT_CAP))
+    .collect();
     let closed = pl
         .volumes()
         .iter()
@@ -392,10 +372,25 @@ fn replica_mass(pl: &Placement, closed: usize) -> Option<Units> {
     }
     let smax = pl.volumes().iter().map(|v| v.size).fold(0.0, f64::max);
     let dmax = pl.volumes().iter().map(|v| v.data).fold(0.0, f64::max);
-    let alive = vec![true; pl.topo().hosts.len()];
     let rules = pl.rules();
-    let per_node = pl
-        .topo()
+    let per_node = over_replica_disks(pl, |max, (sched, used)| {
+        let a = max * (1.0 - rules.min_available) - used - dmax;
+        let b = max * rules.overprovision - sched - smax;
+        if !(a > 0.0 && b > 0.0) {
+            return 0.0;
+        }
+        let by_size = if rho > 0.0 { b / rho } else { f64::INFINITY };
+        a.min(by_size) * (1.0 - MASS_MARGIN)
+    });
+    Some(Units::new(per_node, closed))
+}
+
+/// Per node, the sum of `per_disk(max, (scheduled, used))` over its disks that take
+/// replicas (a node Longhorn schedules to, a disk with room and no tag excluding it); 0
+/// for a node that takes none.
+fn over_replica_disks(pl: &Placement, per_disk: impl Fn(f64, (f64, f64)) -> f64) -> Vec<f64> {
+    let alive = vec![true; pl.topo().hosts.len()];
+    pl.topo()
         .hosts
         .iter()
         .enumerate()
@@ -403,24 +398,13 @@ fn replica_mass(pl: &Placement, closed: usize) -> Option<Units> {
             if !node_open(pl.topo(), &alive, 0, n) {
                 return 0.0;
             }
-            let mut total = 0.0;
-            for (d, &max) in host.disks.iter().enumerate() {
-                let (sched, used) = pl.free().disk[n][d];
-                if max.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
-                    || !pl.topo().tags.disk_ok(0, n, d)
-                {
-                    continue;
-                }
-                let a = max * (1.0 - rules.min_available) - used - dmax;
-                let b = max * rules.overprovision - sched - smax;
-                if !(a > 0.0 && b > 0.0) {
-                    continue;
-                }
-                let by_size = if rho > 0.0 { b / rho } else { f64::INFINITY };
-                total += a.min(by_size) * (1.0 - MASS_MARGIN);
-            }
-            total
+            host.disks
+                .iter()
+                .enumerate()
+                .filter(|&(d, &max)| max > 0.0 && pl.topo().tags.disk_ok(0, n, d))
+                .fold(0.0, |total, (d, &max)| {
+                    total + per_disk(max, pl.free().disk[n][d])
+                })
         })
-        .collect();
-    Some(Units::new(per_node, closed))
+        .collect()
 }

@@ -341,10 +341,41 @@ mod tests {
         assert!(pruned_some, "the bounds settle some scenarios");
     }
 
+    /// Every scenario of `sets` re-placed whole and judged: `judge` gives the whole
+    /// re-placement's stranded count and slack, bit for bit; a scenario the bounds prove
+    /// survives strands nothing, and its closed-form slack is the re-placement's. Returns
+    /// how many were proven, proven only by mass, and failing.
+    fn check_bounds(pl: &Placement, sets: &[(String, Vec<usize>)], at: &str) -> [usize; 3] {
+        let prep = Prepared::new(pl);
+        let bits = |n: usize, x: [f64; 3]| (n, x.map(f64::to_bits));
+        let mut counts = [0; 3];
+        for (name, hosts) in sets {
+            let s = scenario_in(pl, &prep, name, Kind::Pair, hosts);
+            counts[2] += usize::from(s.fails());
+            let slack = [s.slack.cpu, s.slack.memory, s.slack.storage];
+            let (stranded, judged) = judge(pl, &prep, hosts);
+            assert_eq!(
+                bits(stranded, judged),
+                bits(s.stranded + s.stranded_replicas, slack),
+                "{name} at {at}"
+            );
+            if prep.bounds.survives(hosts) {
+                counts[0] += 1;
+                assert!(!s.fails(), "{name} at {at}: proven, yet {s:?}");
+                assert_eq!(
+                    bits(0, prep.bounds.share(hosts, [0.0; 3])),
+                    bits(0, slack),
+                    "{name} at {at}: the closed form is the re-placement's slack"
+                );
+                counts[1] += usize::from(!prep.bounds.survives_by_units(hosts));
+            }
+        }
+        counts
+    }
+
     /// Every scenario the bounds prove survives strands nothing when re-placed, and
-    /// judging re-places only what they do not prove yet answers as the whole re-placement,
-    /// over
-    /// every node, rack, pair and rack plus node, from an empty fleet to past full, with
+    /// judging re-places only what they do not prove yet answers as the whole
+    /// re-placement, over every node, rack, pair and rack plus node, from an empty fleet to past full, with
     /// VMs and volumes of several sizes; and the mass bounds prove scenarios that
     /// counting units of the largest VM or replica cannot.
     #[test]
@@ -371,7 +402,6 @@ mod tests {
                 let list: Vec<&[Pool]> = std::iter::repeat_n(&shape[..], clusters).collect();
                 let (vms, vols) = workload(&list, &p);
                 let pl = Placement::build(topo.clone(), vms, vols, &p);
-                let prep = Prepared::new(&pl);
                 let domains = pl.topo().failure_domains();
                 let sets: Vec<(String, Vec<usize>)> = domains
                     .iter()
@@ -379,31 +409,10 @@ mod tests {
                     .chain(pairs(pl.topo()))
                     .chain(rack_and_node(pl.topo(), &domains))
                     .collect();
-                for (name, hosts) in &sets {
-                    let s = scenario_in(&pl, &prep, name, Kind::Pair, hosts);
-                    failing += usize::from(s.fails());
-                    let bits = |n: usize, x: [f64; 3]| (n, x.map(f64::to_bits));
-                    let slack = [s.slack.cpu, s.slack.memory, s.slack.storage];
-                    let (stranded, judged) = judge(&pl, &prep, hosts);
-                    assert_eq!(
-                        bits(stranded, judged),
-                        bits(s.stranded + s.stranded_replicas, slack),
-                        "{name} at {clusters}"
-                    );
-                    if prep.bounds.survives(hosts) {
-                        proven += 1;
-                        assert!(
-                            !s.fails(),
-                            "{name} at {clusters} clusters: proven, yet {s:?}"
-                        );
-                        assert_eq!(
-                            bits(0, prep.bounds.share(hosts, [0.0; 3])),
-                            bits(0, slack),
-                            "{name}: the closed form is the re-placement's slack"
-                        );
-                        only_by_mass += usize::from(!prep.bounds.survives_by_units(hosts));
-                    }
-                }
+                let [p, m, f] = check_bounds(&pl, &sets, &format!("{clusters} clusters"));
+                proven += p;
+                only_by_mass += m;
+                failing += f;
             }
         }
         assert!(
@@ -464,28 +473,16 @@ mod tests {
                 let list: Vec<&[Pool]> = std::iter::repeat_n(&pools[..], clusters).collect();
                 let (vms, vols) = workload(&list, &p);
                 let pl = Placement::build(topo.clone(), vms, vols, &p);
-                let prep = Prepared::new(&pl);
                 let sets: Vec<(String, Vec<usize>)> = pl
                     .topo()
                     .failure_domains()
                     .into_iter()
                     .chain(pairs(pl.topo()))
                     .collect();
-                for (name, hosts) in &sets {
-                    let s = scenario_in(&pl, &prep, name, Kind::Pair, hosts);
-                    failing += usize::from(s.fails());
-                    let (stranded, slack) = judge(&pl, &prep, hosts);
-                    assert_eq!(stranded, s.stranded + s.stranded_replicas, "{trial} {name}");
-                    let whole = [s.slack.cpu, s.slack.memory, s.slack.storage];
-                    assert_eq!(slack.map(f64::to_bits), whole.map(f64::to_bits), "{name}");
-                    if prep.bounds.survives(hosts) {
-                        proven += 1;
-                        assert!(
-                            !s.fails(),
-                            "trial {trial}, {clusters} clusters, {name}: {s:?}"
-                        );
-                    }
-                }
+                let at = format!("trial {trial}, {clusters} clusters");
+                let [p, _, f] = check_bounds(&pl, &sets, &at);
+                proven += p;
+                failing += f;
             }
         }
         assert!(
