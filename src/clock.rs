@@ -75,7 +75,7 @@ pub fn parse_at(s: &str) -> Result<i64, BadDate> {
 }
 
 /// Seconds since the epoch -> `YYYY-MM-DDTHH:MM:SSZ`, or the date alone at midnight.
-pub(crate) fn format_at(t: i64, date_only: bool) -> String {
+pub fn format_at(t: i64, date_only: bool) -> String {
     let (y, m, d) = civil_from_days(t.div_euclid(86_400));
     let s = t.rem_euclid(86_400);
     if date_only && s == 0 {

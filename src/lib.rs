@@ -14,6 +14,7 @@
 //! - [`simulate`]: capacity and failure simulation.
 //! - [`live`]: the fleet as it runs, read from kubectl dumps and support bundles.
 //! - [`bootstrap`]: PXE over HTTP (`serve`) and Redfish virtual-media installs (`boot`).
+//! - [`operator`]: the request operator: ClusterRequests admitted, delivered, expired.
 //! - [`site`], [`inventory`], [`profile`], [`network`]: the data models of the inputs.
 //! - [`vocab`]: the role and network words every stage shares (a leaf).
 //! - [`words`], [`units`], [`clock`]: small helpers written once (leaves): numbers and
@@ -37,6 +38,7 @@ pub mod files;
 pub mod inventory;
 pub mod live;
 pub mod network;
+pub mod operator;
 pub mod plan;
 pub mod profile;
 pub mod redfish;

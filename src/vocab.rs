@@ -4,6 +4,10 @@
 
 use std::fmt;
 
+/// Label on every catalogue object naming the cluster shape it was rendered from (what
+/// `render` writes and the request operator reads back).
+pub const SHAPE_LABEL: &str = "rackplan.io/shape";
+
 use serde::{Deserialize, Serialize};
 
 /// What a node is for.

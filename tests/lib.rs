@@ -24,6 +24,7 @@ mod live_review;
 mod live_state;
 mod newcomer;
 mod node_conditions;
+mod operator;
 mod output_schemas;
 mod plan;
 mod props;

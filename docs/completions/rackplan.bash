@@ -40,6 +40,9 @@ _rackplan() {
             rackplan,init)
                 cmd="rackplan__subcmd__init"
                 ;;
+            rackplan,operator)
+                cmd="rackplan__subcmd__operator"
+                ;;
             rackplan,plan)
                 cmd="rackplan__subcmd__plan"
                 ;;
@@ -97,6 +100,9 @@ _rackplan() {
             rackplan__subcmd__help,init)
                 cmd="rackplan__subcmd__help__subcmd__init"
                 ;;
+            rackplan__subcmd__help,operator)
+                cmd="rackplan__subcmd__help__subcmd__operator"
+                ;;
             rackplan__subcmd__help,plan)
                 cmd="rackplan__subcmd__help__subcmd__plan"
                 ;;
@@ -125,7 +131,7 @@ _rackplan() {
 
     case "${cmd}" in
         rackplan)
-            opts="-q -v -h -V --quiet --verbose --color --output --wait-lock --help --version init discover check plan render simulate admit docs completions status serve boot help"
+            opts="-q -v -h -V --quiet --verbose --color --output --wait-lock --help --version init discover check plan render simulate admit docs completions status serve operator boot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -519,7 +525,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__help)
-            opts="init discover check plan render simulate admit docs completions status serve boot help"
+            opts="init discover check plan render simulate admit docs completions status serve operator boot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -672,6 +678,20 @@ _rackplan() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        rackplan__subcmd__help__subcmd__operator)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         rackplan__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -754,6 +774,88 @@ _rackplan() {
                     return 0
                     ;;
                 --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait-lock)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rackplan__subcmd__operator)
+            opts="-q -v -h -V --catalogue --scenario --quotas --kubeconfig --harvester-kubeconfig --namespace --warn-before --max-lifetime --allow-version --dry-run --listen --no-leader-election --lease-seconds --resync-seconds --clock-file --identity --quiet --verbose --color --output --wait-lock --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --catalogue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scenario)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quotas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --harvester-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warn-before)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-lifetime)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resync-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --clock-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --identity)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -235,6 +235,10 @@ pub enum Command {
     },
     /// Serve iPXE scripts and install configs over HTTP for PXE installs.
     Serve(ServeArgs),
+    /// Run the request operator: judge ClusterRequests against quota and failure headroom
+    /// on the fleet as it runs, deliver admitted ones as Rancher clusters from the
+    /// catalogue, and delete them when their lifetime is over.
+    Operator(OperatorArgs),
     /// Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes).
     Boot(BootArgs),
 }
@@ -380,4 +384,61 @@ pub struct ServeArgs {
     /// also after a restart (DIR/install-state.yaml keeps each node's progress).
     #[arg(long, value_name = "NODE")]
     pub(crate) reinstall: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OperatorArgs {
+    /// The rendered catalogue folder (`catalogue/` of `rackplan render`): the shapes
+    /// requests may ask for, and the Rancher objects delivered for them.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) catalogue: PathBuf,
+    /// The scenario with the teams and their vCPU quotas (the site's `catalogue.scenario`),
+    /// the headroom rules and platform defaults; the fleet is read from Harvester.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) scenario: PathBuf,
+    /// A ConfigMap (in --namespace) mapping team to vCPU quota, read at every judgement,
+    /// over the scenario's quotas.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) quotas: Option<String>,
+    /// Kubeconfig of Rancher's cluster (requests, Rancher Clusters, events, the lease);
+    /// default: KUBECONFIG, else the in-cluster service account.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kubeconfig: Option<PathBuf>,
+    /// Kubeconfig of the Harvester cluster the fleet is read from; default: Rancher's.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) harvester_kubeconfig: Option<PathBuf>,
+    /// Namespace of the requests and their clusters; default: the catalogue's.
+    #[arg(long, value_name = "NS")]
+    pub(crate) namespace: Option<String>,
+    /// Warn (an event, phase Expiring) this long before a cluster expires.
+    #[arg(long, value_name = "DURATION", default_value = "24h")]
+    pub(crate) warn_before: String,
+    /// The longest lifetime a request is granted.
+    #[arg(long, value_name = "DURATION", default_value = "90d")]
+    pub(crate) max_lifetime: String,
+    /// A Kubernetes version requests may ask for besides the catalogue's (repeatable).
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) allow_version: Vec<String>,
+    /// Write status only: create no cluster, delete none, add no finalizer.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Address of /metrics and /healthz (port 0 picks a free one).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9464")]
+    pub(crate) listen: String,
+    /// Act without holding the lease (one replica only).
+    #[arg(long)]
+    pub(crate) no_leader_election: bool,
+    /// Seconds a leader's lease lasts without renewal.
+    #[arg(long, value_name = "SECONDS", default_value_t = 15.0)]
+    pub(crate) lease_seconds: f64,
+    /// Longest time in seconds between two looks at a request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub(crate) resync_seconds: f64,
+    /// Read "now" from this file (an RFC 3339 time) at every look: to rehearse expiries.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) clock_file: Option<PathBuf>,
+    /// This replica's name in the lease and on events; default: POD_NAME, else
+    /// hostname-pid.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) identity: Option<String>,
 }

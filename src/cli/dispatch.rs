@@ -2,8 +2,8 @@
 //! run the command and map its outcome to an exit code.
 
 use super::{
-    admit, boot, check, config, discover, docs, error, init, plan, render, serve, simulate, ssh,
-    status, term,
+    admit, boot, check, config, discover, docs, error, init, operator, plan, render, serve,
+    simulate, ssh, status, term,
 };
 use std::process::ExitCode;
 
@@ -134,6 +134,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
             count,
         } => status::run(&site.site, url.as_deref(), *watch, *interval, *count, ctx),
         Command::Serve(args) => serve::run(args, ctx),
+        Command::Operator(args) => operator::run(args, ctx),
         Command::Boot(args) => boot::run(args, ctx),
     }
 }

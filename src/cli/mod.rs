@@ -16,6 +16,7 @@ mod dispatch;
 pub(crate) mod docs;
 pub(crate) mod error;
 pub(crate) mod init;
+pub(crate) mod operator;
 mod outputs;
 pub(crate) mod plan;
 pub(crate) mod render;

@@ -66,6 +66,10 @@ pub(crate) fn output_schemas() -> Vec<(String, Value)> {
         ),
         schema::<questions::Decision>("admit", "rackplan admit --output json"),
         schema::<crate::bootstrap::status::Status>("status", "rackplan status --output json"),
+        schema::<crate::operator::Transition>(
+            "operator",
+            "rackplan operator --output json (one JSON line per transition)",
+        ),
         schema::<crate::scaffold::Outcome>("init", "rackplan init --output json"),
         schema::<docs::DocsOutcome>("docs", "rackplan docs --output json"),
         schema::<boot::BootJson<'static>>("boot", "rackplan boot --output json"),

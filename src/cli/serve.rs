@@ -63,7 +63,7 @@ pub(crate) fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
             cfg.artifacts.as_deref(),
             &inputs.site.site.harvester.version,
         );
-        let stop = stop_signal()?;
+        let stop = term::stop_signal()?;
         term::out(&report::serve::banner(
             &inputs.site.site.name.0,
             addr,
@@ -87,19 +87,4 @@ pub(crate) fn run(args: &ServeArgs, ctx: &Ctx) -> Result<u8, Error> {
     state.install().flush()?;
     term::errln(&report::serve::stopped(stopped, state.install().path()));
     Ok(exit::OK)
-}
-
-/// Resolves on SIGTERM or SIGINT (registered now, so a signal that comes early is not lost).
-fn stop_signal() -> Result<impl std::future::Future<Output = ()>, Error> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let register =
-        |kind| signal(kind).map_err(|e| Error::Runtime(format!("cannot handle signals: {e}")));
-    let mut term = register(SignalKind::terminate())?;
-    let mut int = register(SignalKind::interrupt())?;
-    Ok(async move {
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-    })
 }

@@ -320,6 +320,23 @@ pub(crate) fn init_logging(quiet: bool, verbose: u8, color: bool) {
         .try_init();
 }
 
+/// Resolves on SIGTERM or SIGINT (registered now, so a signal that comes early is not lost).
+pub(crate) fn stop_signal() -> Result<impl std::future::Future<Output = ()>, super::error::Error> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let register = |kind| {
+        signal(kind)
+            .map_err(|e| super::error::Error::Runtime(format!("cannot handle signals: {e}")))
+    };
+    let mut term = register(SignalKind::terminate())?;
+    let mut int = register(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,9 @@ pub(crate) fn command_example(name: &str) -> &'static str {
         "admit" => {
             "printf 'team: paiement\\nshape: standard\\nduration: 72h\\n' | rackplan admit - simulations/reference-factory.yaml"
         }
+        "operator" => {
+            "kubectl apply -k iso-config/example/operator/\nrackplan operator --catalogue iso-config/example/catalogue --scenario simulations/reference-factory.yaml --kubeconfig rancher.yaml --harvester-kubeconfig harvester.yaml"
+        }
         "status" => "rackplan status --site inventory/example --watch",
         "serve" => {
             "rackplan serve --site inventory/example --listen 10.10.0.5:8080 --artifacts /srv/harvester"

@@ -103,6 +103,16 @@ pub(crate) fn formats() -> Vec<Format> {
             ),
             example: "team: paiement\nshape: standard\ncount: 1\nduration: 72h\n",
         },
+        Format {
+            file: "clusterrequest",
+            title: "ClusterRequest (rackplan.io/v1alpha1)",
+            what: "A team's request for a cluster, which `rackplan operator` admits, delivers from the catalogue and removes at expiry; its CRD is rendered into `operator/`.",
+            schema: schema::<crate::operator::resource::ClusterRequest>(
+                "clusterrequest.schema.json",
+                "rackplan ClusterRequest",
+            ),
+            example: "apiVersion: rackplan.io/v1alpha1\nkind: ClusterRequest\nmetadata:\n  name: paiement-review\n  namespace: fleet-default\nspec:\n  team: paiement\n  shape: standard\n  duration: 14d\n  requester: alice@example.com\n  reason: load test of the new checkout\n",
+        },
     ]
 }
 

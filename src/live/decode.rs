@@ -202,6 +202,7 @@ fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> {
         | ("rke-machine-config.cattle.io", "HarvesterConfig") => &["v1"],
         ("longhorn.io", "Node" | "Volume" | "Replica" | "Setting") => &["v1beta1", "v1beta2"],
         ("harvesterhci.io", "Setting") => &["v1beta1"],
+        ("rackplan.io", "ClusterRequest") => &["v1alpha1"],
         _ => return None,
     })
 }

@@ -26,4 +26,4 @@ pub use objects::LiveState;
 pub(crate) use objects::{LonghornNode, Node, Vmi};
 pub(crate) use pins::NodeRequirement;
 pub(crate) use quantity::bytes;
-pub use read::read;
+pub use read::{from_objects, read};

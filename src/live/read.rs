@@ -13,6 +13,18 @@ use std::path::Path;
 pub fn read(path: &Path) -> Result<LiveState, LiveError> {
     let mut b = Builder::default();
     let notes = source::for_each_object(path, &mut b)?;
+    finish(&path.display().to_string(), b, notes)
+}
+
+/// The fleet state from objects an API server returned (`origin` names the server in
+/// messages): typed by the same decoder as a dump, with the same checks.
+pub fn from_objects(origin: &str, items: Vec<serde_json::Value>) -> Result<LiveState, LiveError> {
+    let mut b = Builder::default();
+    source::add_values(origin, items, &mut b);
+    finish(origin, b, Vec::new())
+}
+
+fn finish(origin: &str, b: Builder, notes: Vec<String>) -> Result<LiveState, LiveError> {
     let skipped = notes.clone();
     let state = b.finish(notes);
     // With no Node, nothing can be analysed; when inputs were skipped, they are the likely
@@ -28,7 +40,7 @@ pub fn read(path: &Path) -> Result<LiveState, LiveError> {
             message.push_str(&format!("; and {} more", skipped.len() - SHOWN));
         }
         return Err(LiveError::Read {
-            path: path.display().to_string(),
+            path: origin.to_string(),
             message,
         });
     }

@@ -198,6 +198,14 @@ impl<'de> serde::de::Visitor<'de> for Top {
     }
 }
 
+/// Objects already parsed (read from an API server rather than a file), each typed and
+/// added as a file's would be; `origin` names them in notes.
+pub(crate) fn add_values(origin: &str, items: Vec<Value>, sink: &mut Builder) {
+    for v in items {
+        push(origin, v, &mut |o| sink.insert(prepare(o)), 0);
+    }
+}
+
 fn push(file: &str, mut d: Value, out: &mut dyn FnMut(Object), depth: u8) {
     let kind = d["kind"].as_str().unwrap_or_default().to_string();
     if (kind == "List" || kind.ends_with("List")) && d["items"].is_array() && depth < 2 {

@@ -2,7 +2,7 @@
 //! manifests, the iPXE menu, the catalogue) and write them with an index of what rackplan
 //! owns.
 
-use super::{bundles, catalogue, ipxe, manifests, node, summary, validate};
+use super::{bundles, catalogue, ipxe, manifests, node, operator_bundle, summary, validate};
 use std::collections::BTreeSet;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -261,6 +261,23 @@ pub(crate) fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
             secret: false,
             bytes: text.into_bytes(),
         });
+    }
+    if let Some(c) = inputs
+        .site
+        .site
+        .catalogue
+        .as_ref()
+        .filter(|_| !shapes.is_empty())
+    {
+        for (path, text) in operator_bundle::files(site, &c.namespace) {
+            files.push(OutputFile {
+                path,
+                kind: "operator",
+                node: None,
+                secret: false,
+                bytes: text.into_bytes(),
+            });
+        }
     }
     let summary = summary::render(inputs, &planned, &manifest_files, &shapes);
     files.push(OutputFile {

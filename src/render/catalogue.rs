@@ -19,8 +19,7 @@ use super::manifests::SITE_LABEL;
 use crate::simulate::scenario::Pool;
 use crate::site::{Catalogue, Site};
 
-/// Label on every catalogue object naming the shape it was rendered from.
-pub(crate) const SHAPE_LABEL: &str = "rackplan.io/shape";
+pub(crate) use crate::vocab::SHAPE_LABEL;
 
 /// Harvester's default Longhorn StorageClass, for the blank data disks after the boot disk.
 const DATA_STORAGE_CLASS: &str = "harvester-longhorn";

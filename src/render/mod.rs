@@ -14,6 +14,7 @@ pub mod installer;
 pub(crate) mod ipxe;
 pub(crate) mod manifests;
 pub(crate) mod node;
+mod operator_bundle;
 mod summary;
 pub mod validate;
 

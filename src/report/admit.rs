@@ -21,16 +21,7 @@ pub(crate) fn admit_text(d: &Decision) -> String {
     for r in &d.reasons {
         s.push_str(&format!("  - {r}\n"));
     }
-    let q = &d.quota;
-    s.push_str(&format!(
-        "quota     {:.0} vCPU used + {:.0} requested = {:.0} of {} ({})\n",
-        q.used,
-        q.requested,
-        q.used + q.requested,
-        q.allowed
-            .map_or("no quota".to_string(), |a| format!("{a:.0} allowed")),
-        if q.within { "within" } else { "over" }
-    ));
+    s.push_str(&format!("quota     {}\n", d.quota_line()));
     s.push_str(&format!(
         "headroom  node and rack failures: {} with {} clusters, {} with the request ({} clusters)\n",
         d.headroom_before, d.clusters_before, d.headroom_after, d.clusters_after

@@ -14,6 +14,7 @@ pub(crate) mod escape;
 pub(crate) mod findings;
 mod grid;
 pub(crate) mod init;
+pub(crate) mod operator;
 pub(crate) mod plan;
 mod records;
 pub(crate) mod render;

@@ -129,6 +129,31 @@ pub struct Study {
 impl Study {
     /// Open a study: load the scenario, attach its fleet, and check the fleet as a whole.
     pub fn open(input: &StudyInput<'_>) -> Result<Study, StudyError> {
+        Study::open_with(input, None)
+    }
+
+    /// A scenario (its shapes, teams, headroom and platform defaults) on a fleet state
+    /// already read, from an API server rather than a dump; `origin` names it in messages.
+    /// As with a dump, the state's settings win and its VMs are what runs.
+    pub fn on_state(
+        scenario: ScenarioInput<'_>,
+        state: &crate::live::LiveState,
+        origin: &Path,
+    ) -> Result<Study, StudyError> {
+        let input = StudyInput {
+            scenario,
+            site: None,
+            dump: Some(origin),
+            rebuild_what_if: None,
+        };
+        Study::open_with(&input, Some(state))
+    }
+
+    /// `open`, with the state of `input.dump` given rather than read from it.
+    fn open_with(
+        input: &StudyInput<'_>,
+        state: Option<&crate::live::LiveState>,
+    ) -> Result<Study, StudyError> {
         let loaded = match input.scenario {
             ScenarioInput::File(f) => scenario::load(f)?,
             ScenarioInput::Text { name, text } => {
@@ -166,7 +191,10 @@ impl Study {
             if input.site.is_some() {
                 return Err(StudyError::SiteAndDump);
             }
-            study.attach_dump(dump, scenario_given)?;
+            match state {
+                Some(state) => study.attach_state(state, dump, scenario_given)?,
+                None => study.attach_state(&crate::live::read(dump)?, dump, scenario_given)?,
+            }
             if let Err(problem) = study.check_fleet() {
                 return Err(
                     if scenario_given && !matches!(problem, FleetProblem::NoNodes) {
@@ -258,10 +286,14 @@ impl Study {
 
     /// The running fleet of a dump as the fleet: its settings win, its VMs replace the
     /// scenario's clusters.
-    fn attach_dump(&mut self, dump: &Path, scenario_given: bool) -> Result<(), StudyError> {
-        let state = crate::live::read(dump)?;
+    fn attach_state(
+        &mut self,
+        state: &crate::live::LiveState,
+        dump: &Path,
+        scenario_given: bool,
+    ) -> Result<(), StudyError> {
         let (platform, assumptions) =
-            fleet::platform(&state, &self.scenario.platform, scenario_given);
+            fleet::platform(state, &self.scenario.platform, scenario_given);
         if state
             .settings
             .harvester
@@ -274,11 +306,11 @@ impl Study {
             platform.longhorn_version != self.scenario.platform.longhorn_version;
         self.scenario.platform = platform;
         let adopted =
-            fleet::adopt(&state, &self.scenario.platform).map_err(|source| StudyError::Adopt {
+            fleet::adopt(state, &self.scenario.platform).map_err(|source| StudyError::Adopt {
                 path: dump.to_path_buf(),
                 source,
             })?;
-        let mut summary = fleet::summary(&state, &adopted, &dump.display().to_string());
+        let mut summary = fleet::summary(state, &adopted, &dump.display().to_string());
         let s = &mut self.scenario;
         if !s.clusters.is_empty() {
             let n: u32 = s.clusters.iter().map(|c| c.count).sum();

@@ -155,6 +155,7 @@ pub fn flat(s: &str) -> String {
     out
 }
 
+pub mod kube;
 pub mod replay;
 pub mod sshd;
 pub mod sushy;

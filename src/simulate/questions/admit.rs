@@ -63,6 +63,37 @@ pub struct Decision {
     pub clusters_after: usize,
 }
 
+impl Decision {
+    /// `72 vCPU used + 36 requested = 108 of 300 allowed (within)`.
+    pub fn quota_line(&self) -> String {
+        let q = &self.quota;
+        format!(
+            "{:.0} vCPU used + {:.0} requested = {:.0} of {} ({})",
+            q.used,
+            q.requested,
+            q.used + q.requested,
+            q.allowed
+                .map_or("no quota".to_string(), |a| format!("{a:.0} allowed")),
+            if q.within { "within" } else { "over" }
+        )
+    }
+
+    /// The answer in one sentence, as a status message carries it: the reasons when
+    /// refused, else the quota and the headroom with the request.
+    pub fn sentence(&self) -> String {
+        if self.admitted {
+            format!(
+                "admitted: quota {}; headroom: node and rack failures {} with the request ({} clusters)",
+                self.quota_line(),
+                self.headroom_after,
+                self.clusters_after
+            )
+        } else {
+            format!("refused: {}", self.reasons.join("; "))
+        }
+    }
+}
+
 fn vcpu(pools: &[Pool]) -> f64 {
     pools.iter().map(|p| p.vcpu * f64::from(p.count)).sum()
 }
@@ -119,40 +150,29 @@ pub enum AdmitError {
     Month(String),
 }
 
-/// Judge `req` at `at` (seconds since the epoch).
+/// What is already held when a request is judged, beside what the study runs: the vCPU
+/// the requesting team's admitted requests hold, and the clusters admitted but not yet
+/// running (placed beside the fleet).
+#[derive(Debug, Clone, Default)]
+pub struct Held<'a> {
+    pub team_vcpu: f64,
+    pub clusters: Vec<&'a [Pool]>,
+}
+
+/// Judge `req` at `at` (seconds since the epoch): what the team holds is what its
+/// scenario requests hold in that month (the timeline's quota rule).
 pub fn decide(l: &Study, req: &Request, at: i64) -> Result<Decision, AdmitError> {
-    // The tenant clusters of a dump's fleet run beside the scenario's.
-    let live_clusters = l.live.as_ref().map_or(0, |f| f.tenant_clusters);
     let s = &l.scenario;
-    let team = s
-        .teams
-        .iter()
-        .find(|t| t.name == req.team)
-        .ok_or_else(|| AdmitError::NoTeam {
-            team: req.team.clone(),
-            teams: s
-                .teams
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })?;
-    let (y, m, _) = civil_from_days(at.div_euclid(86_400));
-    let month = scenario::month_index(&format!("{y:04}-{m:02}"))
-        .filter(|_| (1..=9999).contains(&y))
-        .ok_or_else(|| AdmitError::Month(format_at(at, true)))?;
+    let ti = team_index(l, &req.team)?;
+    let month = month_of(at)?;
     // The requests the quota rule let in by this month and that still run.
     let (admitted, _) = quota_admissions(l, month);
     let running: Vec<(usize, usize)> = admitted
         .into_iter()
         .filter(|&(ti, ri)| request_active(&s.teams[ti].requests[ri], month))
         .collect();
-    let ti = s
-        .teams
-        .iter()
-        .position(|t| t.name == team.name)
-        .expect("found above");
-    let used: f64 = running
+    let team = &s.teams[ti];
+    let team_vcpu: f64 = running
         .iter()
         .filter(|(t, _)| *t == ti)
         .map(|&(_, ri)| {
@@ -160,6 +180,58 @@ pub fn decide(l: &Study, req: &Request, at: i64) -> Result<Decision, AdmitError>
             vcpu(&l.shapes[&r.shape]) * f64::from(r.count)
         })
         .sum();
+    let mut clusters = Vec::new();
+    for &(ti, ri) in &running {
+        let r = &s.teams[ti].requests[ri];
+        clusters.extend(std::iter::repeat_n(
+            l.shapes[&r.shape].as_slice(),
+            r.count as usize,
+        ));
+    }
+    judge(
+        l,
+        req,
+        at,
+        &Held {
+            team_vcpu,
+            clusters,
+        },
+    )
+}
+
+fn team_index(l: &Study, team: &str) -> Result<usize, AdmitError> {
+    let s = &l.scenario;
+    s.teams
+        .iter()
+        .position(|t| t.name == team)
+        .ok_or_else(|| AdmitError::NoTeam {
+            team: team.to_string(),
+            teams: s
+                .teams
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+fn month_of(at: i64) -> Result<i32, AdmitError> {
+    let (y, m, _) = civil_from_days(at.div_euclid(86_400));
+    scenario::month_index(&format!("{y:04}-{m:02}"))
+        .filter(|_| (1..=9999).contains(&y))
+        .ok_or_else(|| AdmitError::Month(format_at(at, true)))
+}
+
+/// Judge `req` at `at` with `held` beside the study's running clusters: the quota rule
+/// on the team's held vCPU, then every node and rack failure with and without the
+/// request placed. `admit` and the request operator both decide here.
+pub fn judge(l: &Study, req: &Request, at: i64, held: &Held<'_>) -> Result<Decision, AdmitError> {
+    // The tenant clusters of a dump's fleet run beside the scenario's.
+    let live_clusters = l.live.as_ref().map_or(0, |f| f.tenant_clusters);
+    let s = &l.scenario;
+    month_of(at)?;
+    let team = &s.teams[team_index(l, &req.team)?];
+    let used = held.team_vcpu;
     let requested = vcpu(&req.pools) * f64::from(req.count);
     let within = team.vcpu_quota.is_none_or(|q| used + requested <= q + 1e-9);
     // An empty sum is -0.0; the quota line reads "0 used".
@@ -172,13 +244,7 @@ pub fn decide(l: &Study, req: &Request, at: i64) -> Result<Decision, AdmitError>
     };
 
     let mut base = l.current();
-    for &(ti, ri) in &running {
-        let r = &s.teams[ti].requests[ri];
-        base.extend(std::iter::repeat_n(
-            l.shapes[&r.shape].as_slice(),
-            r.count as usize,
-        ));
-    }
+    base.extend(held.clusters.iter().copied());
     let spec = l.headroom_spec(&l.topology());
     let before = headroom::analyse_with(&l.place(&base), &spec);
     let mut with = base.clone();

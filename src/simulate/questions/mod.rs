@@ -13,7 +13,7 @@ mod upgrade_fleet;
 mod upgrade_step;
 mod warnings;
 
-pub use admit::{AdmitError, Decision, Quota, Stranding, decide};
+pub use admit::{AdmitError, Decision, Held, Quota, Stranding, decide, judge};
 pub(crate) use drain::{DrainError, DrainReport, FurtherFailure, Move, drain_named};
 pub use growth::{
     Flow, max_clusters, max_clusters_with, quota_admissions, request_active, shape_vcpu, timeline,

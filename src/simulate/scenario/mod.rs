@@ -4,12 +4,12 @@
 mod load;
 mod model;
 mod rancher;
-mod ranges;
-mod request;
+pub(crate) mod ranges;
+pub(crate) mod request;
 
 pub use load::{Loaded, load, load_text};
 pub use model::*;
-pub use rancher::{RancherError, clusters, decode_affinity, pools};
+pub use rancher::{RancherError, clusters, decode_affinity, objects, pools};
 pub use request::load_request;
 pub use request::request_from_text;
 pub(crate) use request::{Request, RequestFile};

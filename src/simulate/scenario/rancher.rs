@@ -129,7 +129,7 @@ fn positive(v: &Value, hi: f64) -> Option<f64> {
 }
 
 /// Every object of a multi-document text, `kind: List` items unwrapped.
-fn objects(text: &str) -> Result<Vec<Value>, RancherError> {
+pub fn objects(text: &str) -> Result<Vec<Value>, RancherError> {
     let docs: Vec<Value> =
         serde_saphyr::from_multiple(text).map_err(|e| RancherError::Yaml(e.to_string()))?;
     let mut out = Vec::new();

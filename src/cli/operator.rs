@@ -1,0 +1,91 @@
+//! `rackplan operator`: resolve the flags, run the request operator until SIGTERM or
+//! SIGINT, print each transition it makes (a line, or a JSON line with `--output json`).
+
+use std::time::Duration;
+
+use super::config;
+use super::ctx::Ctx;
+use super::error::{Error, exit};
+use super::term;
+use crate::cli::args::OperatorArgs;
+use crate::operator::{self, Clock, ServiceOptions, Settings, catalogue::Catalogue, spec::Rules};
+use crate::report;
+use crate::simulate::scenario::request::parse_duration_h;
+
+fn duration_h(flag: &str, v: &str) -> Result<f64, Error> {
+    parse_duration_h(v).map_err(|e| Error::Usage(format!("{flag}: {e}")))
+}
+
+fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
+    let catalogue = Catalogue::read(&a.catalogue).map_err(|e| Error::Usage(e.to_string()))?;
+    // The scenario is read at every judgement; a bad one is refused now, not then.
+    crate::simulate::scenario::load(&a.scenario)?;
+    let listen = a
+        .listen
+        .parse()
+        .map_err(|e| Error::Usage(format!("--listen `{}`: {e}; give HOST:PORT", a.listen)))?;
+    let lease = config::seconds("--lease-seconds", a.lease_seconds, 2.0, 3600.0)?;
+    let resync = config::seconds("--resync-seconds", a.resync_seconds, 0.2, 86_400.0)?;
+    let identity = a.identity.clone().unwrap_or_else(|| {
+        std::env::var("POD_NAME").unwrap_or_else(|_| {
+            let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+            format!("{}-{}", host.trim(), std::process::id())
+        })
+    });
+    Ok(ServiceOptions {
+        settings: Settings {
+            namespace: a
+                .namespace
+                .clone()
+                .unwrap_or_else(|| catalogue.namespace().to_string()),
+            catalogue,
+            scenario: a.scenario.clone(),
+            quotas: a.quotas.clone(),
+            rules: Rules {
+                max_lifetime_h: duration_h("--max-lifetime", &a.max_lifetime)?,
+                versions: a.allow_version.clone(),
+            },
+            warn_before_s: (duration_h("--warn-before", &a.warn_before)? * 3600.0).round() as i64,
+            dry_run: a.dry_run,
+            resync,
+            clock: a.clock_file.clone().map_or(Clock::System, Clock::File),
+            identity,
+            harvester_origin: a.harvester_kubeconfig.as_ref().map_or_else(
+                || "the Harvester cluster".to_string(),
+                |p| format!("the Harvester cluster of {}", p.display()),
+            ),
+        },
+        rancher_kubeconfig: a.kubeconfig.clone(),
+        harvester_kubeconfig: a.harvester_kubeconfig.clone(),
+        listen,
+        lease: (!a.no_leader_election).then(|| ("rackplan-operator".to_string(), lease)),
+    })
+}
+
+pub(crate) fn run(a: &OperatorArgs, ctx: &Ctx) -> Result<u8, Error> {
+    let o = resolve(a)?;
+    term::errln(&report::operator::banner(&o));
+    let rt = term::runtime()?;
+    let json = ctx.json;
+    let result = rt.block_on(async move {
+        let stop = term::stop_signal()?;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let printer = tokio::spawn(async move {
+            while let Some(t) = rx.recv().await {
+                if json {
+                    term::outln(&report::json_line(&t));
+                } else {
+                    term::outln(&report::operator::transition_line(&t));
+                }
+            }
+        });
+        let r = operator::serve(o, tx, stop).await;
+        let _ = printer.await;
+        Ok::<_, Error>(r)
+    })?;
+    rt.shutdown_timeout(Duration::from_secs(5));
+    match result {
+        Ok(()) => Ok(exit::OK),
+        Err(e) => Err(Error::Runtime(e.to_string())),
+    }
+}

@@ -1,0 +1,227 @@
+//! What the operator exposes for Prometheus (`/metrics`, text format 0.0.4) and for a
+//! liveness probe (`/healthz`): requests by phase, how long a judgement takes, how long
+//! reading the fleet takes, reconcile errors, and whether this replica leads.
+
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use super::resource::Phase;
+
+/// Upper bounds of the judgement-time histogram, seconds.
+const BUCKETS: [f64; 10] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+
+#[derive(Debug, Default)]
+struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    count: u64,
+    sum: f64,
+}
+
+/// The operator's counters, shared by the controller and the HTTP endpoint.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    admission: Mutex<Histogram>,
+    fleet_read_ms: AtomicU64,
+    reconcile_errors: AtomicU64,
+    reconciles: AtomicU64,
+    leader: AtomicBool,
+    phases: Mutex<[u64; Phase::ALL.len()]>,
+}
+
+impl Metrics {
+    pub fn observe_admission(&self, seconds: f64) {
+        let mut h = self
+            .admission
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (i, b) in BUCKETS.iter().enumerate() {
+            if seconds <= *b {
+                h.counts[i] += 1;
+            }
+        }
+        h.count += 1;
+        h.sum += seconds;
+    }
+
+    pub fn observe_fleet_read(&self, seconds: f64) {
+        self.fleet_read_ms
+            .store((seconds * 1000.0).round() as u64, Ordering::Relaxed);
+    }
+
+    pub fn reconcile_error(&self) {
+        self.reconcile_errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn reconciled(&self) {
+        self.reconciles.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn set_leader(&self, yes: bool) {
+        self.leader.store(yes, Ordering::Relaxed);
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.leader.load(Ordering::Relaxed)
+    }
+
+    /// Requests per phase, counted from the watched requests (no status reads Pending).
+    pub fn set_phases(&self, phases: impl IntoIterator<Item = Option<Phase>>) {
+        let mut counts = [0u64; Phase::ALL.len()];
+        for p in phases {
+            let p = p.unwrap_or(Phase::Pending);
+            if let Some(i) = Phase::ALL.iter().position(|x| *x == p) {
+                counts[i] += 1;
+            }
+        }
+        *self
+            .phases
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = counts;
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let phases = *self
+            .phases
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        s.push_str("# HELP rackplan_operator_requests ClusterRequests by phase.\n");
+        s.push_str("# TYPE rackplan_operator_requests gauge\n");
+        for (p, n) in Phase::ALL.iter().zip(phases) {
+            let _ = writeln!(
+                s,
+                "rackplan_operator_requests{{phase=\"{}\"}} {n}",
+                p.as_str()
+            );
+        }
+        let h = self
+            .admission
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        s.push_str("# HELP rackplan_operator_admission_seconds Time to judge one request (quota, then every node and rack failure with and without it).\n");
+        s.push_str("# TYPE rackplan_operator_admission_seconds histogram\n");
+        for (b, n) in BUCKETS.iter().zip(h.counts) {
+            let _ = writeln!(
+                s,
+                "rackplan_operator_admission_seconds_bucket{{le=\"{b}\"}} {n}"
+            );
+        }
+        let _ = writeln!(
+            s,
+            "rackplan_operator_admission_seconds_bucket{{le=\"+Inf\"}} {}",
+            h.count
+        );
+        let _ = writeln!(s, "rackplan_operator_admission_seconds_sum {}", h.sum);
+        let _ = writeln!(s, "rackplan_operator_admission_seconds_count {}", h.count);
+        drop(h);
+        s.push_str("# HELP rackplan_operator_fleet_read_seconds Time the last read of the Harvester fleet took.\n");
+        s.push_str("# TYPE rackplan_operator_fleet_read_seconds gauge\n");
+        let _ = writeln!(
+            s,
+            "rackplan_operator_fleet_read_seconds {}",
+            self.fleet_read_ms.load(Ordering::Relaxed) as f64 / 1000.0
+        );
+        s.push_str("# HELP rackplan_operator_reconciles_total Reconciles run.\n");
+        s.push_str("# TYPE rackplan_operator_reconciles_total counter\n");
+        let _ = writeln!(
+            s,
+            "rackplan_operator_reconciles_total {}",
+            self.reconciles.load(Ordering::Relaxed)
+        );
+        s.push_str(
+            "# HELP rackplan_operator_reconcile_errors_total Reconciles that failed (retried).\n",
+        );
+        s.push_str("# TYPE rackplan_operator_reconcile_errors_total counter\n");
+        let _ = writeln!(
+            s,
+            "rackplan_operator_reconcile_errors_total {}",
+            self.reconcile_errors.load(Ordering::Relaxed)
+        );
+        s.push_str("# HELP rackplan_operator_leader Whether this replica holds the lease (1) or waits for it (0).\n");
+        s.push_str("# TYPE rackplan_operator_leader gauge\n");
+        let _ = writeln!(s, "rackplan_operator_leader {}", u8::from(self.is_leader()));
+        s
+    }
+}
+
+/// Serve `/metrics` and `/healthz` on `listener` until the process ends.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    metrics: std::sync::Arc<Metrics>,
+) -> std::io::Result<()> {
+    use axum::routing::get;
+    let m = metrics.clone();
+    let app = axum::Router::new()
+        .route(
+            "/metrics",
+            get(move || {
+                let m = m.clone();
+                async move {
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            "text/plain; version=0.0.4",
+                        )],
+                        m.render(),
+                    )
+                }
+            }),
+        )
+        .route("/healthz", get(|| async { "ok\n" }));
+    axum::serve(listener, app).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exposition_counts_phases_buckets_and_errors() {
+        let m = Metrics::default();
+        m.set_phases([
+            None,
+            Some(Phase::Ready),
+            Some(Phase::Ready),
+            Some(Phase::Refused),
+        ]);
+        m.observe_admission(0.03);
+        m.observe_admission(0.7);
+        m.reconcile_error();
+        let t = m.render();
+        assert!(
+            t.contains("rackplan_operator_requests{phase=\"Pending\"} 1\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("rackplan_operator_requests{phase=\"Ready\"} 2\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("rackplan_operator_requests{phase=\"Expired\"} 0\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("rackplan_operator_admission_seconds_bucket{le=\"0.025\"} 0\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("rackplan_operator_admission_seconds_bucket{le=\"0.05\"} 1\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("rackplan_operator_admission_seconds_bucket{le=\"1\"} 2\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("rackplan_operator_admission_seconds_count 2\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("rackplan_operator_reconcile_errors_total 1\n"),
+            "{t}"
+        );
+        assert!(t.contains("rackplan_operator_leader 0\n"), "{t}");
+    }
+}

@@ -1,0 +1,20 @@
+//! `rackplan operator`: the cluster factory's request operator. Teams create
+//! `ClusterRequest` objects in Rancher's cluster; the operator judges each against the
+//! team's quota and the fleet's failure headroom (the decision `rackplan admit` makes, on
+//! the fleet as it runs), delivers the admitted ones as Rancher clusters from the
+//! catalogue, and removes them when their lifetime is over.
+
+pub mod admission;
+pub mod catalogue;
+pub mod controller;
+pub mod harvester;
+pub mod leader;
+pub mod metrics;
+pub mod resource;
+pub mod service;
+pub mod spec;
+pub mod steps;
+
+pub use controller::{Clock, OperatorError, Settings, Transition};
+pub use resource::{ClusterRequest, ClusterRequestSpec, ClusterRequestStatus, Phase, crd};
+pub use service::{ServiceOptions, serve};

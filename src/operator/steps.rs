@@ -1,0 +1,221 @@
+//! What a request needs next, decided from its object and the time alone (pure, so every
+//! transition is tested without an API server), and when it needs looking at again.
+//!
+//! ```text
+//!  (new) ─judge─> Admitted ─create cluster─> Provisioning ─Rancher ready─> Ready
+//!    │                 └──────────────┬──────────────────────────────────────┘
+//!    └─> Refused (until the spec      │ expiresAt - warning (at most half the lifetime,
+//!        changes)                     │ and only once the cluster is made): event, Expiring
+//!                                     v
+//!                                 Expiring ─expiresAt: delete the cluster─> Expired
+//! ```
+//!
+//! A request being deleted has its cluster removed first (the finalizer), whatever its
+//! phase.
+
+use super::admission::needs_judging;
+use super::resource::{ClusterRequest, Phase};
+
+/// The next thing to do for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Deleted by someone: remove its cluster, then let it go.
+    Cleanup,
+    /// Waiting for a judgement.
+    Judge,
+    /// Admitted: make sure its cluster exists and follow Rancher's readiness.
+    Deliver,
+    /// Inside the warning time before expiry: warn once.
+    Warn,
+    /// Its lifetime is over: remove the cluster, then mark it Expired.
+    Expire,
+    /// Nothing until its spec changes (Refused, Failed) or ever (Expired).
+    Idle,
+}
+
+/// An RFC 3339 time as seconds since the epoch.
+pub fn parse_time(s: &str) -> Option<i64> {
+    s.parse::<k8s_openapi::jiff::Timestamp>()
+        .ok()
+        .map(k8s_openapi::jiff::Timestamp::as_second)
+}
+
+/// Seconds since the epoch as RFC 3339 (UTC, whole seconds).
+pub fn format_time(t: i64) -> String {
+    crate::clock::format_at(t, false)
+}
+
+fn expires_at(cr: &ClusterRequest) -> Option<i64> {
+    cr.status
+        .as_ref()
+        .and_then(|s| s.expires_at.as_deref())
+        .and_then(parse_time)
+}
+
+/// When the warning falls: `warn_s` before expiry, but never earlier than half-way
+/// through the lifetime (a 1 h request is warned at 30 min, not at once).
+fn warn_at(cr: &ClusterRequest, e: i64, warn_s: i64) -> i64 {
+    let admitted = cr
+        .status
+        .as_ref()
+        .and_then(|s| s.admitted_at.as_deref())
+        .and_then(parse_time);
+    let lead = match admitted {
+        Some(a) if a < e => warn_s.min((e - a) / 2),
+        _ => warn_s,
+    };
+    e - lead
+}
+
+/// The next step for `cr` at `now`, warning `warn_s` seconds before expiry.
+pub fn next(cr: &ClusterRequest, now: i64, warn_s: i64) -> Step {
+    if cr.metadata.deletion_timestamp.is_some() {
+        return Step::Cleanup;
+    }
+    if needs_judging(cr) {
+        return Step::Judge;
+    }
+    let phase = cr.status.as_ref().and_then(|s| s.phase);
+    match phase {
+        Some(p) if p.holds() => match expires_at(cr) {
+            Some(e) if now >= e => Step::Expire,
+            // Warned only once the cluster has been made: an Admitted request is delivered
+            // first, so a warning never stands in for the cluster.
+            Some(e)
+                if now >= warn_at(cr, e, warn_s)
+                    && matches!(p, Phase::Provisioning | Phase::Ready) =>
+            {
+                Step::Warn
+            }
+            // Expiring and warned: nothing to deliver any more, wait for the hour.
+            _ if p == Phase::Expiring => Step::Idle,
+            _ => Step::Deliver,
+        },
+        _ => Step::Idle,
+    }
+}
+
+/// Seconds until `cr` next needs looking at for its times alone (the warning, then the
+/// expiry); `None` when no time of it is ahead.
+pub fn wake_in(cr: &ClusterRequest, now: i64, warn_s: i64) -> Option<i64> {
+    let phase = cr.status.as_ref().and_then(|s| s.phase)?;
+    if !phase.holds() {
+        return None;
+    }
+    let e = expires_at(cr)?;
+    let warn = warn_at(cr, e, warn_s);
+    let at = if phase != Phase::Expiring && warn > now {
+        warn
+    } else {
+        e
+    };
+    Some((at - now).max(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::operator::resource::{ClusterRequestSpec, ClusterRequestStatus};
+
+    const DAY: i64 = 86_400;
+
+    fn cr(phase: Option<Phase>, expires: Option<i64>) -> ClusterRequest {
+        let mut c = ClusterRequest::new("r", ClusterRequestSpec::default());
+        c.metadata.generation = Some(1);
+        c.status = phase.map(|p| ClusterRequestStatus {
+            phase: Some(p),
+            observed_generation: Some(1),
+            expires_at: expires.map(format_time),
+            ..Default::default()
+        });
+        c
+    }
+
+    #[test]
+    fn the_phases_lead_to_their_steps() {
+        let e = 100 * DAY;
+        assert_eq!(next(&cr(None, None), 0, DAY), Step::Judge);
+        assert_eq!(next(&cr(Some(Phase::Pending), None), 0, DAY), Step::Judge);
+        assert_eq!(next(&cr(Some(Phase::Refused), None), 0, DAY), Step::Idle);
+        assert_eq!(
+            next(&cr(Some(Phase::Admitted), Some(e)), 0, DAY),
+            Step::Deliver
+        );
+        assert_eq!(
+            next(&cr(Some(Phase::Ready), Some(e)), e - DAY - 1, DAY),
+            Step::Deliver
+        );
+        assert_eq!(
+            next(&cr(Some(Phase::Ready), Some(e)), e - DAY, DAY),
+            Step::Warn
+        );
+        assert_eq!(
+            next(&cr(Some(Phase::Provisioning), Some(e)), e - 5, DAY),
+            Step::Warn
+        );
+        assert_eq!(
+            next(&cr(Some(Phase::Expiring), Some(e)), e - 5, DAY),
+            Step::Idle
+        );
+        assert_eq!(
+            next(&cr(Some(Phase::Expiring), Some(e)), e, DAY),
+            Step::Expire
+        );
+        // A restart after the hour passed: the expiry is not missed, from any phase.
+        assert_eq!(
+            next(&cr(Some(Phase::Ready), Some(e)), e + 10 * DAY, DAY),
+            Step::Expire
+        );
+        assert_eq!(
+            next(&cr(Some(Phase::Admitted), Some(e)), e, DAY),
+            Step::Expire
+        );
+        assert_eq!(
+            next(&cr(Some(Phase::Expired), Some(e)), e + DAY, DAY),
+            Step::Idle
+        );
+        let mut gone = cr(Some(Phase::Ready), Some(e));
+        gone.metadata.deletion_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::from_second(5).unwrap(),
+            ));
+        assert_eq!(next(&gone, 0, DAY), Step::Cleanup);
+    }
+
+    #[test]
+    fn a_short_lifetime_is_warned_half_way_and_only_after_its_cluster_is_made() {
+        let hour = 3600;
+        let mut c = cr(Some(Phase::Admitted), Some(hour));
+        c.status.as_mut().unwrap().admitted_at = Some(format_time(0));
+        // Admitted with a 24 h warning on a 1 h lifetime: the cluster comes first.
+        assert_eq!(next(&c, 1, DAY), Step::Deliver);
+        c.status.as_mut().unwrap().phase = Some(Phase::Provisioning);
+        assert_eq!(next(&c, 1, DAY), Step::Deliver);
+        assert_eq!(wake_in(&c, 1, DAY), Some(hour / 2 - 1));
+        assert_eq!(next(&c, hour / 2, DAY), Step::Warn);
+    }
+
+    #[test]
+    fn the_wake_is_the_warning_then_the_expiry() {
+        let e = 10 * DAY;
+        assert_eq!(
+            wake_in(&cr(Some(Phase::Ready), Some(e)), 0, DAY),
+            Some(9 * DAY)
+        );
+        assert_eq!(
+            wake_in(&cr(Some(Phase::Ready), Some(e)), 9 * DAY + 5, DAY),
+            Some(DAY - 5)
+        );
+        assert_eq!(
+            wake_in(&cr(Some(Phase::Expiring), Some(e)), DAY, DAY),
+            Some(9 * DAY)
+        );
+        assert_eq!(
+            wake_in(&cr(Some(Phase::Ready), Some(e)), 11 * DAY, DAY),
+            Some(0)
+        );
+        assert_eq!(wake_in(&cr(Some(Phase::Refused), Some(e)), 0, DAY), None);
+        assert_eq!(parse_time("2027-01-02T03:04:05Z"), Some(1_798_859_045));
+        assert_eq!(format_time(1_798_859_045), "2027-01-02T03:04:05Z");
+    }
+}
