@@ -40,8 +40,9 @@ fn json_output_is_machine_readable() {
 
     let r = site.run(&["--output", "json", "render", "--site", "{site}"]);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    // 15 nodes x (config, iPXE), 8 manifests, 5 kustomizations, 4 fleet.yaml, 2 shapes, SUMMARY.
-    assert_eq!(v["files"].as_array().unwrap().len(), 50);
+    // 15 nodes x (config, iPXE), 8 manifests, 5 kustomizations, 4 fleet.yaml, 2 shapes,
+    // SUMMARY, and the operator's CRD, two RBAC files and their kustomization.
+    assert_eq!(v["files"].as_array().unwrap().len(), 54);
 }
 
 /// Every JSON document opens with its `schema_version`, whatever the command.

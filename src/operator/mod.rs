@@ -6,15 +6,17 @@
 
 pub mod admission;
 pub mod catalogue;
+pub mod context;
 pub mod controller;
 pub mod harvester;
 pub mod leader;
+mod lifecycle;
 pub mod metrics;
 pub mod resource;
 pub mod service;
 pub mod spec;
 pub mod steps;
 
-pub use controller::{Clock, OperatorError, Settings, Transition};
+pub use context::{Clock, OperatorError, Settings, Transition};
 pub use resource::{ClusterRequest, ClusterRequestSpec, ClusterRequestStatus, Phase, crd};
 pub use service::{ServiceOptions, serve};

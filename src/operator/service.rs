@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::controller::{self, Context, OperatorError, Settings, Transition};
+use super::context::{Context, OperatorError, Settings, Transition};
+use super::controller;
 use super::leader::{Elector, LeaseSettings};
 use super::metrics::Metrics;
 

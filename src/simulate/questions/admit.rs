@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::growth::{quota_admissions, request_active};
 use crate::clock::{civil_from_days, format_at};
 use crate::simulate::failure::headroom::{self, HeadroomVerdict, ScenarioResult};
+use crate::simulate::failure::pruned;
 use crate::simulate::scenario::{self, Pool, Request};
 use crate::simulate::study::Study;
 
@@ -245,15 +246,22 @@ pub fn judge(l: &Study, req: &Request, at: i64, held: &Held<'_>) -> Result<Decis
 
     let mut base = l.current();
     base.extend(held.clusters.iter().copied());
-    let spec = l.headroom_spec(&l.topology());
-    let before = headroom::analyse_with(&l.place(&base), &spec);
+    let topo = l.topology();
+    let spec = l.headroom_spec(&topo);
+    // The verdicts come from the pruned judge (only what the bounds cannot prove is
+    // re-placed; the same verdict as re-placing every failure, tested so); the full
+    // analysis runs only to name what a failing fleet strands.
+    let failures = pruned::Failures::new(&topo, &spec);
+    let before_verdict = pruned::verdict_and_min_slack(&l.place(&base), &failures).0;
     let mut with = base.clone();
     with.extend(std::iter::repeat_n(
         req.pools.as_slice(),
         req.count as usize,
     ));
-    let after = headroom::analyse_with(&l.place(&with), &spec);
-    let strands = strandings(&after);
+    let placed = l.place(&with);
+    let after_verdict = pruned::verdict_and_min_slack(&placed, &failures).0;
+    let after = (!after_verdict.passes()).then(|| headroom::analyse_with(&placed, &spec));
+    let strands = after.as_ref().map(strandings).unwrap_or_default();
 
     let mut reasons = Vec::new();
     if !within {
@@ -264,8 +272,8 @@ pub fn judge(l: &Study, req: &Request, at: i64, held: &Held<'_>) -> Result<Decis
             used + requested - team.vcpu_quota.unwrap_or_default()
         ));
     }
-    if !after.verdict.passes() {
-        let already = if before.verdict.passes() {
+    if let Some(after) = &after {
+        let already = if before_verdict.passes() {
             "with this request"
         } else {
             "already without this request"
@@ -301,8 +309,8 @@ pub fn judge(l: &Study, req: &Request, at: i64, held: &Held<'_>) -> Result<Decis
         at: format_at(at, true),
         expires,
         quota,
-        headroom_before: before.verdict,
-        headroom_after: after.verdict,
+        headroom_before: before_verdict,
+        headroom_after: after_verdict,
         strands,
         clusters_before: base.len() + live_clusters,
         clusters_after: with.len() + live_clusters,
