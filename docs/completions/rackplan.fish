@@ -252,7 +252,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l allow-ver
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l listen -d 'Address of /metrics and /healthz (port 0 picks a free one)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l lease-seconds -d 'Seconds a leader\'s lease lasts without renewal' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l resync-seconds -d 'Longest time in seconds between two looks at a request' -r
-complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l clock-file -d 'Read "now" from this file (an RFC 3339 time) at every look: to rehearse expiries' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l clock-file -d 'Read "now" from this file (an RFC 3339 time) at every look: to rehearse expiries (a new time is seen at the next look, --resync-seconds at the latest)' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l identity -d 'This replica\'s name in the lease and on events; default: POD_NAME, else hostname-pid' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
 always\t''

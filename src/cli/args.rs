@@ -434,7 +434,8 @@ pub struct OperatorArgs {
     /// Longest time in seconds between two looks at a request.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub(crate) resync_seconds: f64,
-    /// Read "now" from this file (an RFC 3339 time) at every look: to rehearse expiries.
+    /// Read "now" from this file (an RFC 3339 time) at every look: to rehearse expiries
+    /// (a new time is seen at the next look, --resync-seconds at the latest).
     #[arg(long, value_name = "FILE")]
     pub(crate) clock_file: Option<PathBuf>,
     /// This replica's name in the lease and on events; default: POD_NAME, else
