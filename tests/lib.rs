@@ -7,6 +7,7 @@ mod bad_input;
 mod bare_metal;
 mod bios;
 mod bootstrap;
+mod cabling;
 mod check;
 mod cli;
 mod crds;

@@ -72,7 +72,7 @@ fn screen(raw: &str, columns: u16) -> String {
 }
 
 /// Run rackplan in a pseudo-terminal `columns` wide; (exit code, what stays on screen).
-fn in_terminal(cwd: &Path, columns: u16, args: &[&str]) -> (i32, String) {
+pub(crate) fn in_terminal(cwd: &Path, columns: u16, args: &[&str]) -> (i32, String) {
     // The pseudo-terminal gets the size too, as a real one has it (progress bars ask it).
     let mut cmd = format!(
         "stty cols {columns} rows 50 && exec {}",
@@ -98,7 +98,7 @@ fn widest(text: &str) -> usize {
     text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
 }
 
-fn assert_fits(what: &str, columns: u16, text: &str) {
+pub(crate) fn assert_fits(what: &str, columns: u16, text: &str) {
     let too_wide: Vec<&str> = text
         .lines()
         .filter(|l| l.chars().count() > usize::from(columns))

@@ -254,6 +254,10 @@ pub struct CheckArgs {
     /// everything in --output json).
     #[arg(long, value_enum)]
     pub(crate) severity: Option<SeverityArg>,
+    /// The cabling table instead: every NIC's network, switch, port, VLANs and MTU from
+    /// LLDP, its verdict, and the ports of each switch.
+    #[arg(long)]
+    pub(crate) cabling: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -9,6 +9,9 @@ use crate::{plan, report};
 
 pub(crate) fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
     let inputs = plan::load_inputs(&args.site.site)?;
+    if args.cabling {
+        return Ok(cabling(args, &inputs, ctx));
+    }
     let mut r = plan::check::check(&inputs);
     // --node: ids or hostnames of the lock; an unknown one is a usage error.
     let mut ids = Vec::new();
@@ -75,4 +78,26 @@ fn notes(findings: &[Finding]) -> String {
         .filter(|f| f.severity == Severity::Info)
         .map(|f| format!("note {}: {}\n", f.node, f.what))
         .collect()
+}
+
+/// `check --cabling`: the cabling table, each switch's ports, and the cabling findings.
+fn cabling(args: &CheckArgs, inputs: &plan::Inputs, ctx: &Ctx) -> u8 {
+    let mut r = plan::cabling::cabling(inputs);
+    if !args.node.is_empty() {
+        let keep = |id: &str, host: Option<&str>| {
+            args.node
+                .iter()
+                .any(|n| n == id || Some(n.as_str()) == host)
+        };
+        r.rows.retain(|x| keep(&x.node, x.hostname.as_deref()));
+        r.findings
+            .retain(|f| keep(&f.node, None) || r.rows.iter().any(|x| x.node == f.node));
+    }
+    let failing = plan::findings::has_errors(&r.findings);
+    if ctx.json {
+        term::outln(&report::json(&r));
+    } else {
+        term::out(&report::cabling::table(&r));
+    }
+    if failing { exit::FINDINGS } else { exit::OK }
 }

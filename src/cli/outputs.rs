@@ -48,6 +48,10 @@ pub(crate) fn output_schemas() -> Vec<(String, Value)> {
     use crate::simulate::questions;
     vec![
         schema::<check::CheckJson<'static>>("check", "rackplan check --output json"),
+        schema::<crate::plan::cabling::CablingReport>(
+            "check-cabling",
+            "rackplan check --cabling --output json",
+        ),
         schema::<crate::plan::allocate::PlanOutcome>("plan", "rackplan plan --output json"),
         schema::<crate::render::RenderOutcome>("render", "rackplan render --output json"),
         schema::<discover::RedfishJson<'static>>(

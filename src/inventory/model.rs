@@ -212,6 +212,56 @@ pub struct Nic {
     /// Port number on its adapter, 0-based.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) port: Option<u32>,
+    /// The switch port at the other end of the cable, as its LLDP frames say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lldp: Option<Lldp>,
+}
+
+/// An LLDP neighbour: the switch and port a NIC is cabled to, and what that port
+/// advertises. Text from the switch, relayed by the BMC or the host: checked before it is
+/// kept (`discover::lldp`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Lldp {
+    /// The switch: its LLDP system name, else its chassis id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) switch: Option<String>,
+    /// The switch's chassis id (a MAC address on most switches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) chassis_id: Option<String>,
+    /// The switch port's id (`Ethernet1/7`, `swp20`, `ethernet1/1/7`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) port: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) port_description: Option<String>,
+    /// VLANs the switch port advertises (802.1 VLAN name TLVs), ascending; empty when it
+    /// advertises none or the source cannot say (Redfish).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) vlans: Vec<u16>,
+    /// The port's untagged (native) VLAN, when advertised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) pvid: Option<u16>,
+    /// The switch port's maximum frame size in bytes (802.3 MFS TLV): Ethernet header and
+    /// FCS included, so an MTU of 9000 needs at least 9018 (9022 tagged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) mtu: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) management_address: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) management_vlan: Option<u16>,
+    /// When it was read (RFC 3339 UTC).
+    pub(crate) seen_at: String,
+    pub(crate) source: LldpSource,
+}
+
+/// Where an LLDP neighbour was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LldpSource {
+    /// The BMC's `Port.Ethernet.LLDPReceive`.
+    Redfish,
+    /// The host's lldpd (`lldpcli`), over SSH.
+    Ssh,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -305,6 +355,10 @@ pub struct Sources {
     pub redfish: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ssh: Option<String>,
+    /// When LLDP neighbours were last read for this node (by either source): a NIC without
+    /// a neighbour since then has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lldp: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

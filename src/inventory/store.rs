@@ -261,6 +261,32 @@ fn keep_os_view(fresh: &mut Node, old: &Node) {
     }
 }
 
+/// LLDP neighbours survive a discovery that did not read them, and one from the other
+/// source survives a reading that saw none on that NIC (a BMC whose NIC firmware does not
+/// listen to LLDP does not erase what the host's lldpd saw, nor the reverse).
+fn keep_lldp(fresh: &mut Node, old: &Node) {
+    let read = fresh.sources.lldp.is_some();
+    let source = if fresh.sources.ssh.is_some() {
+        crate::inventory::LldpSource::Ssh
+    } else {
+        crate::inventory::LldpSource::Redfish
+    };
+    for n in &mut fresh.nics {
+        if n.lldp.is_some() {
+            continue;
+        }
+        if let Some(o) = old.nics.iter().find(|o| o.mac == n.mac)
+            && let Some(l) = &o.lldp
+            && (!read || l.source != source)
+        {
+            n.lldp = Some(l.clone());
+        }
+    }
+    if !read {
+        fresh.sources.lldp.clone_from(&old.sources.lldp);
+    }
+}
+
 /// Merge a discovery into an inventory; see the module docs for the rules.
 pub(crate) fn merge(inv: &mut Inventory, found: Discovery, now: &str) -> MergeReport {
     let mut report = MergeReport::default();
@@ -269,6 +295,7 @@ pub(crate) fn merge(inv: &mut Inventory, found: Discovery, now: &str) -> MergeRe
         touched.insert(fresh.id.clone());
         if let Some(old) = inv.nodes.iter_mut().find(|n| n.id == fresh.id) {
             fresh.annotations = std::mem::take(&mut old.annotations);
+            keep_lldp(&mut fresh, old);
             // A source that did not take part in this run keeps its last-seen time.
             if fresh.sources.redfish.is_none() {
                 fresh.sources.redfish = old.sources.redfish.take();
@@ -349,6 +376,79 @@ mod tests {
         assert_eq!(a.annotations.rack.as_deref(), Some("r1"));
         assert_eq!(inv.nodes.len(), 4);
         assert_eq!(inv.nodes[1].stale.as_ref().unwrap().error, "timeout");
+    }
+
+    #[test]
+    fn lldp_neighbours_survive_a_discovery_that_did_not_read_them() {
+        use crate::inventory::{Lldp, LldpSource, Nic};
+        let lldp = |sw: &str, source| Lldp {
+            switch: Some(sw.into()),
+            chassis_id: None,
+            port: Some("swp1".into()),
+            port_description: None,
+            vlans: vec![100],
+            pvid: None,
+            mtu: Some(9022),
+            management_address: None,
+            management_vlan: None,
+            seen_at: "t0".into(),
+            source,
+        };
+        let nic = |l: Option<Lldp>| Nic {
+            mac: "aa:bb:cc:dd:ee:01".into(),
+            lldp: l,
+            ..Nic::default()
+        };
+        let with = |l: Option<Lldp>, read: Option<&str>, ssh: bool| {
+            let mut n = node("A", 256.0);
+            n.nics = vec![nic(l)];
+            n.sources.lldp = read.map(str::to_string);
+            n.sources.ssh = ssh.then(|| "t".to_string());
+            n
+        };
+        let run = |old: Node, fresh: Node| {
+            let mut inv = Inventory { nodes: vec![old] };
+            merge(
+                &mut inv,
+                Discovery {
+                    seen: vec![fresh],
+                    failed: vec![],
+                },
+                "t1",
+            );
+            inv.nodes.remove(0)
+        };
+        // A BMC crawl that read no LLDP keeps the host's neighbour and its time.
+        let kept = run(
+            with(Some(lldp("vm-a", LldpSource::Ssh)), Some("t0"), true),
+            with(None, None, false),
+        );
+        assert_eq!(
+            kept.nics[0].lldp.as_ref().unwrap().switch.as_deref(),
+            Some("vm-a")
+        );
+        assert_eq!(kept.sources.lldp.as_deref(), Some("t0"));
+        // A BMC that reports LLDP but saw nothing does not erase what the host saw.
+        let kept = run(
+            with(Some(lldp("vm-a", LldpSource::Ssh)), Some("t0"), true),
+            with(None, Some("t1"), false),
+        );
+        assert!(kept.nics[0].lldp.is_some());
+        // The host reading again and seeing no neighbour: the cable is gone.
+        let gone = run(
+            with(Some(lldp("vm-a", LldpSource::Ssh)), Some("t0"), true),
+            with(None, Some("t1"), true),
+        );
+        assert!(gone.nics[0].lldp.is_none());
+        // A newer neighbour replaces the old one.
+        let moved = run(
+            with(Some(lldp("vm-a", LldpSource::Ssh)), Some("t0"), true),
+            with(Some(lldp("vm-b", LldpSource::Ssh)), Some("t1"), true),
+        );
+        assert_eq!(
+            moved.nics[0].lldp.as_ref().unwrap().switch.as_deref(),
+            Some("vm-b")
+        );
     }
 
     #[test]

@@ -40,6 +40,18 @@ pub(crate) fn untrusted_fields(node: &Node) -> Vec<(String, String)> {
         fields.push((format!("nics[{i}].mac"), n.mac.as_str()));
         fields.extend(opt(&format!("nics[{i}].name"), n.name.as_ref()));
         fields.extend(opt(&format!("nics[{i}].adapter"), n.adapter.as_ref()));
+        if let Some(l) = &n.lldp {
+            fields.extend(opt(&format!("nics[{i}].lldp.switch"), l.switch.as_ref()));
+            fields.extend(opt(
+                &format!("nics[{i}].lldp.chassis_id"),
+                l.chassis_id.as_ref(),
+            ));
+            fields.extend(opt(&format!("nics[{i}].lldp.port"), l.port.as_ref()));
+            fields.extend(opt(
+                &format!("nics[{i}].lldp.port_description"),
+                l.port_description.as_ref(),
+            ));
+        }
     }
     for (i, g) in node.gpus.iter().enumerate() {
         fields.extend(opt(&format!("gpus[{i}].model"), g.model.as_ref()));

@@ -9,6 +9,7 @@
 pub mod allocate;
 pub(crate) mod allocations;
 pub mod bios;
+pub mod cabling;
 pub mod check;
 pub(crate) mod derive;
 pub(crate) mod disk_paths;

@@ -216,6 +216,7 @@ mod tests {
             link: LinkState::Up,
             adapter: Some(adapter.into()),
             port: Some(port),
+            lldp: None,
         }
     }
 

@@ -43,6 +43,57 @@ pub struct Site {
     /// all agree.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) firmware_baseline: BTreeMap<String, BTreeMap<String, String>>,
+    /// The switch side of the three networks, held against each NIC's LLDP neighbour by
+    /// `check` (and shown by `check --cabling`). Without it, `check` still finds bond
+    /// members on one switch, two nodes on one switch port and switch frame sizes below
+    /// the site's MTUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cabling: Option<Cabling>,
+}
+
+/// The network design: which switches each network's ports land on and what those ports
+/// must carry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cabling {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) management: Option<SwitchSide>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) vm: Option<SwitchSide>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) storage: Option<SwitchSide>,
+    /// The storage network on switches no other network uses (the reference design's
+    /// dedicated Longhorn network). Default: true.
+    #[serde(default = "dedicated_default")]
+    pub(crate) dedicated_storage: bool,
+}
+
+fn dedicated_default() -> bool {
+    true
+}
+
+/// One network's switches and the VLANs its switch ports must carry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSide {
+    /// The switches (LLDP system names, or chassis ids) this network's ports must be
+    /// cabled to; an MLAG pair is its two members. A bond's members go to two of them
+    /// when there are two.
+    pub(crate) switches: Vec<String>,
+    /// VLANs the switch ports must carry besides the ones site.yaml already names for the
+    /// network (the management VLAN, the tenants' VLANs, the storage VLAN).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) vlans: Vec<Vlan>,
+}
+
+impl Cabling {
+    pub(crate) fn side(&self, n: crate::vocab::NetworkKind) -> Option<&SwitchSide> {
+        match n {
+            crate::vocab::NetworkKind::Management => self.management.as_ref(),
+            crate::vocab::NetworkKind::Vm => self.vm.as_ref(),
+            crate::vocab::NetworkKind::Storage => self.storage.as_ref(),
+        }
+    }
 }
 
 /// A VM image Harvester downloads from a URL and checks against its SHA-512.

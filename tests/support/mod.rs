@@ -156,6 +156,7 @@ pub fn flat(s: &str) -> String {
 }
 
 pub mod kube;
+pub mod netns;
 pub mod replay;
 pub mod sshd;
 pub mod sushy;

@@ -389,7 +389,9 @@ fn is_infiniband(port: &Value) -> bool {
     .any(|k| s(port, k) == Some("InfiniBand"))
 }
 
-fn nics(raw: &RawSystem) -> Vec<Nic> {
+/// The system's NICs, and whether any of its ports reports LLDP (`LLDPReceive` present).
+fn nics(raw: &RawSystem, now: &str, notes: &mut Vec<String>) -> (Vec<Nic>, bool) {
+    let mut lldp_reported = false;
     let mut by_mac: BTreeMap<String, Nic> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut per_adapter: BTreeMap<String, u32> = BTreeMap::new();
@@ -418,6 +420,13 @@ fn nics(raw: &RawSystem) -> Vec<Nic> {
         };
         let adapter_id = s(adapter, "Id").map_or_else(|| last_segment(adapter), str::to_string);
         let idx = per_adapter.entry(adapter_id.clone()).or_default();
+        let lldp = if *old {
+            None
+        } else {
+            lldp_reported |= super::super::lldp::redfish_reports(port);
+            let label = s(port, "Id").map_or_else(|| mac.clone(), str::to_string);
+            super::super::lldp::from_redfish(port, &label, now, notes)
+        };
         let nic = Nic {
             name: None,
             mac,
@@ -425,6 +434,7 @@ fn nics(raw: &RawSystem) -> Vec<Nic> {
             link: link_state(port),
             adapter: Some(adapter_id),
             port: Some(*idx),
+            lldp,
         };
         if merge_nic(&mut by_mac, &mut order, nic) {
             *idx += 1;
@@ -453,13 +463,15 @@ fn nics(raw: &RawSystem) -> Vec<Nic> {
             link: link_state(e),
             adapter: None,
             port: None,
+            lldp: None,
         };
         merge_nic(&mut by_mac, &mut order, nic);
     }
-    order
+    let nics = order
         .into_iter()
         .filter_map(|m| by_mac.remove(&m))
-        .collect()
+        .collect();
+    (nics, lldp_reported)
 }
 
 /// Add `nic` unless its MAC is already known, in which case the known one only gains the
@@ -531,6 +543,7 @@ pub fn node(
     notes: &mut Vec<String>,
 ) -> Node {
     let sys = &raw.system;
+    let (nics, lldp_reported) = nics(raw, now, notes);
     let manager = raw
         .managers
         .iter()
@@ -553,7 +566,7 @@ pub fn node(
         cpu: cpu(raw),
         memory_gib: memory(raw, notes),
         disks: disks(raw),
-        nics: nics(raw),
+        nics,
         gpus: gpus(raw),
         firmware: super::firmware::firmware(raw),
         bios: raw
@@ -563,6 +576,7 @@ pub fn node(
         sources: crate::inventory::Sources {
             redfish: Some(now.to_string()),
             ssh: None,
+            lldp: lldp_reported.then(|| now.to_string()),
         },
         stale: None,
         annotations: Default::default(),

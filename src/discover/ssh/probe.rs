@@ -43,6 +43,10 @@ pub(crate) fn script() -> String {
         ),
         ("nvme", "nvme list -o json"),
         ("machineid", "cat /etc/machine-id"),
+        (
+            "lldp",
+            "PATH=$PATH:/usr/sbin; if command -v lldpcli >/dev/null 2>&1; then lldpcli -f json show neighbors details 2>/dev/null || sudo -n lldpcli -f json show neighbors details 2>/dev/null || echo 'rackplan: lldpcli failed'; else echo 'rackplan: lldpcli missing'; fi",
+        ),
     ];
     let mut s = String::from("LC_ALL=C; export LC_ALL\n");
     for (name, cmd) in sections {
@@ -315,7 +319,47 @@ pub(crate) fn nics(iplink: &str, sys: &BTreeMap<String, SysNet>) -> Vec<Nic> {
             link,
             adapter: l["parentdev"].as_str().map(str::to_string),
             port: None,
+            lldp: None,
         });
+    }
+    out
+}
+
+/// Every Ethernet link of `ip -j -d link` (virtual ones too) by name, as a NIC without
+/// speed: where a switch's LLDP frames arrive on a link `nics` leaves out, that link is
+/// cabled after all.
+pub(crate) fn ether_links(iplink: &str) -> BTreeMap<String, Nic> {
+    let Ok(v) = serde_json::from_str::<Value>(iplink) else {
+        return BTreeMap::new();
+    };
+    let mut out = BTreeMap::new();
+    for l in v.as_array().into_iter().flatten() {
+        let (Some(name), Some(mac)) = (
+            l["ifname"].as_str(),
+            l["address"].as_str().and_then(normalize_mac),
+        ) else {
+            continue;
+        };
+        if l["link_type"].as_str() != Some("ether") {
+            continue;
+        }
+        let link = match l["operstate"].as_str() {
+            Some("UP") => LinkState::Up,
+            Some("DOWN") => LinkState::Down,
+            _ => LinkState::Unknown,
+        };
+        out.insert(
+            name.to_string(),
+            Nic {
+                name: Some(name.to_string()),
+                mac,
+                speed_mbps: None,
+                link,
+                adapter: None,
+                port: None,
+                lldp: None,
+            },
+        );
     }
     out
 }

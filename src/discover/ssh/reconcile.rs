@@ -6,7 +6,7 @@
 //! a different number of NVMe drives, memory that differs by more than 5 %, a port speed
 //! that differs, a different core count.
 
-use crate::inventory::{Inventory, LinkState, Node, Protocol};
+use crate::inventory::{Inventory, LinkState, LldpSource, Node, Protocol};
 
 /// The inventory record this OS view belongs to, if any.
 pub(crate) fn find_match<'a>(inv: &'a Inventory, os: &Node) -> Option<&'a Node> {
@@ -49,9 +49,21 @@ pub(crate) fn merge(bmc: &Node, os: &Node) -> (Node, Vec<String>) {
                 if o.link != LinkState::Unknown {
                     n.link = o.link;
                 }
+                // The host's neighbour wins; where the host read LLDP and saw none, only a
+                // neighbour it had reported itself goes (a BMC's reading stays).
+                if o.lldp.is_some() {
+                    n.lldp.clone_from(&o.lldp);
+                } else if os.sources.lldp.is_some()
+                    && n.lldp.as_ref().is_some_and(|l| l.source == LldpSource::Ssh)
+                {
+                    n.lldp = None;
+                }
             }
             None => out.nics.push(o.clone()),
         }
+    }
+    if os.sources.lldp.is_some() {
+        out.sources.lldp.clone_from(&os.sources.lldp);
     }
     // Disks: paths from the OS, matched by serial, else by size and model when unique.
     for o in &os.disks {
@@ -167,6 +179,7 @@ mod tests {
                     link: LinkState::Up,
                     adapter: None,
                     port: None,
+                    lldp: None,
                 },
                 Nic {
                     name: Some("eno2".into()),
@@ -175,6 +188,7 @@ mod tests {
                     link: LinkState::Down,
                     adapter: None,
                     port: None,
+                    lldp: None,
                 },
             ],
             disks: vec![
@@ -206,6 +220,7 @@ mod tests {
             sources: crate::inventory::Sources {
                 redfish: None,
                 ssh: Some("t1".into()),
+                lldp: None,
             },
             ..Node::default()
         };

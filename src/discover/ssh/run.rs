@@ -11,7 +11,9 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 
 use super::exec::{KeyCheck, Target};
-use crate::inventory::{Node, Sources};
+use std::collections::BTreeMap;
+
+use crate::inventory::{LinkState, Nic, Node, Sources};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Options {
@@ -154,7 +156,16 @@ pub(crate) fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec
     if disks.is_empty() {
         notes.push("lsblk gave no disk".into());
     }
-    let nics = probe::nics(get("iplink"), &probe::sysnet(get("sysnet")));
+    let sysnet = probe::sysnet(get("sysnet"));
+    let mut nics = probe::nics(get("iplink"), &sysnet);
+    let lldp_at = lldp_neighbours(
+        get("lldp"),
+        get("iplink"),
+        &sysnet,
+        &mut nics,
+        now,
+        &mut notes,
+    );
     if nics.is_empty() {
         notes.push("no physical Ethernet port found (ip -j -d link)".into());
     }
@@ -185,11 +196,59 @@ pub(crate) fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec
         sources: Sources {
             redfish: None,
             ssh: Some(now.to_string()),
+            lldp: lldp_at,
         },
         stale: None,
         annotations: Default::default(),
     };
     (node, notes)
+}
+
+/// The host's LLDP neighbours (lldpd's `lldpcli`), put on its NICs by interface name; a
+/// link `probe::nics` left out as virtual joins them when a neighbour talks on it. The time
+/// they were read, when lldpd answered.
+fn lldp_neighbours(
+    out: &str,
+    iplink: &str,
+    sysnet: &BTreeMap<String, probe::SysNet>,
+    nics: &mut Vec<Nic>,
+    now: &str,
+    notes: &mut Vec<String>,
+) -> Option<String> {
+    if out.contains("rackplan: lldpcli missing") {
+        notes.push(
+            "lldpcli is not installed on the host: no LLDP neighbours read (install lldpd, or read them from the BMC)".into(),
+        );
+        return None;
+    }
+    if out.trim().is_empty() || out.contains("rackplan: lldpcli failed") {
+        notes.push(
+            "lldpcli gave no answer (lldpd not running, or its socket needs root: log in as root or allow `sudo -n lldpcli`): no LLDP neighbours read".into(),
+        );
+        return None;
+    }
+    let view = match crate::discover::lldp::from_lldpcli(out, now) {
+        Ok(v) => v,
+        Err(e) => {
+            notes.push(format!("lldpcli: {e}; no LLDP neighbours read"));
+            return None;
+        }
+    };
+    notes.extend(view.notes);
+    let mut links = probe::ether_links(iplink);
+    for (iface, n) in view.neighbours {
+        if let Some(nic) = nics.iter_mut().find(|x| x.name.as_deref() == Some(&iface)) {
+            nic.lldp = Some(n);
+        } else if let Some(mut nic) = links.remove(&iface) {
+            nic.speed_mbps = sysnet.get(&iface).and_then(|s| s.speed);
+            if let Some(c) = sysnet.get(&iface).and_then(|s| s.carrier) {
+                nic.link = if c { LinkState::Up } else { LinkState::Down };
+            }
+            nic.lldp = Some(n);
+            nics.push(nic);
+        }
+    }
+    Some(now.to_string())
 }
 
 async fn one(h: &HostSpec, key: Arc<exec::Auth>, opts: &Options, now: &str) -> HostOutcome {

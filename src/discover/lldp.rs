@@ -1,0 +1,399 @@
+//! LLDP neighbours per NIC: which switch and port each cable ends on, with the VLANs and
+//! the maximum frame size the switch port advertises.
+//!
+//! Two sources, each untrusted text from a switch relayed by a BMC or a host:
+//! - **Redfish**: the `Port` resource's `Ethernet.LLDPReceive` (DMTF `Port` schema,
+//!   v1_4_0 on): `ChassisId`/`ChassisIdSubtype`, `PortId`/`PortIdSubtype`, `SystemName`,
+//!   `ManagementAddressIPv4`/`IPv6`/`MAC`, `ManagementVlanId`. The standard carries no
+//!   VLAN list and no frame size, so a Redfish neighbour names the switch and port only.
+//!   An `LLDPReceive` that is present but empty (`{}`) means the BMC reports LLDP and saw
+//!   no neighbour (Dell iDRAC 7.x on a port whose link is down); absent, the BMC does not
+//!   report LLDP at all.
+//! - **lldpd** on the host, `lldpcli -f json show neighbors details` (lldpd's
+//!   `src/client/display.c` and its JSON writer): one entry per local interface with
+//!   `chassis` (keyed by the system name when the switch sends one), `port` (`id`
+//!   `{type, value}`, `descr`, `mfs`: the 802.3 maximum frame size TLV), and `vlan` (the
+//!   802.1 VLAN name TLVs: `vlan-id`, `pvid`). lldpcli's JSON writer collapses a list of
+//!   one into the object itself, so every list is read as "an object or an array of them".
+//!   `networkctl lldp` is not used: it shows neither the VLAN nor the frame-size TLVs.
+//!
+//! Every string is at most 255 characters (the longest an LLDP TLV can carry) and free of
+//! control and shell characters; a value that is not is refused (the neighbour field is
+//! left empty) and named in a discovery note, as BMC text is.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::inventory::text::unsafe_char;
+use crate::inventory::{Lldp, LldpSource};
+
+/// The longest text an LLDP TLV carries (a 9-bit length, less the subtype octet).
+pub(crate) const MAX_TEXT: usize = 255;
+/// Most VLANs kept per port (802.1Q has 4094).
+const MAX_VLANS: usize = 4094;
+/// Most neighbours read from one lldpcli answer.
+const MAX_INTERFACES: usize = 512;
+
+/// A checked text value: trimmed, non-empty, short, without control or shell characters.
+/// A refused value becomes a note naming `what`.
+fn text(v: Option<&Value>, what: &str, notes: &mut Vec<String>) -> Option<String> {
+    let v = v?;
+    let Some(s) = v.as_str() else {
+        if !v.is_null() {
+            notes.push(format!("{what}: not a string ({}), ignored", kind(v)));
+        }
+        return None;
+    };
+    let s = s.trim();
+    if s.is_empty() {
+        return None;
+    }
+    if s.chars().count() > MAX_TEXT {
+        notes.push(format!(
+            "{what}: {} characters, more than an LLDP TLV holds ({MAX_TEXT}); refused",
+            s.chars().count()
+        ));
+        return None;
+    }
+    if s.chars().any(unsafe_char) {
+        let shown: String = s
+            .chars()
+            .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+            .take(60)
+            .collect();
+        notes.push(format!(
+            "{what}: holds a control or script character (\"{shown}\"); refused"
+        ));
+        return None;
+    }
+    Some(s.to_string())
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Does this Redfish port report LLDP at all (`Ethernet.LLDPReceive` present)?
+pub(crate) fn redfish_reports(port: &Value) -> bool {
+    port.pointer("/Ethernet/LLDPReceive")
+        .is_some_and(Value::is_object)
+}
+
+/// The neighbour a Redfish `Port` reports, if any. `nic` names the port in notes.
+pub(crate) fn from_redfish(
+    port: &Value,
+    nic: &str,
+    seen_at: &str,
+    notes: &mut Vec<String>,
+) -> Option<Lldp> {
+    let r = port.pointer("/Ethernet/LLDPReceive")?;
+    if !r.is_object() {
+        notes.push(format!(
+            "NIC {nic}: Ethernet.LLDPReceive is {}, not an object; ignored",
+            kind(r)
+        ));
+        return None;
+    }
+    let at = |k: &str| format!("NIC {nic}: LLDPReceive.{k}");
+    let system = text(r.get("SystemName"), &at("SystemName"), notes);
+    let chassis = text(r.get("ChassisId"), &at("ChassisId"), notes);
+    let port_id = text(r.get("PortId"), &at("PortId"), notes);
+    if system.is_none() && chassis.is_none() && port_id.is_none() {
+        return None;
+    }
+    let management = ["ManagementAddressIPv4", "ManagementAddressIPv6"]
+        .iter()
+        .find_map(|k| text(r.get(*k), &at(k), notes));
+    let vlan = r.get("ManagementVlanId").and_then(Value::as_u64);
+    Some(Lldp {
+        switch: system.clone().or_else(|| chassis.clone()),
+        chassis_id: chassis,
+        port: port_id,
+        port_description: None,
+        vlans: Vec::new(),
+        pvid: None,
+        mtu: None,
+        management_address: management,
+        management_vlan: vlan
+            .and_then(|v| u16::try_from(v).ok())
+            .filter(|v| *v <= 4095),
+        seen_at: seen_at.to_string(),
+        source: LldpSource::Redfish,
+    })
+}
+
+/// `x` as a list: an array's items, or the one object lldpcli wrote in its place.
+fn list(x: Option<&Value>) -> Vec<&Value> {
+    match x {
+        Some(Value::Array(a)) => a.iter().collect(),
+        Some(v @ Value::Object(_)) => vec![v],
+        _ => Vec::new(),
+    }
+}
+
+/// A `{name: {...}}` entry of lldpcli's collapsed JSON, or a json0-style `{name, ...}`.
+fn named(v: &Value) -> Option<(String, &Value)> {
+    let o = v.as_object()?;
+    if let Some(Value::String(n)) = o.get("name") {
+        return Some((n.clone(), v));
+    }
+    if o.len() == 1 {
+        let (k, inner) = o.iter().next()?;
+        if inner.is_object() {
+            return Some((k.clone(), inner));
+        }
+    }
+    None
+}
+
+/// `{type, value}` or `{value}` or a bare string.
+fn value_of(v: Option<&Value>) -> Option<&Value> {
+    let v = v?;
+    match v {
+        Value::Object(o) => o.get("value"),
+        Value::Array(a) => a.first().and_then(|x| value_of(Some(x))),
+        _ => Some(v),
+    }
+}
+
+fn number(v: Option<&Value>) -> Option<u64> {
+    match value_of(v)? {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// What one lldpcli answer says: the neighbour per local interface name.
+#[derive(Debug, Default)]
+pub(crate) struct LldpdView {
+    pub(crate) neighbours: BTreeMap<String, Lldp>,
+    pub(crate) notes: Vec<String>,
+}
+
+/// Parse `lldpcli -f json show neighbors details`. An answer that is not lldpcli's JSON
+/// is an error (the host's lldpd state is then unknown, not "no neighbours").
+pub(crate) fn from_lldpcli(out: &str, seen_at: &str) -> Result<LldpdView, String> {
+    let v: Value =
+        serde_json::from_str(out.trim()).map_err(|e| format!("not lldpcli's JSON ({e})"))?;
+    let lldp = match v.get("lldp") {
+        Some(Value::Array(a)) => a.first().cloned().unwrap_or(Value::Null),
+        Some(x) => x.clone(),
+        None => return Err("no `lldp` object in lldpcli's answer".into()),
+    };
+    let mut view = LldpdView::default();
+    for entry in list(lldp.get("interface")).into_iter().take(MAX_INTERFACES) {
+        let Some((iface, body)) = named(entry) else {
+            continue;
+        };
+        let iface_ok = text(
+            Some(&Value::String(iface.clone())),
+            "lldpcli interface name",
+            &mut view.notes,
+        );
+        let Some(iface) = iface_ok else { continue };
+        let at = |k: &str| format!("{iface}: LLDP {k}");
+        let notes = &mut view.notes;
+        let chassis = list(body.get("chassis")).into_iter().next();
+        let (system, chassis) = match chassis.and_then(named) {
+            // Keyed by the system name, unless the key is one of the chassis's own fields.
+            Some((k, inner)) if !matches!(k.as_str(), "id" | "descr" | "name") => (Some(k), inner),
+            _ => (None, chassis.unwrap_or(&Value::Null)),
+        };
+        let system = match system {
+            Some(s) => text(Some(&Value::String(s)), &at("system name"), notes),
+            None => text(value_of(chassis.get("name")), &at("system name"), notes),
+        };
+        let chassis_id = text(value_of(chassis.get("id")), &at("chassis id"), notes);
+        let port = list(body.get("port"))
+            .into_iter()
+            .next()
+            .unwrap_or(&Value::Null);
+        let port_id = text(value_of(port.get("id")), &at("port id"), notes);
+        let port_descr = text(value_of(port.get("descr")), &at("port description"), notes);
+        let mtu = number(port.get("mfs")).and_then(|m| u32::try_from(m).ok());
+        let mut vlans = Vec::new();
+        let mut pvid = None;
+        for vl in list(body.get("vlan")).into_iter().take(MAX_VLANS) {
+            let Some(id) = number(vl.get("vlan-id")).filter(|id| (1..=4094).contains(id)) else {
+                continue;
+            };
+            let id = id as u16;
+            if !vlans.contains(&id) {
+                vlans.push(id);
+            }
+            let is_pvid = match vl.get("pvid") {
+                Some(Value::Bool(b)) => *b,
+                Some(Value::String(s)) => s == "yes" || s == "true",
+                _ => false,
+            };
+            if is_pvid {
+                pvid = Some(id);
+            }
+        }
+        vlans.sort_unstable();
+        if let Some(Value::String(p)) = body.get("pvid")
+            && let Ok(p) = p.trim().parse::<u16>()
+        {
+            pvid = pvid.or(Some(p));
+        }
+        if system.is_none() && chassis_id.is_none() && port_id.is_none() {
+            continue;
+        }
+        let management = text(
+            value_of(chassis.get("mgmt-ip")),
+            &at("management address"),
+            notes,
+        );
+        view.neighbours.insert(
+            iface,
+            Lldp {
+                switch: system.or_else(|| chassis_id.clone()),
+                chassis_id,
+                port: port_id,
+                port_description: port_descr,
+                vlans,
+                pvid,
+                mtu,
+                management_address: management,
+                management_vlan: None,
+                seen_at: seen_at.to_string(),
+                source: LldpSource::Ssh,
+            },
+        );
+    }
+    Ok(view)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// lldpcli 1.0.16's answer for one neighbour with two VLANs (captured from lldpd
+    /// talking to lldpd across a veth pair), and its collapsed single-VLAN form.
+    const TWO_VLANS: &str = r#"{"lldp": {"interface": {"veth-b": {"via": "LLDP", "rid": "1",
+      "age": "0 day, 00:00:04",
+      "chassis": {"leaf-a": {"id": {"type": "mac", "value": "06:24:af:be:2d:e8"},
+        "descr": "Debian GNU/Linux 12", "mgmt-ip": "fe80::424:afff:febe:2de8", "mgmt-iface": "6",
+        "capability": [{"type": "Bridge", "enabled": true}]}},
+      "port": {"id": {"type": "ifname", "value": "veth-a"}, "descr": "Ethernet1/7", "ttl": "4",
+        "mfs": "9000"},
+      "vlan": [{"vlan-id": "100", "pvid": true, "value": "tenanta"},
+               {"vlan-id": "200", "pvid": false, "value": "tenantb"}]}}}}"#;
+
+    #[test]
+    fn lldpcli_json_gives_switch_port_vlans_and_frame_size() {
+        let v = from_lldpcli(TWO_VLANS, "2026-12-04T10:00:00Z").unwrap();
+        let n = &v.neighbours["veth-b"];
+        assert_eq!(n.switch.as_deref(), Some("leaf-a"));
+        assert_eq!(n.chassis_id.as_deref(), Some("06:24:af:be:2d:e8"));
+        assert_eq!(n.port.as_deref(), Some("veth-a"));
+        assert_eq!(n.port_description.as_deref(), Some("Ethernet1/7"));
+        assert_eq!(n.vlans, [100, 200]);
+        assert_eq!(n.pvid, Some(100));
+        assert_eq!(n.mtu, Some(9000));
+        assert_eq!(n.source, LldpSource::Ssh);
+        assert!(v.notes.is_empty(), "{:?}", v.notes);
+    }
+
+    #[test]
+    fn collapsed_lists_json0_lists_and_a_switch_without_a_name() {
+        // Two interfaces (a list of one-key objects), one VLAN (an object), no system name.
+        let text = r#"{"lldp": {"interface": [
+          {"eno1": {"chassis": {"id": {"type": "mac", "value": "aa:bb:cc:00:00:01"}},
+                    "port": {"id": {"type": "ifname", "value": "Eth1/1"}},
+                    "vlan": {"vlan-id": "30", "pvid": "yes"}}},
+          {"eno2": {"chassis": {"sw-b": {"id": {"type": "mac", "value": "aa:bb:cc:00:00:02"}}},
+                    "port": {"id": {"type": "ifname", "value": "Eth1/1"}}}}]}}"#;
+        let v = from_lldpcli(text, "t").unwrap();
+        assert_eq!(
+            v.neighbours["eno1"].switch.as_deref(),
+            Some("aa:bb:cc:00:00:01")
+        );
+        assert_eq!(v.neighbours["eno1"].vlans, [30]);
+        assert_eq!(v.neighbours["eno1"].pvid, Some(30));
+        assert_eq!(v.neighbours["eno2"].switch.as_deref(), Some("sw-b"));
+        // json0: every value a list, names as fields.
+        let json0 = r#"{"lldp": [{"interface": [{"name": "eno3", "chassis": [{"id": [{"type": "mac", "value": "x"}],
+            "name": [{"value": "leaf-c"}]}], "port": [{"id": [{"type": "ifname", "value": "Eth9"}],
+            "mfs": [{"value": "1522"}]}]}]}]}"#;
+        let v = from_lldpcli(json0, "t").unwrap();
+        assert_eq!(v.neighbours["eno3"].switch.as_deref(), Some("leaf-c"));
+        assert_eq!(v.neighbours["eno3"].mtu, Some(1522));
+        // No neighbours at all.
+        let v = from_lldpcli(r#"{"lldp": {}}"#, "t").unwrap();
+        assert!(v.neighbours.is_empty());
+        assert!(from_lldpcli("lldpcli: command not found", "t").is_err());
+    }
+
+    #[test]
+    fn hostile_neighbour_text_is_refused_and_named() {
+        let long = "x".repeat(1_000_000);
+        let text = json!({"lldp": {"interface": {"eno1": {
+            "chassis": {"evil\u{1b}[2Jswitch": {"id": {"value": "aa"}}},
+            "port": {"id": {"value": long}, "descr": ["$(reboot)"], "mfs": "lots"},
+            "vlan": [{"vlan-id": "99999"}, {"vlan-id": "0"}, {"vlan-id": 12}]}}}})
+        .to_string();
+        let v = from_lldpcli(&text, "t").unwrap();
+        let n = &v.neighbours["eno1"];
+        assert_eq!(n.switch.as_deref(), Some("aa"), "the chassis id stands in");
+        assert_eq!(n.port, None);
+        assert_eq!(n.port_description, None);
+        assert_eq!(n.mtu, None);
+        assert_eq!(n.vlans, [12]);
+        let notes = v.notes.join("\n");
+        assert!(
+            notes.contains("eno1: LLDP system name: holds a control"),
+            "{notes}"
+        );
+        assert!(notes.contains("1000000 characters"), "{notes}");
+        assert!(
+            notes.contains("eno1: LLDP port description: holds a control"),
+            "{notes}"
+        );
+    }
+
+    #[test]
+    fn redfish_lldp_receive_filled_empty_absent_and_wrong() {
+        let port = json!({"Ethernet": {"LLDPReceive": {
+            "ChassisId": "3c:2c:30:aa:bb:cc", "ChassisIdSubtype": "MacAddr",
+            "PortId": "ethernet1/1/7", "PortIdSubtype": "IfName", "SystemName": "leaf-a",
+            "ManagementAddressIPv4": "10.0.0.2", "ManagementVlanId": 10}}});
+        let mut notes = Vec::new();
+        let n = from_redfish(&port, "NIC.Slot.2-1", "t", &mut notes).unwrap();
+        assert_eq!(n.switch.as_deref(), Some("leaf-a"));
+        assert_eq!(n.port.as_deref(), Some("ethernet1/1/7"));
+        assert_eq!(n.management_address.as_deref(), Some("10.0.0.2"));
+        assert_eq!(n.management_vlan, Some(10));
+        assert_eq!((n.mtu, n.vlans.len()), (None, 0), "Redfish carries neither");
+        assert_eq!(n.source, LldpSource::Redfish);
+        let empty = json!({"Ethernet": {"LLDPReceive": {}}});
+        assert!(redfish_reports(&empty));
+        assert!(from_redfish(&empty, "p", "t", &mut notes).is_none());
+        let absent = json!({"Ethernet": {"AssociatedMACAddresses": []}});
+        assert!(!redfish_reports(&absent));
+        let wrong = json!({"Ethernet": {"LLDPReceive": {"SystemName": 7, "PortId": ["a"],
+            "ChassisId": "ok\nbad"}}});
+        notes.clear();
+        assert!(from_redfish(&wrong, "p", "t", &mut notes).is_none());
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(
+            notes[0].contains("SystemName: not a string (a number)"),
+            "{notes:?}"
+        );
+        let bad = json!({"Ethernet": {"LLDPReceive": "yes"}});
+        notes.clear();
+        assert!(from_redfish(&bad, "p", "t", &mut notes).is_none());
+        assert!(notes[0].contains("not an object"), "{notes:?}");
+    }
+}
