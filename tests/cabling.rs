@@ -282,3 +282,89 @@ fn lldp_from_real_frames_finds_each_cabling_fault() {
     }
     crate::output_schemas::assert_valid("check-cabling", &v);
 }
+
+/// The Dell R750 (iDRAC 7.10) capture, copied, with `LLDPReceive` filled on two ports as
+/// iDRAC fills it (one honest, one hostile), served by sushy-tools.
+#[test]
+fn redfish_lldp_receive_is_read_and_hostile_values_are_refused() {
+    use crate::support::sushy::{Sushy, mockup};
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("mockup");
+    crate::support::copy_dir(&mockup("dell-poweredge-r750-idrac9-7.10-bluefield3"), &copy);
+    let adapters = copy.join("redfish/v1/Chassis/System.Embedded.1/NetworkAdapters");
+    let fill = |adapter: &str, port: &str, lldp: Value| {
+        let p = adapters
+            .join(adapter)
+            .join("Ports")
+            .join(port)
+            .join("index.json");
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        v["Ethernet"]["LLDPReceive"] = lldp;
+        v["LinkStatus"] = Value::from("LinkUp");
+        std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    };
+    fill(
+        "NIC.Slot.2",
+        "NIC.Slot.2-1",
+        serde_json::json!({
+            "ChassisId": "3c:2c:30:aa:bb:cc", "ChassisIdSubtype": "MacAddr",
+            "PortId": "ethernet1/1/7", "PortIdSubtype": "IfName",
+            "SystemName": "leaf-a", "ManagementAddressIPv4": "10.0.0.2",
+            "ManagementAddressIPv6": null, "ManagementAddressMAC": "3c:2c:30:aa:bb:cc",
+            "ManagementVlanId": 10
+        }),
+    );
+    fill(
+        "NIC.Slot.5",
+        "NIC.Slot.5-1",
+        serde_json::json!({
+            "SystemName": "leaf\u{1b}]0;owned\u{7}", "PortId": "x".repeat(1_000_000),
+            "ChassisId": 42
+        }),
+    );
+    let s = Sushy::start(&copy, None);
+    let site = tempfile::tempdir().unwrap();
+    std::fs::write(
+        site.path().join("bmcs.yaml"),
+        format!("bmcs:\n  - address: \"{}\"\n", s.url()),
+    )
+    .unwrap();
+    let (code, v, err) =
+        json_of(rackplan_json(&["discover", "redfish", "--site"]).arg(site.path()));
+    assert_eq!(code, 0, "{v:#}\n{err}");
+    let nodes = std::fs::read_to_string(site.path().join("nodes.yaml")).unwrap();
+    let inv: Value = serde_saphyr::from_str(&nodes).unwrap();
+    let nics = inv["nodes"][0]["nics"].as_array().unwrap();
+    let by_mac = |m: &str| {
+        nics.iter()
+            .find(|n| n["mac"] == m)
+            .unwrap_or_else(|| panic!("{m}: {nodes}"))
+    };
+    let good = &by_mac("a0:88:c2:0c:b8:04")["lldp"];
+    assert_eq!(good["switch"], "leaf-a");
+    assert_eq!(good["chassis_id"], "3c:2c:30:aa:bb:cc");
+    assert_eq!(good["port"], "ethernet1/1/7");
+    assert_eq!(good["management_address"], "10.0.0.2");
+    assert_eq!(good["management_vlan"], 10);
+    assert_eq!(good["source"], "redfish");
+    assert!(
+        inv["nodes"][0]["sources"]["lldp"].is_string(),
+        "the BMC reports LLDP"
+    );
+    // The hostile port: nothing of it kept, each value named.
+    assert!(by_mac("a0:88:c2:08:54:5c").get("lldp").is_none(), "{nodes}");
+    let all = v.to_string();
+    assert!(
+        all.contains("LLDPReceive.SystemName: holds a control or script character"),
+        "{all}"
+    );
+    assert!(
+        all.contains("1000000 characters, more than an LLDP TLV holds"),
+        "{all}"
+    );
+    assert!(
+        all.contains("LLDPReceive.ChassisId: not a string (a number)"),
+        "{all}"
+    );
+    assert!(!nodes.contains('\u{1b}'));
+}

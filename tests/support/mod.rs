@@ -15,7 +15,7 @@ pub fn shared() -> PathBuf {
     std::env::var_os("RACKPLAN_SHARED").map_or_else(|| repo().join("../shared"), PathBuf::from)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
