@@ -3,6 +3,7 @@
 //! writer (atomic, modes kept), `secrets` the only place secret values live.
 
 pub(crate) mod fsio;
+pub(crate) mod input_error;
 pub(crate) mod provenance;
 pub mod secrets;
 pub mod sitelock;

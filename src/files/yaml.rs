@@ -12,103 +12,13 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use miette::{Diagnostic, NamedSource, SourceSpan};
+use miette::{NamedSource, SourceSpan};
 use serde::de::{DeserializeOwned, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_saphyr::Spanned;
 
-/// One step of a key path: a mapping key or a sequence index.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Seg {
-    Key(String),
-    Index(usize),
-}
-
-impl From<&str> for Seg {
-    fn from(k: &str) -> Self {
-        Seg::Key(k.to_string())
-    }
-}
-
-impl From<String> for Seg {
-    fn from(k: String) -> Self {
-        Seg::Key(k)
-    }
-}
-
-impl From<usize> for Seg {
-    fn from(i: usize) -> Self {
-        Seg::Index(i)
-    }
-}
-
-/// Build a key path: `path!["management", "pool", 0]`.
-#[macro_export]
-macro_rules! path {
-    ($($seg:expr),* $(,)?) => {{
-        #[allow(clippy::useless_vec)]
-        let p = vec![$($crate::files::yaml::Seg::from($seg)),*];
-        p
-    }};
-}
-
-/// Render a key path the way people write it: `tenants[2].vlan`.
-pub(crate) fn display_path(path: &[Seg]) -> String {
-    let mut out = String::new();
-    for seg in path {
-        match seg {
-            Seg::Key(k) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(k);
-            }
-            Seg::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    if out.is_empty() {
-        out.push_str("(document)");
-    }
-    out
-}
-
-/// A bad input file: where, what, and what to do about it.
-#[derive(Debug, thiserror::Error, Diagnostic)]
-#[error("{}", self.headline())]
-#[diagnostic(code(rackplan::input))]
-pub struct InputError {
-    pub file: String,
-    pub(crate) line: usize,
-    pub(crate) column: usize,
-    /// Key path of the offending value (`management.vip`), or `(document)`.
-    pub key: String,
-    pub message: String,
-    #[help]
-    pub hint: Option<String>,
-    #[source_code]
-    pub(crate) src: NamedSource<String>,
-    #[label("here")]
-    pub(crate) span: Option<SourceSpan>,
-}
-
-impl InputError {
-    /// `file:line:column: key: message`; a file-level error (no line) is `file: message`.
-    fn headline(&self) -> String {
-        if self.line == 0 {
-            let key = if self.key.is_empty() || self.key.starts_with('(') {
-                String::new()
-            } else {
-                format!("{}: ", self.key)
-            };
-            format!("{}: {key}{}", self.file, self.message)
-        } else {
-            format!(
-                "{}:{}:{}: {}: {}",
-                self.file, self.line, self.column, self.key, self.message
-            )
-        }
-    }
-}
+pub use super::input_error::InputError;
+pub(crate) use super::input_error::{Seg, display_path};
 
 /// A parsed file kept with its text, so later checks can point into it.
 #[derive(Debug, Clone)]
@@ -649,62 +559,5 @@ pub fn to_string<T: Serialize>(value: &T) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    #[allow(dead_code)]
-    struct Inner {
-        vlan: u16,
-        name: String,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    #[allow(dead_code)]
-    struct Outer {
-        tenants: Vec<Inner>,
-    }
-
-    #[test]
-    fn unknown_key_names_file_line_path_and_suggests() {
-        let text = "tenants:\n  - name: a\n    vlan: 5\n  - name: b\n    vlna: 6\n";
-        let e = parse::<Outer>(Path::new("site.yaml"), text).unwrap_err();
-        assert_eq!((e.line, e.column), (5, 5), "{e}");
-        assert_eq!(e.key, "tenants[1].vlna");
-        assert_eq!(e.message, "unknown key `vlna`");
-        assert!(
-            e.hint
-                .as_deref()
-                .unwrap()
-                .starts_with("did you mean `vlan`?"),
-            "{:?}",
-            e.hint
-        );
-    }
-
-    #[test]
-    fn wrong_type_names_the_key() {
-        let text = "tenants:\n  - name: a\n    vlan: lots\n";
-        let e = parse::<Outer>(Path::new("s.yaml"), text).unwrap_err();
-        assert_eq!(e.line, 3);
-        assert_eq!(e.key, "tenants[0].vlan");
-    }
-
-    #[test]
-    fn locate_finds_nested_values() {
-        let text = "a:\n  b:\n    - x\n    - y: 1\n      z: 2\n";
-        let s = Source::new(Path::new("t.yaml"), text.to_string());
-        assert_eq!(s.locate(&path!["a", "b", 1, "z"]), (5, 10));
-        assert_eq!(s.locate(&path!["a", "missing"]), (2, 3));
-    }
-
-    #[test]
-    fn yaml11_words_are_quoted_on_output() {
-        let out = to_string(&vec!["NO", "yes", "on", "0755", "12:30"]);
-        for w in ["NO", "yes", "on", "0755", "12:30"] {
-            assert!(!out.contains(&format!("- {w}\n")), "{w} unquoted in {out}");
-        }
-    }
-}
+#[path = "yaml_tests.rs"]
+mod tests;

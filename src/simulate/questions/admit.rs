@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use super::growth::{quota_admissions, request_active};
+use super::timeline::{quota_admissions, request_active};
 use crate::clock::{civil_from_days, format_at};
 use crate::simulate::failure::headroom::{self, HeadroomVerdict, ScenarioResult};
 use crate::simulate::failure::pruned;

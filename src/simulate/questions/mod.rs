@@ -7,6 +7,7 @@ mod fix;
 mod growth;
 mod rebuild;
 mod review;
+mod timeline;
 mod upgrade;
 mod upgrade_answer;
 mod upgrade_fleet;
@@ -15,11 +16,9 @@ mod warnings;
 
 pub use admit::{AdmitError, Decision, Held, Quota, Stranding, decide, judge};
 pub(crate) use drain::{DrainError, DrainReport, FurtherFailure, Move, drain_named};
-pub use growth::{
-    Flow, max_clusters, max_clusters_with, quota_admissions, request_active, shape_vcpu, timeline,
-    timeline_with,
-};
+pub use growth::{Flow, max_clusters, max_clusters_with};
 pub use review::{Watch, review, review_with, risk_section};
+pub use timeline::{quota_admissions, request_active, shape_vcpu, timeline, timeline_with};
 pub use upgrade::upgrade;
 pub use upgrade_answer::{
     BetterOrder, Blocker, NextFailure, Segment, Step, UpgradeError, UpgradeReport, VmFate, minutes,

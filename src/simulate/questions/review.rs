@@ -2,8 +2,9 @@
 //! `Report` in the order it is read.
 
 use super::fix::fix;
-use super::growth::{Flow, max_clusters_with, timeline_with};
+use super::growth::{Flow, max_clusters_with};
 use super::rebuild::{placement_assumptions, rebuild_report};
+use super::timeline::timeline_with;
 use super::warnings;
 use crate::simulate::failure::headroom::stranded_by_node;
 use crate::simulate::failure::headroom::{self, Headroom, HeadroomVerdict};
