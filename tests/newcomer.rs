@@ -216,6 +216,13 @@ fn from_clone_to_a_site_of_ones_own() {
             "disk-path-ambiguous" => {
                 assert!(!DELLS.contains(&node), "{f:#}");
                 assert!(f["fix"].as_str().unwrap().contains("discover ssh"), "{f:#}");
+                // init --from listed it, with its fix.
+                assert!(
+                    not_fixable.iter().any(|l| l.contains(node)
+                        && l.contains(f["what"].as_str().unwrap())
+                        && l.contains("discover ssh")),
+                    "{f:#}\n{not_fixable:#?}"
+                );
             }
             "link-down" => assert!(
                 not_fixable

@@ -95,12 +95,22 @@ fn disks_of(n: &Node) -> Vec<u64> {
 /// profile leaves out, since its VlanConfig would have no uplinks).
 const LAYOUTS: [[u32; 3]; 2] = [[2, 2, 2], [1, 1, 1]];
 
+/// Every error `check` would raise on these nodes against `p`: the profile's own gaps and
+/// what no profile changes (a disk path the BMC's data cannot give, Harvester's minima, a
+/// BIOS setting, a GPU), each with its fix.
 fn errors(nodes: &[&Node], p: &Profile) -> Vec<String> {
     nodes
         .iter()
-        .flat_map(|n| against_profile(n, p))
+        .flat_map(|n| {
+            let mut f = against_profile(n, p);
+            f.extend(super::fit::harvester_minima(n, p));
+            f.extend(super::bios::bios_findings(n, p));
+            f.extend(super::bios::gpu_findings(n, p));
+            f.extend(super::disk_paths::disk_paths(n, p, false));
+            f
+        })
         .filter(|f| f.severity == Severity::Error)
-        .map(|f| format!("{}: {}", f.node, f.what))
+        .map(|f| format!("{}: {}; {}", f.node, f.what, f.fix))
         .collect()
 }
 
