@@ -16,6 +16,12 @@
 //! unescaped links for double blanks or other characters (systemd#27155), so such a model or
 //! serial is a doubt, not a name.
 //!
+//! The bus is the drive's `Protocol`, else the one protocol its controllers support
+//! (`SupportedDeviceProtocols`; none is guessed from a controller that supports two). A
+//! model the BMC gives as the maker's bare part number (`MZQL27T6HBLA-00A07` with
+//! `Manufacturer: Samsung`, where the OS sees `SAMSUNG MZQL27T6HBLA-00A07`) is kept as a
+//! `candidate` with that doubt, never as the path (`MAKER_PREFIXES`).
+//!
 //! What is never guessed: a drive without serial or protocol, a model or serial longer than
 //! the Identify field (the BMC did not copy it), a drive behind a RAID controller that is in
 //! no volume (Redfish does not say whether the controller passes it through), a drive that
@@ -59,8 +65,11 @@ enum Bus {
     Sas,
 }
 
-fn bus(drive: &Value) -> Result<Bus, NoById> {
-    match text(drive, "Protocol").map(str::trim) {
+fn bus(drive: &Value, cx: &Context<'_>) -> Result<Bus, NoById> {
+    let own = text(drive, "Protocol")
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
+    match own.or_else(|| storage_protocol(cx)) {
         Some("NVMe") => Ok(Bus::Nvme),
         Some("PCIe") if text(drive, "MediaType") == Some("SSD") => Ok(Bus::Nvme),
         Some("SATA") => Ok(Bus::Sata),
@@ -68,6 +77,59 @@ fn bus(drive: &Value) -> Result<Bus, NoById> {
         Some(p) if !p.is_empty() => Err(NoById::UnknownProtocol(p.to_string())),
         _ => Err(NoById::NoProtocol),
     }
+}
+
+/// The one device protocol the drive's storage controllers support, when the drive gives
+/// none: `SupportedDeviceProtocols` of the Storage resource's controllers (a controller
+/// that supports NVMe and SATA says nothing about one drive).
+fn storage_protocol<'a>(cx: &Context<'a>) -> Option<&'a str> {
+    let storage = cx.storage?;
+    let mut all: Vec<&str> = storage
+        .get("StorageControllers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .chain(std::iter::once(storage))
+        .filter_map(|c| c.get("SupportedDeviceProtocols").and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    match all.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// Manufacturers whose drives give the OS a model string that starts with the maker's
+/// name (the NVMe Identify Controller and ATA IDENTIFY model fields), while BMCs often
+/// report the bare part number with the maker in `Manufacturer`: (manufacturer word, how
+/// the bare part number starts, the prefix the OS sees). Sources: udev by-id names as
+/// seen on hosts (`nvme-SAMSUNG_MZQL27T6HBLA-00A07_<serial>`,
+/// `ata-SAMSUNG_MZ7LH1T9HMLT-00005_<serial>` in the Gigabyte capture's own Model,
+/// `nvme-INTEL_SSDPE2KX040T8_<serial>`), and the makers' part-number schemes (Samsung
+/// `MZ...`, Intel `SSD...`). An OEM-branded model (`Dell Ent NVMe ...`) starts with neither
+/// and is the OS's string as it is.
+const MAKER_PREFIXES: [(&str, &str, &str); 2] =
+    [("samsung", "MZ", "SAMSUNG "), ("intel", "SSD", "INTEL ")];
+
+/// The prefix the OS shows before a model the BMC gave bare, when the rule above says one
+/// is missing.
+fn missing_maker_prefix(drive: &Value, model: &str) -> Option<&'static str> {
+    let maker = text(drive, "Manufacturer")?.to_ascii_lowercase();
+    MAKER_PREFIXES
+        .iter()
+        .find(|(m, bare, prefix)| {
+            maker
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w == *m)
+                && model.starts_with(bare)
+                && !model.to_ascii_uppercase().starts_with(prefix.trim_end())
+        })
+        .map(|(_, _, prefix)| *prefix)
 }
 
 /// Why a drive's by-id name cannot be derived from what the BMC says (each read as the
@@ -282,15 +344,15 @@ pub(crate) fn derive(drive: &Value, cx: &Context<'_>) -> DerivedPath {
             &["Storage.StorageControllers.SupportedRAIDTypes"],
         );
     }
-    let bus = match bus(drive) {
+    let bus = match bus(drive, cx) {
         Ok(b) => b,
         Err(why) => return doubt(format!("{why}; {SETTLE}"), &["Drive.Protocol"]),
     };
     let nvme = bus == Bus::Nvme;
-    let protocol_fields: &[&str] = if text(drive, "Protocol") == Some("PCIe") {
-        &["Drive.Protocol", "Drive.MediaType"]
-    } else {
-        &["Drive.Protocol"]
+    let protocol_fields: &[&str] = match text(drive, "Protocol").map(str::trim) {
+        Some("PCIe") => &["Drive.Protocol", "Drive.MediaType"],
+        Some(p) if !p.is_empty() => &["Drive.Protocol"],
+        _ => &["Storage.StorageControllers.SupportedDeviceProtocols"],
     };
     let mut from: Vec<String> = protocol_fields.iter().map(|s| (*s).to_string()).collect();
     match bus {
@@ -308,6 +370,24 @@ pub(crate) fn derive(drive: &Value, cx: &Context<'_>) -> DerivedPath {
             };
             from.push("Drive.Model".into());
             from.push("Drive.SerialNumber".into());
+            if let Some(prefix) = missing_maker_prefix(drive, model) {
+                let full = format!("{prefix}{model}");
+                let candidate = if nvme {
+                    format!("{BY_ID}nvme-{}_{}", full.replace(' ', "_"), serial)
+                } else {
+                    format!("{BY_ID}ata-{}_{}", ata_form(&full), ata_form(serial))
+                };
+                from.push("Drive.Manufacturer".into());
+                return DerivedPath {
+                    doubt: Some(format!(
+                        "the BMC gives Model `{model}` without the `{}` its maker's drives show the OS (the OS's model is likely `{full}`); {SETTLE}",
+                        prefix.trim_end()
+                    )),
+                    candidate: Some(candidate),
+                    from,
+                    ..DerivedPath::default()
+                };
+            }
             if nvme {
                 let base = format!("nvme-{}_{}", model.replace(' ', "_"), serial);
                 DerivedPath {
@@ -381,6 +461,83 @@ mod tests {
 
     fn path(d: &DerivedPath) -> &str {
         d.path.as_deref().unwrap_or_else(|| panic!("{d:?}"))
+    }
+
+    #[test]
+    fn a_bare_samsung_or_intel_part_number_is_a_candidate_an_oem_model_a_path() {
+        let d = derive(
+            &json!({"Protocol": "NVMe", "Manufacturer": "Samsung", "Model": "MZQL27T6HBLA-00A07", "SerialNumber": "S6CKNT0W700123"}),
+            &Context::default(),
+        );
+        assert!(d.path.is_none(), "{d:?}");
+        assert_eq!(
+            d.candidate.as_deref(),
+            Some("/dev/disk/by-id/nvme-SAMSUNG_MZQL27T6HBLA-00A07_S6CKNT0W700123")
+        );
+        assert!(
+            d.doubt
+                .as_deref()
+                .unwrap()
+                .contains("without the `SAMSUNG`"),
+            "{d:?}"
+        );
+        let d = derive(
+            &json!({"Protocol": "SATA", "Manufacturer": "INTEL", "Model": "SSDSC2KB038T8", "SerialNumber": "PHYF1234"}),
+            &Context::default(),
+        );
+        assert_eq!(
+            d.candidate.as_deref(),
+            Some("/dev/disk/by-id/ata-INTEL_SSDSC2KB038T8_PHYF1234")
+        );
+        // The prefix given, or an OEM model of a Samsung drive: the OS's own string.
+        for (maker, model) in [
+            ("Samsung", "SAMSUNG MZQL27T6HBLA-00A07"),
+            (
+                "Samsung Electronics Co Ltd",
+                "Dell Ent NVMe v2 AGN RI U.2 1.92TB",
+            ),
+            ("Micron", "Micron_7450_MTFDKBZ7T6TFR"),
+        ] {
+            let d = derive(
+                &json!({"Protocol": "NVMe", "Manufacturer": maker, "Model": model, "SerialNumber": "S1"}),
+                &Context::default(),
+            );
+            assert!(d.path.is_some(), "{maker} {model}: {d:?}");
+        }
+    }
+
+    #[test]
+    fn the_protocol_comes_from_the_controller_when_it_supports_one() {
+        let drive =
+            json!({"Model": "SAMSUNG MZ7LH1T9HMLT-00005", "SerialNumber": "S455NY0M123456"});
+        let one = json!({"StorageControllers": [{"SupportedDeviceProtocols": ["SATA"]}]});
+        let d = derive(
+            &drive,
+            &Context {
+                storage: Some(&one),
+                volumes: Vec::new(),
+            },
+        );
+        assert_eq!(
+            path(&d),
+            "/dev/disk/by-id/ata-SAMSUNG_MZ7LH1T9HMLT-00005_S455NY0M123456"
+        );
+        assert!(
+            d.from
+                .contains(&"Storage.StorageControllers.SupportedDeviceProtocols".to_string())
+        );
+        let two = json!({"StorageControllers": [{"SupportedDeviceProtocols": ["NVMe", "SATA"]}]});
+        let d = derive(
+            &drive,
+            &Context {
+                storage: Some(&two),
+                volumes: Vec::new(),
+            },
+        );
+        assert!(
+            d.path.is_none() && d.doubt.as_deref().unwrap().contains("no Protocol"),
+            "{d:?}"
+        );
     }
 
     #[test]
