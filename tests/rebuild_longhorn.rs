@@ -231,3 +231,117 @@ fn the_sites_harvester_version_is_the_one_modelled() {
         r.rebuild.longhorn
     );
 }
+
+/// The pile-up of Longhorn up to v1.10 (longhorn/longhorn#12587), on a fleet small enough to
+/// work out: five nodes in one zone, f n0 n1 n2 n3, one 10 TB disk each. Twelve volumes of
+/// 100 GB data (167 GB nominal) have their replicas on f, n2 and n3; fillers leave n0 with
+/// 8.4 TB available and n1 with 8.0 TB. When f fails, every replacement may go to n0 or n1
+/// (node anti-affinity is hard), and each rule's answer is computed here from its source:
+/// - `getDiskWithMostUsableStorage` (`storageAvailable - storageReserved`, which the new,
+///   empty replicas do not lower): every one to n0, whose two rebuild slots then take six
+///   rounds of 1,000 s (100 GB at 100 MB/s);
+/// - `getDiskWithMostBalanceScore`: each to the node that leaves `(max - min) / mean` of
+///   the candidates' usable space (`available - reserved - scheduled`, the new replica's
+///   nominal size counted at once) smallest: the burst spreads.
+fn pile_up_fleet(choice: &str) -> (Scenario, Placement) {
+    let names = ["f", "n0", "n1", "n2", "n3"];
+    let hosts = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| Host {
+            name: (*n).into(),
+            rack: i,
+            cpu: 64.0,
+            mem_gib: 256.0,
+            disks: vec![10.0 * TB],
+        })
+        .collect();
+    let racks: Vec<String> = names.iter().map(|n| format!("r{n}")).collect();
+    let mut topo = Topology::build(hosts, racks, &[None, None, None, None, None]);
+    topo.set_zones(&vec![String::new(); 5]);
+    let vol = |replicas: &[usize], data: f64| Volume {
+        vm: 0,
+        size: data / 0.6,
+        data,
+        replicas: replicas.iter().map(|&n| (n, 0)).collect(),
+        attached: true,
+        selector: 0,
+    };
+    let mut volumes: Vec<Volume> = (0..12).map(|_| vol(&[0, 3, 4], 100.0 * GB)).collect();
+    volumes.push(vol(&[1], 1.6 * TB));
+    volumes.push(vol(&[2], 2.0 * TB));
+    let vms = vec![Vm {
+        cluster: 0,
+        pool: String::new(),
+        group: None,
+        vcpu: 0.0,
+        mem_gib: 0.0,
+        cpu_req: 0.0,
+        mem_req: 0.0,
+        mem_actual: 0.0,
+        volumes: (0..volumes.len()).collect(),
+        running: false,
+    }];
+    let s: Scenario = serde_saphyr::from_str(&format!(
+        "name: pile-up\nplatform: {{harvester_version: v1.7, replica_disk_choice: {choice}, rebuild_limit: 2, stream_mbps: 100, detection_s: 45, replenishment_wait_s: 600}}\n"
+    ))
+    .unwrap();
+    let pl = Placement::adopt(topo, vms, volumes, vec![None], &s.platform);
+    (s, pl)
+}
+
+fn receivers(s: &Scenario, pl: &Placement) -> Vec<(String, usize, f64)> {
+    let (input, _) = rebuild_input(s, pl, 0, 2);
+    assert_eq!(input.jobs.len(), 12);
+    let r = simulate(&input);
+    let mut q: Vec<(String, usize, f64)> = r
+        .receivers
+        .iter()
+        .map(|x| (x.node.clone(), x.replicas, x.done_s.expect("completes")))
+        .collect();
+    q.sort_by(|a, b| a.0.cmp(&b.0));
+    q
+}
+
+#[test]
+fn most_available_piles_the_burst_on_one_node_and_the_balance_score_spreads_it() {
+    // Harvester v1.7 bundles Longhorn v1.10; the scenario key picks either rule.
+    let (s, pl) = pile_up_fleet("most-available");
+    assert_eq!(pl.rules().choice, DiskChoice::MostAvailable);
+    let q = receivers(&s, &pl);
+    assert_eq!(q.len(), 1, "all on one node: {q:?}");
+    assert_eq!((q[0].0.as_str(), q[0].1), ("n0", 12));
+    close(q[0].2, 6.0 * 1000.0);
+
+    // The balance score, worked from its definition.
+    let size = 100.0 * GB / 0.6;
+    let mut usable = [
+        (10.0 * TB - 1.6 * TB) - 1.6 * TB / 0.6,
+        (10.0 * TB - 2.0 * TB) - 2.0 * TB / 0.6,
+    ];
+    let mut count = [0usize; 2];
+    for _ in 0..12 {
+        let score = |u: [f64; 2]| {
+            let (max, min) = (u[0].max(u[1]), u[0].min(u[1]));
+            (max - min) / ((u[0] + u[1]) / 2.0)
+        };
+        let take = |c: usize| {
+            let mut u = usable;
+            u[c] -= size;
+            score(u)
+        };
+        let c = usize::from(take(1) < take(0));
+        usable[c] -= size;
+        count[c] += 1;
+    }
+    // Seven to n0 until its usable space falls below n1's, then they alternate.
+    assert_eq!(count, [9, 3], "the rule's own answer");
+    let (s, pl) = pile_up_fleet("balance-score");
+    assert_eq!(pl.rules().choice, DiskChoice::BalanceScore);
+    let q = receivers(&s, &pl);
+    let got: Vec<(&str, usize)> = q.iter().map(|x| (x.0.as_str(), x.1)).collect();
+    assert_eq!(got, [("n0", count[0]), ("n1", count[1])]);
+    // Two slots each: five rounds on n0, two on n1; done in 5,000 s, not 6,000 s.
+    close(q[0].2, 5.0 * 1000.0);
+    close(q[1].2, 2.0 * 1000.0);
+}

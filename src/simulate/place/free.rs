@@ -113,7 +113,13 @@ impl StorageRules {
             zone_soft: p.replica_zone_soft_anti_affinity,
             node_soft: p.replica_soft_anti_affinity,
             disk_soft: p.replica_disk_soft_anti_affinity,
-            choice: DiskChoice::of(crate::simulate::scenario::longhorn_of(p).0),
+            choice: match p.replica_disk_choice {
+                Some(crate::simulate::scenario::DiskRule::MostAvailable) => {
+                    DiskChoice::MostAvailable
+                }
+                Some(crate::simulate::scenario::DiskRule::BalanceScore) => DiskChoice::BalanceScore,
+                None => DiskChoice::of(crate::simulate::scenario::longhorn_of(p).0),
+            },
         }
     }
 

@@ -244,6 +244,17 @@ pub(crate) fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption
             }
         }),
     });
+    if let Some(rule) = p.replica_disk_choice {
+        out.push(Assumption {
+            input: "Longhorn disk choice".into(),
+            value: match rule {
+                crate::simulate::scenario::DiskRule::MostAvailable => "most-available".into(),
+                crate::simulate::scenario::DiskRule::BalanceScore => "balance-score".into(),
+            },
+            source: "scenario",
+            note: Some("platform.replica_disk_choice, over the Longhorn version's own rule".into()),
+        });
+    }
     for (input, key, value) in [
         (
             "Longhorn zone soft anti-affinity",

@@ -200,6 +200,12 @@ pub struct Platform {
     /// one `harvester_version` bundles.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) longhorn_version: Option<String>,
+    /// How Longhorn picks the disk of a new replica, over the version's own rule: to ask
+    /// the other rule's answer of the same fleet (`most-available`: Longhorn up to v1.10,
+    /// `getDiskWithMostUsableStorage`; `balance-score`: v1.11 on,
+    /// `getDiskWithMostBalanceScore`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) replica_disk_choice: Option<DiskRule>,
     /// Longhorn `replica-soft-anti-affinity`: two replicas of a volume may share a node
     /// when no other node can take one.
     pub(crate) replica_soft_anti_affinity: bool,
@@ -267,6 +273,7 @@ impl Default for Platform {
             data_fill: 0.6,
             harvester_version: "v1.7".into(),
             longhorn_version: None,
+            replica_disk_choice: None,
             replica_soft_anti_affinity: false,
             replica_zone_soft_anti_affinity: true,
             replica_disk_soft_anti_affinity: true,
@@ -506,6 +513,14 @@ pub(crate) fn bundled_longhorn(harvester: (u32, u32)) -> (u32, u32) {
 
 /// The Longhorn version the analyses model, and where it comes from (`platform.longhorn_version`,
 /// or the Harvester version's bundled one).
+/// The disk rule a scenario may ask for (`platform.replica_disk_choice`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiskRule {
+    MostAvailable,
+    BalanceScore,
+}
+
 pub(crate) fn longhorn_of(p: &Platform) -> ((u32, u32), String) {
     if let Some(v) = p.longhorn_version.as_deref().and_then(version) {
         return (v, format!("Longhorn v{}.{}", v.0, v.1));
