@@ -323,7 +323,7 @@ fn most_available_piles_the_burst_on_one_node_and_the_balance_score_spreads_it()
     for _ in 0..12 {
         let score = |u: [f64; 2]| {
             let (max, min) = (u[0].max(u[1]), u[0].min(u[1]));
-            (max - min) / ((u[0] + u[1]) / 2.0)
+            (max - min) / f64::midpoint(u[0], u[1])
         };
         let take = |c: usize| {
             let mut u = usable;
