@@ -20,8 +20,20 @@ pub(crate) fn rate_text(d: &Rate) -> String {
             round_count(1.0 / d.ci95[1].max(1e-300))
         );
     }
+    let wide = if d.strata.is_empty() || d.ci95[1] <= 2.0 * d.ci95[0] {
+        String::new()
+    } else {
+        let factor = if d.ci95[0] > 0.0 {
+            format!("{:.1} times", d.ci95[1] / d.ci95[0])
+        } else {
+            "unboundedly more than".into()
+        };
+        format!(
+            "; the interval is wide (its upper end {factor} its lower): the few draws that find a loss carry most of the weight, so the figure is known to that factor only; a larger `analysis.risk_trials` narrows it"
+        )
+    };
     format!(
-        "{:.2e} per year (95 % CI {:.2e} to {:.2e}), about one every {} years",
+        "{:.2e} per year (95 % CI {:.2e} to {:.2e}), about one every {} years{wide}",
         d.per_year,
         d.ci95[0],
         d.ci95[1],
@@ -244,4 +256,40 @@ pub(crate) fn risk_section(k: &RiskFigures) -> Section {
     });
     rk.chart("risk-replicas.svg");
     rk
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(ci95: [f64; 2]) -> Rate {
+        Rate {
+            per_year: 4e-6,
+            ci95,
+            upper_bound_only: false,
+            draws: 71_680,
+            hits: 806,
+            strata: vec![crate::simulate::failure::risk::Stratum {
+                in_progress: 2,
+                probability: 0.2,
+                draws: 71_680,
+                hits: 806,
+                per_year: 4e-6,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_wide_interval_says_so_and_why() {
+        let narrow = rate_text(&rate([3e-6, 5.5e-6]));
+        assert!(!narrow.contains("wide"), "{narrow}");
+        let wide = rate_text(&rate([2.4e-6, 1.1e-5]));
+        assert!(
+            wide.contains("the interval is wide (its upper end 4.6 times its lower)"),
+            "{wide}"
+        );
+        assert!(wide.contains("analysis.risk_trials"), "{wide}");
+        let open = rate_text(&rate([0.0, 1.1e-5]));
+        assert!(open.contains("unboundedly more than its lower"), "{open}");
+    }
 }

@@ -30,9 +30,8 @@
 //! The figure is a rate (expected loss starts per year). The chance of at least one in a
 //! year is at most the rate, and equal to it at the precision printed while it is small.
 
+use rand::RngExt;
 use rand::rngs::ChaCha8Rng;
-use rand::{RngExt, SeedableRng};
-use rayon::prelude::*;
 use serde::Serialize;
 
 use super::monte_carlo::{FleetRisk, HOURS_PER_YEAR};
@@ -40,9 +39,9 @@ use super::monte_carlo::{FleetRisk, HOURS_PER_YEAR};
 /// Longest delay of a burst's second node (Ford et al.: failures within 120 s).
 const BURST_SPREAD_H: f64 = 120.0 / 3600.0;
 /// Draws per parallel batch: its own random stream, so results do not depend on threads.
-const BATCH: u32 = 512;
+pub(super) const BATCH: u32 = 512;
 /// A stratum keeps drawing (up to 16 times its first budget) until this many draws hit.
-const HITS_WANTED: u64 = 200;
+pub(super) const HITS_WANTED: u64 = 200;
 
 /// Which failure events count: losing a replica needs a permanent failure, a volume is
 /// unavailable while its nodes are down for any reason.
@@ -91,8 +90,8 @@ struct Member {
     down: f64,
 }
 
-struct Model<'a> {
-    fr: &'a FleetRisk,
+pub(super) struct Model<'a> {
+    pub(super) fr: &'a FleetRisk,
     counted: Counted,
     by_rack: Vec<Vec<usize>>,
     /// Per hour.
@@ -103,14 +102,14 @@ struct Model<'a> {
     b: f64,
     mean_transient_h: f64,
     /// Copysets as node lists, and per node the copysets holding it and its peers.
-    sets: Vec<Vec<usize>>,
+    pub(super) sets: Vec<Vec<usize>>,
     sets_of: Vec<Vec<u32>>,
     /// Arrival sources and their rates, cumulated.
     arrivals: Vec<Kind>,
-    arrival_cum: Vec<f64>,
+    pub(super) arrival_cum: Vec<f64>,
     /// Sources of clusters in progress and their mean numbers in progress, cumulated.
     present: Vec<Kind>,
-    present_cum: Vec<f64>,
+    pub(super) present_cum: Vec<f64>,
     /// Per node: the in-progress sources anchored at a peer, cumulated, and their mass.
     anchored: Vec<(Vec<u32>, Vec<f64>)>,
 }
@@ -148,7 +147,7 @@ fn at_least_one(n: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<bool> {
 }
 
 impl<'a> Model<'a> {
-    fn new(fr: &'a FleetRisk, counted: Counted) -> Model<'a> {
+    pub(super) fn new(fr: &'a FleetRisk, counted: Counted) -> Model<'a> {
         let f = &fr.failures;
         let n = fr.rack_of.len();
         let by_rack: Vec<Vec<usize>> = (0..fr.racks)
@@ -306,7 +305,7 @@ impl<'a> Model<'a> {
     }
 
     /// Fewest racks a copyset spans.
-    fn min_racks(&self) -> usize {
+    pub(super) fn min_racks(&self) -> usize {
         self.sets
             .iter()
             .map(|m| {
@@ -319,7 +318,7 @@ impl<'a> Model<'a> {
             .unwrap_or(0)
     }
 
-    fn members_max(&self) -> usize {
+    pub(super) fn members_max(&self) -> usize {
         self.arrivals
             .iter()
             .map(|k| match *k {
@@ -463,7 +462,13 @@ impl<'a> Model<'a> {
     /// One draw of stratum `j`: a cluster arrives; for each of its counted events, `j`
     /// clusters in progress are drawn (importance-sampled towards the event's peers) and
     /// the loss checked. Returns Σ weight x found.
-    fn draw(&self, j: u32, rng: &mut ChaCha8Rng, marks: &mut [u32], stamp: &mut u32) -> f64 {
+    pub(super) fn draw(
+        &self,
+        j: u32,
+        rng: &mut ChaCha8Rng,
+        marks: &mut [u32],
+        stamp: &mut u32,
+    ) -> f64 {
         let k = self.arrivals[pick(
             &self.arrival_cum,
             rng.random::<f64>() * Self::total(&self.arrival_cum),
@@ -519,129 +524,7 @@ impl<'a> Model<'a> {
         x
     }
 
-    fn total(cum: &[f64]) -> f64 {
+    pub(super) fn total(cum: &[f64]) -> f64 {
         cum.last().copied().unwrap_or(0.0)
-    }
-}
-
-fn poisson(j: u32, m: f64) -> f64 {
-    let mut p = (-m).exp();
-    for i in 1..=j {
-        p *= m / f64::from(i);
-    }
-    p
-}
-
-/// Σ weight, Σ weight², hits over draws `from..to` (multiples of `BATCH`) of stratum `j`,
-/// in batches of independent streams reduced in order.
-fn run(model: &Model, j: u32, from: u32, to: u32, seed: u64) -> (f64, f64, u64) {
-    let n = model.fr.rack_of.len();
-    let batches: Vec<u32> = (from / BATCH..to / BATCH).collect();
-    let parts: Vec<(f64, f64, u64)> = batches
-        .par_iter()
-        .map(|&b| {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            rng.set_stream((u64::from(j) << 32) | u64::from(b));
-            let mut marks = vec![0u32; n];
-            let mut stamp = 0u32;
-            let (mut s1, mut s2, mut hits) = (0.0, 0.0, 0u64);
-            for _ in 0..BATCH {
-                let x = model.draw(j, &mut rng, &mut marks, &mut stamp);
-                s1 += x;
-                s2 += x * x;
-                hits += u64::from(x > 0.0);
-            }
-            (s1, s2, hits)
-        })
-        .collect();
-    parts
-        .iter()
-        .fold((0.0, 0.0, 0), |a, p| (a.0 + p.0, a.1 + p.1, a.2 + p.2))
-}
-
-/// The rate of loss starts (`Counted::Permanent`) or unavailability starts
-/// (`Counted::All`) per year, with its 95 % interval; `samples` draws per stratum to start
-/// with (more, up to 16 times, while fewer than 200 hit).
-pub(crate) fn conditional(
-    fr: &FleetRisk,
-    counted: Counted,
-    samples: u32,
-    seed: u64,
-) -> RareEstimate {
-    let model = Model::new(fr, counted);
-    let rho = Model::total(&model.arrival_cum);
-    let mass = Model::total(&model.present_cum);
-    let zero = RareEstimate {
-        per_year: 0.0,
-        ci95: [0.0, 0.0],
-        draws: 0,
-        hits: 0,
-        strata: Vec::new(),
-        tail_bound_per_year: 0.0,
-    };
-    if model.sets.is_empty() || rho <= 0.0 {
-        return zero;
-    }
-    let first = model.min_racks().max(1) as u32 - 1;
-    let members_max = model.members_max() as f64;
-    // Enough strata that the rest hold less than 1e-4 of the first one's probability.
-    let p_first = poisson(first, mass);
-    let mut last = first + 2;
-    let tail = |last: u32| -> f64 {
-        (last + 1..last + 80)
-            .map(|j| poisson(j, mass))
-            .take_while(|&p| p > 0.0)
-            .sum()
-    };
-    while last < first + 64 && tail(last) > 1e-4 * p_first {
-        last += 1;
-    }
-    let samples = samples.clamp(BATCH, u32::MAX / 32).div_ceil(BATCH) * BATCH;
-    let (mut est, mut var, mut upper_extra) = (0.0, 0.0, 0.0);
-    let (mut draws, mut hits) = (0u64, 0u64);
-    let mut strata = Vec::new();
-    for j in first..=last {
-        let pj = poisson(j, mass);
-        if pj <= 0.0 {
-            continue;
-        }
-        let (mut s1, mut s2, mut h) = run(&model, j, 0, samples, seed);
-        let mut done = samples;
-        while h < HITS_WANTED && done < samples.saturating_mul(16) {
-            let more = run(&model, j, done, done.saturating_mul(2), seed);
-            s1 += more.0;
-            s2 += more.1;
-            h += more.2;
-            done = done.saturating_mul(2);
-        }
-        let n = f64::from(done);
-        let mean = s1 / n;
-        let sd2 = ((s2 / n - mean * mean) * n / (n - 1.0)).max(0.0);
-        let scale = rho * pj * HOURS_PER_YEAR;
-        est += scale * mean;
-        var += scale * scale * sd2 / n;
-        if h == 0 {
-            // Nothing seen: the rule of three on draws bounded by members x 2^j.
-            upper_extra += scale * 3.0 / n * members_max * 2f64.powf(f64::from(j));
-        }
-        draws += u64::from(done);
-        hits += h;
-        strata.push(Stratum {
-            in_progress: j,
-            probability: pj,
-            draws: u64::from(done),
-            hits: h,
-            per_year: scale * mean,
-        });
-    }
-    let tail_bound = rho * members_max * tail(last) * HOURS_PER_YEAR;
-    let half = 1.96 * var.sqrt();
-    RareEstimate {
-        per_year: est,
-        ci95: [(est - half).max(0.0), est + half + upper_extra + tail_bound],
-        draws,
-        hits,
-        strata,
-        tail_bound_per_year: tail_bound,
     }
 }

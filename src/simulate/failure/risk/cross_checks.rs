@@ -4,10 +4,11 @@
 #![cfg(test)]
 
 use super::closed_form::{fixed_window_rate, key, mttdl, mttdl_chain};
-use super::conditional::{Counted, conditional};
+use super::conditional::Counted;
 use super::copysets::Copysets;
 use super::estimate::{estimate, expected_vm_downtime};
 use super::monte_carlo::{FleetRisk, HOURS_PER_YEAR, monte_carlo};
+use super::strata::conditional;
 use crate::simulate::scenario::{Failures, RiskMethod};
 
 /// Permanent failures only, at `lambda` a year, without bursts or rack events.

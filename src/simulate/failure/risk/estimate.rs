@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
-use super::conditional::{Counted, Stratum, conditional};
+use super::conditional::{Counted, Stratum};
 use super::monte_carlo::{FleetRisk, Plain, monte_carlo};
+use super::strata::conditional;
 use crate::simulate::scenario::RiskMethod;
 
 /// The name of the rare-event method, as printed.
