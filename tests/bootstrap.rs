@@ -800,3 +800,103 @@ fn serve_listens_where_the_site_says() {
     );
     assert_eq!(up, 200);
 }
+
+/// `boot --bios`: the attribute `check` names is planned as one PATCH of the Bios
+/// settings resource with the apply time the BMC offers, nothing but GETs without `--yes`,
+/// then written and read back as pending; a read-only attribute is refused, never sent.
+/// The Dell R750 (iDRAC 7.10) capture through the replay BMC, with virtualization off.
+#[test]
+fn boot_bios_writes_the_attribute_check_names_and_reads_it_back() {
+    let site = Site::example();
+    std::fs::remove_file(site.file("bmcs.yaml")).unwrap();
+    let mut dell = BmcSpec::new(&mockup("dell-poweredge-r750-idrac9-7.10-bluefield3"));
+    dell.patches.push((
+        "/redfish/v1/Systems/System.Embedded.1/Bios".into(),
+        "/Attributes/ProcVirtualization".into(),
+        serde_json::json!("Disabled"),
+    ));
+    let fleet = Fleet::start(vec![dell]);
+    point_bmc(&site, "hv-c01", &fleet.bmcs[0].url());
+    let id = id_of(&site, "hv-c01");
+    // What discovery recorded: virtualization off (ProcVirtualization, Enabled turns it on),
+    // and an older record that offers a value for HPE's read-only SecureBootStatus.
+    site.edit_inventory(|inv| {
+        let mut v = serde_json::to_value(&*inv).unwrap();
+        for n in v["nodes"].as_array_mut().unwrap() {
+            if n["id"] == id.as_str() {
+                n["bios"] = serde_json::json!({
+                    "registry_read": true,
+                    "virtualization": {"state": "off", "attribute": "ProcVirtualization", "value": "Disabled", "set_to": "Enabled"},
+                    "boot_mode": {"state": "uefi", "attribute": "BootMode", "value": "Uefi", "set_to": "Uefi"},
+                    "secure_boot": {"state": "off", "attribute": "SecureBootStatus", "value": "Disabled", "set_to": "Enabled"}
+                });
+            }
+        }
+        *inv = serde_json::from_value(v).unwrap();
+    });
+    let compute = site.tmp.path().join("profiles/compute.yaml");
+    let text = std::fs::read_to_string(&compute).unwrap();
+    std::fs::write(&compute, format!("{text}bios: {{secure_boot: true}}\n")).unwrap();
+
+    let (code, v) = boot(&site, &["--bios", "--node", "hv-c01"]);
+    assert_eq!(code, 0, "{v:#}");
+    crate::output_schemas::assert_valid("boot", &v);
+    let plan = &v["nodes"][0]["plan"];
+    assert_eq!(plan["steps"].as_array().unwrap().len(), 1, "{v:#}");
+    let step = &plan["steps"][0];
+    assert_eq!(step["method"], "PATCH");
+    assert_eq!(
+        step["path"],
+        "/redfish/v1/Systems/System.Embedded.1/Bios/Settings"
+    );
+    assert_eq!(
+        step["body"],
+        serde_json::json!({"Attributes": {"ProcVirtualization": "Enabled"}, "@Redfish.SettingsApplyTime": {"ApplyTime": "OnReset"}})
+    );
+    let notes: Vec<&str> = plan["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("refused: SecureBootStatus")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.contains(&"ProcVirtualization (virtualization): Disabled -> Enabled"),
+        "{notes:?}"
+    );
+    let log = || fleet.bmcs[0].stats.log.lock().unwrap().clone();
+    assert!(
+        log()
+            .iter()
+            .all(|l| l.starts_with("GET ") || l.starts_with("POST ") || l.starts_with("DELETE ")),
+        "{:?}",
+        log()
+    );
+
+    let (code, v) = boot(&site, &["--bios", "--node", "hv-c01", "--yes"]);
+    assert_eq!(code, 0, "{v:#}");
+    let patches: Vec<String> = log()
+        .into_iter()
+        .filter(|l| l.starts_with("PATCH "))
+        .collect();
+    assert_eq!(patches.len(), 1, "{patches:?}");
+    assert!(
+        !patches[0].contains("SecureBoot"),
+        "a read-only attribute is never sent"
+    );
+    let done: Vec<&str> = v["nodes"][0]["done"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert!(
+        done.contains(&"ProcVirtualization: pending \"Enabled\" (current \"Disabled\"), applied at the next reset"),
+        "{done:?}"
+    );
+}

@@ -195,7 +195,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__boot)
-            opts="-q -v -h -V --site --node --all --yes --eject --iso --force --restart-running --wait --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --site --node --all --yes --eject --bios --iso --force --restart-running --wait --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -280,6 +280,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l wait-lock -d 
 complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l all -d 'Every node of the inventory that has a BMC'
 complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l yes -d 'Carry out the plan (without it, only the requests are printed)'
 complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l eject -d 'Eject the ISO and clear the boot override instead of booting'
+complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l bios -d 'Write the BIOS attributes `check` names (virtualization, boot mode, IOMMU, SR-IOV as the role\'s profile asks) to the pending BIOS settings instead of booting; read them back. Applied at the next reset'
 complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l force -d 'Boot nodes even if they are not planned, not rendered or have error findings (the output records that the gate was overridden)'
 complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -l restart-running -d 'Restart a host that is powered on (without it, a running host is left alone)'
 complete -c rackplan -n "__fish_rackplan_using_subcommand boot" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'

@@ -351,8 +351,13 @@ pub struct BootArgs {
     #[arg(long)]
     pub(crate) yes: bool,
     /// Eject the ISO and clear the boot override instead of booting.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "bios")]
     pub(crate) eject: bool,
+    /// Write the BIOS attributes `check` names (virtualization, boot mode, IOMMU, SR-IOV
+    /// as the role's profile asks) to the pending BIOS settings instead of booting; read
+    /// them back. Applied at the next reset.
+    #[arg(long)]
+    pub(crate) bios: bool,
     /// Installer ISO URL (default: harvester.iso_url of site.yaml).
     #[arg(long, value_name = "URL")]
     pub(crate) iso: Option<String>,

@@ -21,12 +21,34 @@ pub(crate) fn run(args: &BootArgs, ctx: &Ctx) -> Result<u8, Error> {
     };
     let targets = targets::select(&inputs.inventory, &inputs.lock, &bmcs, &cfg.nodes, cfg.all)
         .map_err(|e| Error::Usage(e.to_string()))?;
+    // --bios: what each node's profile asks of its BIOS, from the discovered settings.
+    let mut bios = std::collections::BTreeMap::new();
+    if cfg.action == Action::Bios {
+        let roles = plan::roles::assign(&inputs.inventory, &inputs.profiles, &inputs.lock);
+        for t in &targets {
+            let Some(node) = inputs.inventory.nodes.iter().find(|n| n.id == t.node) else {
+                continue;
+            };
+            let wanted = match roles
+                .get(&node.id)
+                .and_then(|r| inputs.profiles.get(r.role))
+            {
+                Some(p) => plan::bios::bios_changes(node, p),
+                None => (
+                    Vec::new(),
+                    vec!["no profile for the node's role".to_string()],
+                ),
+            };
+            bios.insert(t.node.clone(), wanted);
+        }
+    }
     let opts = RunOptions {
         iso: cfg.iso.clone(),
         action: cfg.action,
         execute: cfg.execute,
         wait: cfg.wait,
         restart_running: cfg.restart_running,
+        bios,
     };
     // The gate: only planned, rendered nodes without error findings are booted for real.
     let out_dir = render::default_out_dir(&cfg.site, &inputs.site.site.name.0);

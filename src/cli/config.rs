@@ -336,6 +336,8 @@ impl BootConfig {
             execute: args.yes,
             action: if args.eject {
                 Action::Eject
+            } else if args.bios {
+                Action::Bios
             } else {
                 Action::Boot
             },

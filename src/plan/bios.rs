@@ -215,3 +215,59 @@ pub fn gpu_findings(node: &Node, p: &Profile) -> Vec<Finding> {
     }
     out
 }
+/// One BIOS attribute to write so that a setting the profile asks for holds.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct BiosChange {
+    /// `virtualization`, `boot_mode`, `iommu`, `sriov`, `secure_boot`, `smt`.
+    pub setting: &'static str,
+    pub attribute: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    pub to: String,
+}
+
+/// What `boot --bios` writes on one node: each setting the profile requires on (UEFI for
+/// the boot mode) that is off, where discovery knows the attribute and the value that
+/// turns it on; and, for the rest that are off, why nothing can be written (the setting
+/// then stays `check`'s finding).
+pub fn bios_changes(node: &Node, p: &Profile) -> (Vec<BiosChange>, Vec<String>) {
+    let Some(b) = &node.bios else {
+        return (
+            Vec::new(),
+            vec!["no BIOS facts in nodes.yaml (rediscover over Redfish)".into()],
+        );
+    };
+    let spec = &p.bios;
+    let wanted = [
+        ("virtualization", &b.virtualization, spec.virtualization),
+        ("boot_mode", &b.boot_mode, spec.uefi),
+        ("iommu", &b.iommu, spec.iommu),
+        ("sriov", &b.sriov, spec.sriov),
+        (
+            "secure_boot",
+            &b.secure_boot,
+            spec.secure_boot == Some(true),
+        ),
+        ("smt", &b.smt, spec.smt == Some(true)),
+    ];
+    let mut changes = Vec::new();
+    let mut cannot = Vec::new();
+    for (setting, s, required) in wanted {
+        if !required || !matches!(s.state, BiosState::Off | BiosState::Legacy) {
+            continue;
+        }
+        match (&s.attribute, &s.set_to) {
+            (Some(a), Some(to)) => changes.push(BiosChange {
+                setting,
+                attribute: a.clone(),
+                from: s.value.clone(),
+                to: to.clone(),
+            }),
+            (Some(a), None) => cannot.push(format!(
+                "{setting}: attribute {a} has no value known to turn it on, or is read-only: set it in BIOS setup"
+            )),
+            (None, _) => cannot.push(format!("{setting}: the BMC exposes no attribute for it")),
+        }
+    }
+    (changes, cannot)
+}

@@ -486,6 +486,30 @@ impl Server {
             self.stats.sessions_deleted.fetch_add(1, Ordering::SeqCst);
             return respond(&mut sock, 204, &[], b"").await;
         }
+        // A PATCH is kept, as a BMC keeps pending settings: its JSON merged into the
+        // resource, which later GETs return (`@Redfish.*` annotations are not stored).
+        if req.method == "PATCH"
+            && let Ok(Value::Object(patch)) = serde_json::from_slice::<Value>(&req.body)
+            && let Some(mut doc) = self.load(&path)
+        {
+            fn merge(into: &mut Value, from: &Value) {
+                match (into, from) {
+                    (Value::Object(a), Value::Object(b)) => {
+                        for (k, v) in b {
+                            if k.starts_with("@Redfish.") {
+                                continue;
+                            }
+                            merge(a.entry(k.clone()).or_insert(Value::Null), v);
+                        }
+                    }
+                    (slot, v) => *slot = v.clone(),
+                }
+            }
+            merge(&mut doc, &Value::Object(patch));
+            self.cache.lock().unwrap().insert(path.clone(), Some(doc));
+            self.bytes.lock().unwrap().remove(&path);
+            return respond(&mut sock, 204, &[], b"").await;
+        }
         if req.method != "GET" {
             return respond(&mut sock, 204, &[], b"").await;
         }

@@ -15,6 +15,8 @@ pub(crate) enum BootError {
     },
     #[error("the BMC lists no system")]
     NoSystem,
+    #[error("BIOS settings cannot be written here: {why}")]
+    NoBios { why: String },
     #[error("no CD/DVD virtual-media slot on this BMC")]
     NoCdSlot,
     #[error("the BMC does not offer a `Cd` boot override (offers {offered})")]

@@ -9,6 +9,7 @@
 //! Without `--yes` only the plan is printed. Each node is planned and run on its own: a
 //! failure on one never touches another.
 
+pub(crate) mod bios;
 pub(crate) mod error;
 pub(crate) mod gate;
 #[cfg(test)]

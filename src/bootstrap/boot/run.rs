@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::targets::Target;
 use super::virtual_media::{Action, Plan, execute, plan};
+use crate::plan::bios::BiosChange;
 use crate::redfish::client::Limits;
 use crate::redfish::connect::open;
 
@@ -42,6 +43,8 @@ pub(crate) struct RunOptions {
     pub(crate) wait: Duration,
     /// Restart a host that is powered on.
     pub(crate) restart_running: bool,
+    /// With `Action::Bios`: per node id, the attributes to write and what cannot be.
+    pub(crate) bios: std::collections::BTreeMap<String, (Vec<BiosChange>, Vec<String>)>,
 }
 
 /// Plan (and with `opts.execute`, run) every target.
@@ -71,6 +74,33 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
             return r;
         }
     };
+    if opts.action == Action::Bios {
+        let (changes, cannot) = opts.bios.get(&t.node).cloned().unwrap_or_default();
+        match super::bios::plan(&client, &changes, &cannot).await {
+            Ok(p) => {
+                if opts.execute && !p.steps.is_empty() {
+                    match execute(&client, &p, opts.wait).await {
+                        Ok(mut done) => match super::bios::read_back(&client, &p).await {
+                            Ok(back) => {
+                                done.extend(back);
+                                r.done = done;
+                                r.ok = true;
+                            }
+                            Err(e) => r.error = Some(e.to_string()),
+                        },
+                        Err(e) => r.error = Some(e.to_string()),
+                    }
+                } else {
+                    r.ok = true;
+                }
+                r.plan = Some(p);
+            }
+            Err(e) => r.error = Some(e.to_string()),
+        }
+        client.logout().await;
+        r.requests = client.requests();
+        return r;
+    }
     match plan(&client, &opts.iso, opts.action).await {
         Ok(p) => {
             if opts.execute

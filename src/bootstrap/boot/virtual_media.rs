@@ -24,6 +24,8 @@ pub(crate) struct Step {
 pub(crate) enum Action {
     Boot,
     Eject,
+    /// Write the BIOS attributes `check` names (`--bios`).
+    Bios,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -146,7 +148,8 @@ pub(crate) async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Pl
                 d.get("Inserted") != Some(&Value::Bool(true)) && s(d, "ConnectedVia") != "URI"
             })
             .or(cd.first()),
-        Action::Eject => cd
+        // `--bios` is planned by `bios::plan`; here it reads as an eject would.
+        Action::Eject | Action::Bios => cd
             .iter()
             .find(|(_, d)| {
                 d.get("Inserted") == Some(&Value::Bool(true)) || s(d, "ConnectedVia") == "URI"
@@ -282,7 +285,7 @@ pub(crate) async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Pl
                 why: "poll until PowerState is On".into(),
             });
         }
-        Action::Eject => {
+        Action::Eject | Action::Bios => {
             match slot
                 .pointer("/Actions/#VirtualMedia.EjectMedia/target")
                 .and_then(Value::as_str)

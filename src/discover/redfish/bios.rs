@@ -144,12 +144,23 @@ fn meaning(v: &Value, kind: Kind) -> BiosState {
 }
 
 /// The value that turns the setting on (or selects UEFI), in the attribute's vocabulary.
+/// Attributes that report a state and cannot be written (HPE's `SecureBootStatus`:
+/// Secure Boot is switched through the system's `SecureBoot` resource). The registry's
+/// `ReadOnly` says the same where it is read.
+const READ_ONLY: [&str; 1] = ["SecureBootStatus"];
+
 fn on_value(name: &str, current: &Value, kind: Kind, registry: Option<&Value>) -> Option<String> {
     let want = |s: BiosState| s == BiosState::On || s == BiosState::Uefi;
+    if READ_ONLY.contains(&name) {
+        return None;
+    }
     if let Some(e) = entries(registry)
         .iter()
         .find(|e| e.get("AttributeName").and_then(Value::as_str) == Some(name))
     {
+        if e.get("ReadOnly").and_then(Value::as_bool) == Some(true) {
+            return None;
+        }
         return e
             .get("Value")
             .and_then(Value::as_array)
@@ -310,6 +321,26 @@ mod tests {
         let b = normalize(&bios, None).unwrap();
         assert_eq!(b.virtualization.state, BiosState::Unknown);
         assert_eq!(b.virtualization.attribute, None);
+    }
+
+    #[test]
+    fn a_read_only_attribute_gets_no_value_to_set() {
+        // HPE iLO 5's registry marks SecureBootStatus ReadOnly; ProcAmdIoVt is writable.
+        let registry = json!({"RegistryEntries": {"Attributes": [
+            {"AttributeName": "SecureBootStatus", "ReadOnly": true,
+             "Value": [{"ValueName": "Enabled"}, {"ValueName": "Disabled"}]},
+            {"AttributeName": "ProcAmdIoVt", "ReadOnly": false,
+             "Value": [{"ValueName": "Enabled"}, {"ValueName": "Disabled"}]}
+        ]}});
+        let bios =
+            json!({"Attributes": {"SecureBootStatus": "Disabled", "ProcAmdIoVt": "Disabled"}});
+        let b = normalize(&bios, Some(&registry)).unwrap();
+        assert_eq!(b.secure_boot.state, BiosState::Off);
+        assert_eq!(b.secure_boot.set_to, None, "read-only: nothing to set");
+        assert_eq!(b.iommu.set_to.as_deref(), Some("Enabled"));
+        // Without the registry too.
+        let b = normalize(&bios, None).unwrap();
+        assert_eq!(b.secure_boot.set_to, None);
     }
 
     #[test]
