@@ -322,6 +322,18 @@ fn redfish_lldp_receive_is_read_and_hostile_values_are_refused() {
             "ChassisId": 42
         }),
     );
+    // Dell's Oem switch connection view for a port whose LLDPReceive stays empty.
+    let conns = copy.join(
+        "redfish/v1/Systems/System.Embedded.1/NetworkPorts/Oem/Dell/DellSwitchConnections/index.json",
+    );
+    let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&conns).unwrap()).unwrap();
+    for m in c["Members"].as_array_mut().unwrap() {
+        if m["FQDD"] == "NIC.Embedded.1-1-1" {
+            m["SwitchConnectionID"] = Value::from("74:86:e2:00:00:01");
+            m["SwitchPortConnectionID"] = Value::from("swp3");
+        }
+    }
+    std::fs::write(&conns, serde_json::to_string_pretty(&c).unwrap()).unwrap();
     let s = Sushy::start(&copy, None);
     let site = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -350,6 +362,13 @@ fn redfish_lldp_receive_is_read_and_hostile_values_are_refused() {
     assert!(
         inv["nodes"][0]["sources"]["lldp"].is_string(),
         "the BMC reports LLDP"
+    );
+    let oem = &by_mac("c8:4b:d6:7b:ab:92")["lldp"];
+    assert_eq!(oem["switch"], "74:86:e2:00:00:01", "{nodes}");
+    assert_eq!(oem["port"], "swp3");
+    assert!(
+        by_mac("c8:4b:d6:7b:ab:93").get("lldp").is_none(),
+        "No Link: {nodes}"
     );
     // The hostile port: nothing of it kept, each value named.
     assert!(by_mac("a0:88:c2:08:54:5c").get("lldp").is_none(), "{nodes}");

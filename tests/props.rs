@@ -173,6 +173,7 @@ proptest! {
             accelerator_memory: Vec::new(),
             gpu_devices,
             oem_pci_devices,
+            switch_connections: Vec::new(),
         };
         let mut notes = Vec::new();
         let n = rackplan::discover::redfish::normalize::node(&raw, &Value::Null, "http://127.0.0.1:1", "t", &mut notes);

@@ -8,7 +8,9 @@
 //!   VLAN list and no frame size, so a Redfish neighbour names the switch and port only.
 //!   An `LLDPReceive` that is present but empty (`{}`) means the BMC reports LLDP and saw
 //!   no neighbour (Dell iDRAC 7.x on a port whose link is down); absent, the BMC does not
-//!   report LLDP at all.
+//!   report LLDP at all. Where it gives nothing, Dell's Oem switch connection view
+//!   (`DellSwitchConnection`: switch chassis MAC and port, no name) is read instead. HPE
+//!   iLO 5's Oem `HpeLLDP` (`NetworkPorts/{id}/HpeLLDP`) is not read yet.
 //! - **lldpd** on the host, `lldpcli -f json show neighbors details` (lldpd's
 //!   `src/client/display.c` and its JSON writer): one entry per local interface with
 //!   `chassis` (keyed by the system name when the switch sends one), `port` (`id`
@@ -125,6 +127,57 @@ pub(crate) fn from_redfish(
         management_vlan: vlan
             .and_then(|v| u16::try_from(v).ok())
             .filter(|v| *v <= 4095),
+        seen_at: seen_at.to_string(),
+        source: LldpSource::Redfish,
+    })
+}
+
+/// Dell iDRAC's Oem view of the switch a NIC port is cabled to (`DellSwitchConnection`:
+/// `SwitchConnectionID`, the switch's chassis MAC; `SwitchPortConnectionID`, its port), for
+/// the port whose `Id` (`NIC.Slot.2-1`) is the FQDD less its partition (`NIC.Slot.2-1-1`).
+/// "No Link" is no neighbour; `StaleData: Stale` is not used. Source: the R750 iDRAC 6.00
+/// and 7.10 captures, `dell/iDRAC-Redfish-Scripting` `DellSwitchConnectionCollectionREDFISH.py`.
+pub(crate) fn from_dell_switch_connection(
+    connections: &[Value],
+    port_id: &str,
+    seen_at: &str,
+    notes: &mut Vec<String>,
+) -> Option<Lldp> {
+    let c = connections.iter().find(|c| {
+        c.get("FQDD")
+            .and_then(Value::as_str)
+            .and_then(|f| f.rsplit_once('-'))
+            .is_some_and(|(port, part)| port == port_id && part.chars().all(|x| x.is_ascii_digit()))
+    })?;
+    if c.get("StaleData").and_then(Value::as_str) == Some("Stale") {
+        return None;
+    }
+    let at = |k: &str| format!("NIC {port_id}: DellSwitchConnection.{k}");
+    let linked = |v: &Option<String>| {
+        v.as_deref()
+            .filter(|x| !x.eq_ignore_ascii_case("No Link"))
+            .map(str::to_string)
+    };
+    let switch = linked(&text(
+        c.get("SwitchConnectionID"),
+        &at("SwitchConnectionID"),
+        notes,
+    ))?;
+    let port = linked(&text(
+        c.get("SwitchPortConnectionID"),
+        &at("SwitchPortConnectionID"),
+        notes,
+    ));
+    Some(Lldp {
+        switch: Some(switch.clone()),
+        chassis_id: Some(switch),
+        port,
+        port_description: None,
+        vlans: Vec::new(),
+        pvid: None,
+        mtu: None,
+        management_address: None,
+        management_vlan: None,
         seen_at: seen_at.to_string(),
         source: LldpSource::Redfish,
     })
@@ -361,6 +414,27 @@ mod tests {
             notes.contains("eno1: LLDP port description: holds a control"),
             "{notes}"
         );
+    }
+
+    #[test]
+    fn dell_switch_connection_view() {
+        let conns = vec![
+            json!({"FQDD": "iDRAC.Embedded.1", "SwitchConnectionID": "74:86:e2:bb:cc:20", "SwitchPortConnectionID": "swp7", "StaleData": "NotStale"}),
+            json!({"FQDD": "NIC.Slot.2-1-1", "SwitchConnectionID": "3c:2c:30:aa:bb:cc", "SwitchPortConnectionID": "ethernet1/1/7", "StaleData": "NotStale"}),
+            json!({"FQDD": "NIC.Embedded.1-1-1", "SwitchConnectionID": "No Link", "SwitchPortConnectionID": "No Link", "StaleData": "NotStale"}),
+            json!({"FQDD": "NIC.Slot.5-1-1", "SwitchConnectionID": "3c:2c:30:aa:bb:cd", "SwitchPortConnectionID": "ethernet1/1/9", "StaleData": "Stale"}),
+        ];
+        let mut notes = Vec::new();
+        let n = from_dell_switch_connection(&conns, "NIC.Slot.2-1", "t", &mut notes).unwrap();
+        assert_eq!(n.switch.as_deref(), Some("3c:2c:30:aa:bb:cc"));
+        assert_eq!(n.port.as_deref(), Some("ethernet1/1/7"));
+        assert!(from_dell_switch_connection(&conns, "NIC.Embedded.1-1", "t", &mut notes).is_none());
+        assert!(
+            from_dell_switch_connection(&conns, "NIC.Slot.5-1", "t", &mut notes).is_none(),
+            "stale"
+        );
+        assert!(from_dell_switch_connection(&conns, "NIC.Slot.9-1", "t", &mut notes).is_none());
+        assert!(notes.is_empty());
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub struct RawSystem {
     /// HPE's Oem `PCIDevices`, read when no processor is a GPU (iLO lists its GPUs there
     /// only).
     pub oem_pci_devices: Vec<Value>,
+    /// Dell iDRAC's Oem switch connection view (`DellSwitchConnection`: the switch's
+    /// chassis MAC and port per NIC port FQDD), read on Dell systems.
+    pub switch_connections: Vec<Value>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -108,6 +111,11 @@ pub(super) struct Walk<'a, F: Fetch> {
 impl<F: Fetch> Walk<'_, F> {
     pub(super) fn note(&self, s: String) {
         self.notes.lock().expect("not poisoned").push(s);
+    }
+
+    /// GET a resource that may well not exist (a vendor's Oem path): `None` without a note.
+    pub(super) async fn get_quiet(&self, path: &str) -> Option<Value> {
+        self.f.get(path).await.ok().filter(Value::is_object)
     }
 
     /// GET a resource; failures become notes and `None`.
@@ -347,6 +355,7 @@ impl<F: Fetch> Walk<'_, F> {
             }
         };
         let bios = self.bios(&system);
+        let switches = self.dell_switch_connections(&system);
         let (
             (processors, (gpu_devices, oem_pci_devices)),
             memory,
@@ -355,8 +364,9 @@ impl<F: Fetch> Walk<'_, F> {
             (chassis, ports),
             managers,
             (bios, bios_registry),
+            switch_connections,
         ) = tokio::join!(
-            processors, memory, storage, ethernet, chassis, managers, bios
+            processors, memory, storage, ethernet, chassis, managers, bios, switches
         );
         RawSystem {
             system,
@@ -376,6 +386,7 @@ impl<F: Fetch> Walk<'_, F> {
             accelerator_memory: Vec::new(),
             gpu_devices,
             oem_pci_devices,
+            switch_connections,
         }
     }
 

@@ -427,6 +427,11 @@ fn nics(raw: &RawSystem, now: &str, notes: &mut Vec<String>) -> (Vec<Nic>, bool)
             let label = s(port, "Id").map_or_else(|| mac.clone(), str::to_string);
             super::super::lldp::from_redfish(port, &label, now, notes)
         };
+        // Dell's Oem switch connection view where the standard property gives nothing.
+        let lldp = lldp.or_else(|| {
+            let id = s(port, "Id")?;
+            super::super::lldp::from_dell_switch_connection(&raw.switch_connections, id, now, notes)
+        });
         let nic = Nic {
             name: None,
             mac,
@@ -471,7 +476,7 @@ fn nics(raw: &RawSystem, now: &str, notes: &mut Vec<String>) -> (Vec<Nic>, bool)
         .into_iter()
         .filter_map(|m| by_mac.remove(&m))
         .collect();
-    (nics, lldp_reported)
+    (nics, lldp_reported || !raw.switch_connections.is_empty())
 }
 
 /// Add `nic` unless its MAC is already known, in which case the known one only gains the

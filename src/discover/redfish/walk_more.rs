@@ -166,6 +166,40 @@ impl<F: Fetch> Walk<'_, F> {
     }
 }
 
+impl<F: Fetch> Walk<'_, F> {
+    /// Dell iDRAC's switch connection view, one request where the members come inline
+    /// (`<system>/NetworkPorts/Oem/Dell/DellSwitchConnections`, iDRAC 9; the documented
+    /// `Oem/Dell/DellSwitchConnections` of iDRAC 10 is tried when it is absent). Only on a
+    /// system with `Oem.Dell`; nothing when the BMC has neither.
+    pub(super) async fn dell_switch_connections(&self, system: &Value) -> Vec<Value> {
+        if system.pointer("/Oem/Dell").is_none() {
+            return Vec::new();
+        }
+        let Some(sys) = system.get("@odata.id").and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        let sys = sys.trim_end_matches('/');
+        for path in [
+            format!("{sys}/NetworkPorts/Oem/Dell/DellSwitchConnections"),
+            format!("{sys}/Oem/Dell/DellSwitchConnections"),
+        ] {
+            let Some(coll) = self.get_quiet(&path).await else {
+                continue;
+            };
+            let members: Vec<Value> = coll
+                .get("Members")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            if members.iter().all(|m| m.get("FQDD").is_some()) {
+                return members;
+            }
+            return self.leaf_members(&path).await;
+        }
+        Vec::new()
+    }
+}
+
 /// A document's `Model` when it names one (not empty, not "N/A").
 pub(crate) fn named_model(doc: &Value) -> Option<&str> {
     doc.get("Model")
