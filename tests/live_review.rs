@@ -722,3 +722,64 @@ fn a_node_that_is_not_ready_or_not_vm_schedulable_is_no_migration_target() {
         );
     }
 }
+
+/// A dump holding `rackplan operator`'s ClusterRequests: the review lists the expiries
+/// already scheduled beside the timeline, soonest first (held requests only; a refused or
+/// expired one schedules nothing), in JSON and in text.
+#[test]
+fn cluster_requests_in_a_dump_show_their_scheduled_expiries() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text =
+        std::fs::read_to_string(crate::support::repo().join("simulations/live-fleet.yaml"))
+            .unwrap();
+    for (name, phase, at) in [
+        ("paiement-late", "Ready", "2027-05-01T00:00:00Z"),
+        ("paiement-review", "Provisioning", "2027-02-13T09:00:00Z"),
+        ("refused-one", "Refused", "2027-01-01T00:00:00Z"),
+    ] {
+        text.push_str(&format!(
+            "- apiVersion: rackplan.io/v1alpha1\n  kind: ClusterRequest\n  metadata: {{name: {name}, namespace: fleet-default}}\n  spec: {{team: paiement, shape: standard, duration: 14d}}\n  status: {{phase: {phase}, expiresAt: \"{at}\", clusterName: {name}}}\n"
+        ));
+    }
+    let dump = tmp.path().join("dump.yaml");
+    std::fs::write(&dump, text).unwrap();
+    let (code, v, err) = simulate(&["--from-cluster", dump.to_str().unwrap()]);
+    assert!(code == 0 || code == 1, "{err}");
+    let e = v["scheduled_expiries"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v:#}"));
+    let got: Vec<(&str, &str, &str)> = e
+        .iter()
+        .map(|x| {
+            (
+                x["request"].as_str().unwrap(),
+                x["expires_at"].as_str().unwrap(),
+                x["month"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "fleet-default/paiement-review",
+                "2027-02-13T09:00:00Z",
+                "2027-02"
+            ),
+            (
+                "fleet-default/paiement-late",
+                "2027-05-01T00:00:00Z",
+                "2027-05"
+            )
+        ]
+    );
+    crate::output_schemas::assert_valid("simulate", &v);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rackplan"))
+        .args(["simulate", "--from-cluster", dump.to_str().unwrap()])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.contains("Expiries already scheduled"), "{out}");
+    assert!(out.contains("fleet-default/paiement-review"), "{out}");
+}

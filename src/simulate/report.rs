@@ -31,6 +31,10 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) timeline_stopped: Option<TimelineStop>,
     pub(crate) refused: Vec<Refusal>,
+    /// The dump's ClusterRequests whose clusters `rackplan operator` deletes at their
+    /// `expiresAt`, soonest first. The timeline still counts them as running.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) scheduled_expiries: Vec<crate::simulate::fleet::Expiry>,
     pub rebuild: RebuildReport,
     pub(crate) risk: RiskReport,
     /// Set when the fleet has no volume: "no volumes: rebuild and data-loss risk do not

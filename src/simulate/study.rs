@@ -124,6 +124,8 @@ pub struct Study {
     pub(crate) longhorn_version_from_dump: bool,
     /// Set when the site's Harvester version replaced a different one the scenario named.
     pub(crate) harvester_version_note: Option<String>,
+    /// The dump's ClusterRequests whose clusters the operator will delete, soonest first.
+    pub(crate) expiries: Vec<fleet::Expiry>,
 }
 
 impl Study {
@@ -176,6 +178,7 @@ impl Study {
             harvester_version_from: "default",
             longhorn_version_from_dump: false,
             harvester_version_note: None,
+            expiries: Vec::new(),
         };
         if study
             .source
@@ -311,6 +314,7 @@ impl Study {
                 source,
             })?;
         let mut summary = fleet::summary(state, &adopted, &dump.display().to_string());
+        self.expiries = fleet::scheduled_expiries(&state.rancher, &mut summary.notes);
         let s = &mut self.scenario;
         if !s.clusters.is_empty() {
             let n: u32 = s.clusters.iter().map(|c| c.count).sum();

@@ -359,6 +359,27 @@ fn capacity(r: &Report) -> Section {
         );
         c.chart("timeline.svg");
     }
+    if !r.scheduled_expiries.is_empty() {
+        c.text(
+            "Expiries already scheduled (ClusterRequests in the dump, deleted by rackplan operator at their expiry): the timeline above still counts these clusters as running, so a month after one is judged on the safe side.",
+        );
+        c.table(
+            &["request", "team", "shape", "cluster", "expires", "month"],
+            r.scheduled_expiries
+                .iter()
+                .map(|e| {
+                    vec![
+                        e.request.clone(),
+                        e.team.clone(),
+                        e.shape.clone(),
+                        e.cluster.clone(),
+                        e.expires_at.clone(),
+                        e.month.clone(),
+                    ]
+                })
+                .collect(),
+        );
+    }
     if let Some(t) = &r.timeline_stopped {
         c.text(format!(
             "Timeline stopped: {}; {} and the months after it were not checked.",

@@ -136,6 +136,7 @@ fn report() -> Report {
             month: "2027-01".into(),
             reason: "needs 120 vCPU; 100 of the team's 200 vCPU quota are in use".into(),
         }],
+        scheduled_expiries: Vec::new(),
         rebuild: rebuild(),
         risk: RiskReport {
             not_applicable: None,

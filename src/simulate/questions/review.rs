@@ -175,6 +175,7 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
         timeline,
         timeline_stopped,
         refused,
+        scheduled_expiries: l.expiries.clone(),
         rebuild: rebuild_report,
         risk,
         no_volumes,
