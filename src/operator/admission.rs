@@ -101,6 +101,8 @@ pub fn judge_pending(
     let mut team_vcpu: BTreeMap<String, f64> = BTreeMap::new();
     let mut waiting: Vec<Vec<Pool>> = Vec::new();
     let mut out = Vec::new();
+    // Within this pass `waiting` only grows: its length names the fleet judged.
+    let mut memo = questions::Memo::default();
     for i in order(requests) {
         let cr = &requests[i];
         let phase = cr.status.as_ref().and_then(|s| s.phase);
@@ -145,7 +147,7 @@ pub fn judge_pending(
             team_vcpu: team_vcpu.get(&req.team).copied().unwrap_or(0.0),
             clusters: waiting.iter().map(Vec::as_slice).collect(),
         };
-        let d = match questions::judge(study, &req, now, &held) {
+        let d = match questions::judge_in(study, &req, now, &held, &mut memo) {
             Ok(d) => d,
             Err(e) => {
                 out.push(Verdict {
@@ -330,6 +332,37 @@ mod tests {
         assert_eq!((rest[0].name.as_str(), rest[0].count), ("w", 2));
         assert!(not_running(&pools, 6).is_empty());
         assert!(not_running(&pools, 60).is_empty());
+    }
+
+    #[test]
+    fn a_pass_that_shares_headroom_answers_gives_each_request_its_own_answer() {
+        // Enough quota that the fleet's headroom decides: the first ones fit, the rest are
+        // refused on the same fleet (the shared answer), each with its own quota line.
+        let (l, c) = study("100000");
+        let rs: Vec<ClusterRequest> = (0..12)
+            .map(|i| request(&format!("r{i:02}"), "paiement", "large", i))
+            .collect();
+        let v = judge_pending(&l, &c, &Rules::default(), &rs, &BTreeMap::new(), NOW);
+        assert_eq!(v.len(), 12);
+        // The same requests judged one by one, each on a fresh answer.
+        let mut held_pools: Vec<Vec<Pool>> = Vec::new();
+        let mut used = 0.0;
+        for x in &v {
+            let cr = &rs[x.index];
+            let req = spec::check(cr, &c, &Rules::default(), &l.scenario.teams).unwrap();
+            let held = Held {
+                team_vcpu: used,
+                clusters: held_pools.iter().map(Vec::as_slice).collect(),
+            };
+            let alone = questions::judge(&l, &req, NOW, &held).unwrap();
+            assert_eq!(x.admitted, alone.admitted, "{}", x.message);
+            assert_eq!(x.message, alone.sentence());
+            if alone.admitted {
+                used += vcpu(&req.pools);
+                held_pools.push(req.pools.clone());
+            }
+        }
+        assert!(v.iter().any(|x| x.admitted) && v.iter().any(|x| !x.admitted), "both kinds");
     }
 
     #[test]

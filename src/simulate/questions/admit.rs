@@ -9,6 +9,8 @@
 //! have not ended. The fleet that must survive is the scenario's running clusters, every
 //! team's admitted requests active that month, and the requested clusters.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::timeline::{quota_admissions, request_active};
@@ -223,10 +225,37 @@ fn month_of(at: i64) -> Result<i32, AdmitError> {
         .ok_or_else(|| AdmitError::Month(format_at(at, true)))
 }
 
+/// The headroom answers one pass of judgements shares. Within a pass the held clusters
+/// only grow (a request admitted is pushed onto them), so their number names the fleet
+/// being judged: the verdict without a request is one per count, and with a request one
+/// per (the request's pools, count, held count). A refusal changes nothing, so the requests refused
+/// after it on the same fleet reuse its placement and failure analysis; only the quota
+/// rule is worked out again for each.
+#[derive(Debug, Default)]
+pub struct Memo {
+    before: HashMap<usize, HeadroomVerdict>,
+    after: HashMap<(String, u32, usize), AfterAnswer>,
+}
+
+/// The fleet with the request: its verdict, what it strands, and what does not fit even
+/// with every node up (VMs, replicas).
+type AfterAnswer = (HeadroomVerdict, Vec<Stranding>, Option<(usize, usize)>);
+
 /// Judge `req` at `at` with `held` beside the study's running clusters: the quota rule
 /// on the team's held vCPU, then every node and rack failure with and without the
 /// request placed. `admit` and the request operator both decide here.
 pub fn judge(l: &Study, req: &Request, at: i64, held: &Held<'_>) -> Result<Decision, AdmitError> {
+    judge_in(l, req, at, held, &mut Memo::default())
+}
+
+/// `judge`, sharing headroom answers with the other judgements of one pass (`Memo`).
+pub fn judge_in(
+    l: &Study,
+    req: &Request,
+    at: i64,
+    held: &Held<'_>,
+    memo: &mut Memo,
+) -> Result<Decision, AdmitError> {
     // The tenant clusters of a dump's fleet run beside the scenario's.
     let live_clusters = l.live.as_ref().map_or(0, |f| f.tenant_clusters);
     let s = &l.scenario;
@@ -252,16 +281,34 @@ pub fn judge(l: &Study, req: &Request, at: i64, held: &Held<'_>) -> Result<Decis
     // re-placed; the same verdict as re-placing every failure, tested so); the full
     // analysis runs only to name what a failing fleet strands.
     let failures = pruned::Failures::new(&topo, &spec);
-    let before_verdict = pruned::verdict_and_min_slack(&l.place(&base), &failures).0;
+    let held_n = held.clusters.len();
+    let before_verdict = *memo
+        .before
+        .entry(held_n)
+        .or_insert_with(|| pruned::verdict_and_min_slack(&l.place(&base), &failures).0);
     let mut with = base.clone();
     with.extend(std::iter::repeat_n(
         req.pools.as_slice(),
         req.count as usize,
     ));
-    let placed = l.place(&with);
-    let after_verdict = pruned::verdict_and_min_slack(&placed, &failures).0;
-    let after = (!after_verdict.passes()).then(|| headroom::analyse_with(&placed, &spec));
-    let strands = after.as_ref().map(strandings).unwrap_or_default();
+    let (after_verdict, strands, unplaced) = memo
+        .after
+        .entry((format!("{:?}", req.pools), req.count, held_n))
+        .or_insert_with(|| {
+            let placed = l.place(&with);
+            let v = pruned::verdict_and_min_slack(&placed, &failures).0;
+            if v.passes() {
+                (v, Vec::new(), None)
+            } else {
+                let h = headroom::analyse_with(&placed, &spec);
+                (
+                    v,
+                    strandings(&h),
+                    Some((h.unplaced_vms, h.unplaced_replicas)),
+                )
+            }
+        })
+        .clone();
 
     let mut reasons = Vec::new();
     if !within {
@@ -272,17 +319,16 @@ pub fn judge(l: &Study, req: &Request, at: i64, held: &Held<'_>) -> Result<Decis
             used + requested - team.vcpu_quota.unwrap_or_default()
         ));
     }
-    if let Some(after) = &after {
+    if let Some((unplaced_vms, unplaced_replicas)) = unplaced {
         let already = if before_verdict.passes() {
             "with this request"
         } else {
             "already without this request"
         };
         let worst: Vec<String> = strands.iter().take(3).map(describe).collect();
-        let unplaced = if after.unplaced_vms + after.unplaced_replicas > 0 {
+        let unplaced = if unplaced_vms + unplaced_replicas > 0 {
             format!(
-                "; {} VMs and {} replicas do not fit even with every node up",
-                after.unplaced_vms, after.unplaced_replicas
+                "; {unplaced_vms} VMs and {unplaced_replicas} replicas do not fit even with every node up"
             )
         } else {
             String::new()

@@ -14,7 +14,7 @@ mod upgrade_fleet;
 mod upgrade_step;
 mod warnings;
 
-pub use admit::{AdmitError, Decision, Held, Quota, Stranding, decide, judge};
+pub use admit::{AdmitError, Decision, Held, Memo, Quota, Stranding, decide, judge, judge_in};
 pub(crate) use drain::{DrainError, DrainReport, FurtherFailure, Move, drain_named};
 pub use growth::{Flow, max_clusters, max_clusters_with};
 pub use review::{Watch, review, review_with, risk_section};
