@@ -362,7 +362,10 @@ mod tests {
                 held_pools.push(req.pools.clone());
             }
         }
-        assert!(v.iter().any(|x| x.admitted) && v.iter().any(|x| !x.admitted), "both kinds");
+        assert!(
+            v.iter().any(|x| x.admitted) && v.iter().any(|x| !x.admitted),
+            "both kinds"
+        );
     }
 
     #[test]
