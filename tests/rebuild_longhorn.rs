@@ -63,18 +63,7 @@ fn fleet_on(zones: bool, harvester: &str) -> (Scenario, Placement) {
         vol(&[b1], 1.0 * TB),
         vol(&[c1], 0.5 * TB),
     ];
-    let vms = vec![Vm {
-        cluster: 0,
-        pool: String::new(),
-        group: None,
-        vcpu: 0.0,
-        mem_gib: 0.0,
-        cpu_req: 0.0,
-        mem_req: 0.0,
-        mem_actual: 0.0,
-        volumes: (0..volumes.len()).collect(),
-        running: false,
-    }];
+    let vms = holder_of(volumes.len());
     let s: Scenario = serde_saphyr::from_str(
         &format!("name: by-hand\nplatform: {{harvester_version: {harvester}, rebuild_limit: 2, stream_mbps: 100, detection_s: 45, replenishment_wait_s: 600}}\n"),
     )
@@ -96,6 +85,23 @@ fn queues(s: &Scenario, pl: &Placement) -> (Vec<(String, usize, f64)>, f64) {
         .collect();
     q.sort_by(|a, b| a.0.cmp(&b.0));
     (q, r.hours_to_full_redundancy.expect("completes"))
+}
+
+/// One stopped VM holding every volume: the rebuild sees the volumes, the placement no
+/// VM load.
+fn holder_of(volumes: usize) -> Vec<Vm> {
+    vec![Vm {
+        cluster: 0,
+        pool: String::new(),
+        group: None,
+        vcpu: 0.0,
+        mem_gib: 0.0,
+        cpu_req: 0.0,
+        mem_req: 0.0,
+        mem_actual: 0.0,
+        volumes: (0..volumes).collect(),
+        running: false,
+    }]
 }
 
 #[track_caller]
@@ -270,18 +276,7 @@ fn pile_up_fleet(choice: &str) -> (Scenario, Placement) {
     let mut volumes: Vec<Volume> = (0..12).map(|_| vol(&[0, 3, 4], 100.0 * GB)).collect();
     volumes.push(vol(&[1], 1.6 * TB));
     volumes.push(vol(&[2], 2.0 * TB));
-    let vms = vec![Vm {
-        cluster: 0,
-        pool: String::new(),
-        group: None,
-        vcpu: 0.0,
-        mem_gib: 0.0,
-        cpu_req: 0.0,
-        mem_req: 0.0,
-        mem_actual: 0.0,
-        volumes: (0..volumes.len()).collect(),
-        running: false,
-    }];
+    let vms = holder_of(volumes.len());
     let s: Scenario = serde_saphyr::from_str(&format!(
         "name: pile-up\nplatform: {{harvester_version: v1.7, replica_disk_choice: {choice}, rebuild_limit: 2, stream_mbps: 100, detection_s: 45, replenishment_wait_s: 600}}\n"
     ))

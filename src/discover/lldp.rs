@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::inventory::text::unsafe_char;
+use crate::inventory::text::{shown, unsafe_char};
 use crate::inventory::{Lldp, LldpSource};
 
 /// The longest text an LLDP TLV carries (a 9-bit length, less the subtype octet).
@@ -59,13 +59,9 @@ fn text(v: Option<&Value>, what: &str, notes: &mut Vec<String>) -> Option<String
         return None;
     }
     if s.chars().any(unsafe_char) {
-        let shown: String = s
-            .chars()
-            .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-            .take(60)
-            .collect();
         notes.push(format!(
-            "{what}: holds a control or script character (\"{shown}\"); refused"
+            "{what}: holds a control or script character (\"{}\"); refused",
+            shown(s)
         ));
         return None;
     }

@@ -9,6 +9,14 @@ pub(crate) fn unsafe_char(c: char) -> bool {
     c.is_control() || matches!(c, '$' | '{' | '}' | '\\' | '|' | '&' | ';' | '`' | '"')
 }
 
+/// `v` safe to show: control characters replaced, at most 60 characters.
+pub(crate) fn shown(v: &str) -> String {
+    v.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .take(60)
+        .collect()
+}
+
 /// Every discovered string of a node that holds an unsafe character, by field name, with
 /// the value shown safely (control characters replaced, at most 60 characters).
 pub(crate) fn untrusted_fields(node: &Node) -> Vec<(String, String)> {
@@ -63,14 +71,7 @@ pub(crate) fn untrusted_fields(node: &Node) -> Vec<(String, String)> {
     fields
         .into_iter()
         .filter(|(_, v)| v.chars().any(unsafe_char))
-        .map(|(field, v)| {
-            let shown: String = v
-                .chars()
-                .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-                .take(60)
-                .collect();
-            (field, shown)
-        })
+        .map(|(field, v)| (field, shown(v)))
         .collect()
 }
 

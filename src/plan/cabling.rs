@@ -175,8 +175,16 @@ impl Ctx<'_> {
 
 /// The cabling rows and findings of the whole site.
 pub fn cabling(inputs: &Inputs) -> CablingReport {
+    let roles = roles::assign(&inputs.inventory, &inputs.profiles, &inputs.lock);
+    cabling_with(inputs, &roles)
+}
+
+/// `cabling` with the roles `check` already decided.
+pub(crate) fn cabling_with(
+    inputs: &Inputs,
+    roles: &BTreeMap<String, roles::RoleDecision>,
+) -> CablingReport {
     let inv = &inputs.inventory;
-    let roles = roles::assign(inv, &inputs.profiles, &inputs.lock);
     let design: Option<&Cabling> = inputs.site.site.cabling.as_ref();
     let mut rows: Vec<CablingRow> = Vec::new();
     let mut row_findings: Vec<Vec<&'static str>> = Vec::new();
@@ -283,14 +291,10 @@ pub fn cabling(inputs: &Inputs) -> CablingReport {
                 if let Some(side) = d.side(net)
                     && wrong
                 {
-                    let other = [
-                        NetworkKind::Management,
-                        NetworkKind::Vm,
-                        NetworkKind::Storage,
-                    ]
-                    .into_iter()
-                    .filter(|o| *o != net)
-                    .find(|o| d.side(*o).is_some_and(|s| is_one_of(l, &s.switches)));
+                    let other = NETWORKS
+                        .into_iter()
+                        .filter(|o| *o != net)
+                        .find(|o| d.side(*o).is_some_and(|s| is_one_of(l, &s.switches)));
                     let what = match other {
                         Some(o) => format!(
                             "{name} ({net}) is cabled to {sw} port {port}, a switch of the {o} network"
@@ -425,20 +429,6 @@ pub fn cabling(inputs: &Inputs) -> CablingReport {
             .filter(|r| r.network == NetworkKind::Storage)
             .filter_map(|r| r.switch.as_ref().map(|s| s.to_lowercase()))
             .collect();
-        // The networks the design puts on a switch.
-        let designed = |s: &str| -> Vec<NetworkKind> {
-            [
-                NetworkKind::Management,
-                NetworkKind::Vm,
-                NetworkKind::Storage,
-            ]
-            .into_iter()
-            .filter(|n| {
-                d.side(*n)
-                    .is_some_and(|x| x.switches.iter().any(|w| w.eq_ignore_ascii_case(s)))
-            })
-            .collect()
-        };
         // On a shared switch, the cables out of place are marked: those of a network the
         // design does not put there (every storage cable, where the design names none).
         for (r, row) in rows.iter().enumerate() {
@@ -447,7 +437,7 @@ pub fn cabling(inputs: &Inputs) -> CablingReport {
             if !(storage_on.contains(&key) && others.contains_key(&key)) {
                 continue;
             }
-            let nets = designed(s);
+            let nets = designed(d, s);
             let out_of_place = if nets.is_empty() {
                 row.network == NetworkKind::Storage
             } else {
@@ -497,6 +487,23 @@ pub fn cabling(inputs: &Inputs) -> CablingReport {
     }
 }
 
+const NETWORKS: [NetworkKind; 3] = [
+    NetworkKind::Management,
+    NetworkKind::Vm,
+    NetworkKind::Storage,
+];
+
+/// The networks the design puts on `switch`.
+fn designed(d: &Cabling, switch: &str) -> Vec<NetworkKind> {
+    NETWORKS
+        .into_iter()
+        .filter(|n| {
+            d.side(*n)
+                .is_some_and(|x| x.switches.iter().any(|w| w.eq_ignore_ascii_case(switch)))
+        })
+        .collect()
+}
+
 fn switch_views(rows: &[CablingRow], design: Option<&Cabling>) -> Vec<SwitchView> {
     let mut by: BTreeMap<String, SwitchView> = BTreeMap::new();
     for row in rows {
@@ -505,18 +512,7 @@ fn switch_views(rows: &[CablingRow], design: Option<&Cabling>) -> Vec<SwitchView
         };
         let v = by.entry(s.clone()).or_insert_with(|| SwitchView {
             switch: s.clone(),
-            design: [
-                NetworkKind::Management,
-                NetworkKind::Vm,
-                NetworkKind::Storage,
-            ]
-            .into_iter()
-            .filter(|n| {
-                design
-                    .and_then(|d| d.side(*n))
-                    .is_some_and(|side| side.switches.iter().any(|x| x.eq_ignore_ascii_case(s)))
-            })
-            .collect(),
+            design: design.map(|d| designed(d, s)).unwrap_or_default(),
             ports: Vec::new(),
         });
         v.ports.push(SwitchPort {

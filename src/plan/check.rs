@@ -75,7 +75,7 @@ pub fn check(inputs: &Inputs) -> CheckReport {
         findings.extend(untrusted_text(node));
     }
     findings.extend(site_findings(inputs, &roles));
-    findings.extend(super::cabling::cabling(inputs).findings);
+    findings.extend(super::cabling::cabling_with(inputs, &roles).findings);
     findings.sort_by(|a, b| {
         (a.node == "site", &a.node, a.severity, a.code).cmp(&(
             b.node == "site",

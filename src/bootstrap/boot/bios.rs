@@ -15,20 +15,9 @@
 use serde_json::{Map, Value, json};
 
 use super::error::BootError;
-use super::virtual_media::{Plan, Step};
+use super::virtual_media::{Plan, Step, get, host_system, s};
 use crate::plan::bios::BiosChange;
 use crate::redfish::fetch::{Fetch, link};
-
-async fn get(c: &impl Fetch, path: &str) -> Result<Value, BootError> {
-    c.get(path).await.map_err(|source| BootError::Read {
-        path: path.to_string(),
-        source,
-    })
-}
-
-fn s(v: &Value, k: &str) -> String {
-    v.get(k).and_then(Value::as_str).unwrap_or("").to_string()
-}
 
 /// The attribute registry's entries for the BIOS's registry name, when the BMC links it
 /// under `/redfish/v1/Registries` (each member's `Location[].Uri`).
@@ -85,36 +74,7 @@ pub(crate) async fn plan(
     changes: &[BiosChange],
     cannot: &[String],
 ) -> Result<Plan, BootError> {
-    let root = get(c, "/redfish/v1").await?;
-    let vendor = s(&root, "Vendor");
-    let systems_link = root
-        .get("Systems")
-        .and_then(link)
-        .unwrap_or_else(|| "/redfish/v1/Systems".into());
-    let systems = get(c, &systems_link).await?;
-    let mut host = None;
-    for m in systems
-        .get("Members")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(l) = link(m) {
-            let doc = get(c, &l).await?;
-            let cpus = doc
-                .pointer("/ProcessorSummary/Count")
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-            if host.is_none() || cpus > 0 {
-                let done = cpus > 0;
-                host = Some((l, doc));
-                if done {
-                    break;
-                }
-            }
-        }
-    }
-    let (sys_path, sys) = host.ok_or(BootError::NoSystem)?;
+    let (vendor, sys_path, sys) = host_system(c).await?;
     let bios_path = sys
         .get("Bios")
         .and_then(link)
@@ -161,7 +121,9 @@ pub(crate) async fn plan(
             ));
             continue;
         }
-        if read_only(&ch.attribute) || ch.attribute == "SecureBootStatus" {
+        if read_only(&ch.attribute)
+            || crate::discover::redfish::bios::READ_ONLY.contains(&ch.attribute.as_str())
+        {
             notes.push(format!(
                 "refused: {} ({}) is read-only in the BMC's attribute registry: set it in BIOS setup",
                 ch.attribute, ch.setting

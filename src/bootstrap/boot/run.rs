@@ -74,34 +74,13 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
             return r;
         }
     };
-    if opts.action == Action::Bios {
+    let planned = if opts.action == Action::Bios {
         let (changes, cannot) = opts.bios.get(&t.node).cloned().unwrap_or_default();
-        match super::bios::plan(&client, &changes, &cannot).await {
-            Ok(p) => {
-                if opts.execute && !p.steps.is_empty() {
-                    match execute(&client, &p, opts.wait).await {
-                        Ok(mut done) => match super::bios::read_back(&client, &p).await {
-                            Ok(back) => {
-                                done.extend(back);
-                                r.done = done;
-                                r.ok = true;
-                            }
-                            Err(e) => r.error = Some(e.to_string()),
-                        },
-                        Err(e) => r.error = Some(e.to_string()),
-                    }
-                } else {
-                    r.ok = true;
-                }
-                r.plan = Some(p);
-            }
-            Err(e) => r.error = Some(e.to_string()),
-        }
-        client.logout().await;
-        r.requests = client.requests();
-        return r;
-    }
-    match plan(&client, &opts.iso, opts.action).await {
+        super::bios::plan(&client, &changes, &cannot).await
+    } else {
+        plan(&client, &opts.iso, opts.action).await
+    };
+    match planned {
         Ok(p) => {
             if opts.execute
                 && p.power_state == "On"
@@ -112,7 +91,7 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
                     "the host is powered on: it was left alone (add --restart-running to restart it into the installer)".into(),
                 );
             } else if opts.execute {
-                match execute(&client, &p, opts.wait).await {
+                match carry_out(&client, &p, opts).await {
                     Ok(done) => {
                         r.done = done;
                         r.ok = true;
@@ -129,6 +108,19 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
     client.logout().await;
     r.requests = client.requests();
     r
+}
+
+/// Run a plan; after a BIOS write, read the attributes back.
+async fn carry_out(
+    client: &crate::redfish::client::BmcClient,
+    p: &Plan,
+    opts: &RunOptions,
+) -> Result<Vec<String>, super::error::BootError> {
+    let mut done = execute(client, p, opts.wait).await?;
+    if opts.action == Action::Bios {
+        done.extend(super::bios::read_back(client, p).await?);
+    }
+    Ok(done)
 }
 
 /// The result for a target the gate stopped: nothing was sent to its BMC.

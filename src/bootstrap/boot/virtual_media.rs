@@ -38,11 +38,11 @@ pub(crate) struct Plan {
     pub(crate) notes: Vec<String>,
 }
 
-fn s(v: &Value, k: &str) -> String {
+pub(super) fn s(v: &Value, k: &str) -> String {
     v.get(k).and_then(Value::as_str).unwrap_or("").to_string()
 }
 
-async fn get(c: &impl Fetch, path: &str) -> Result<Value, BootError> {
+pub(super) async fn get(c: &impl Fetch, path: &str) -> Result<Value, BootError> {
     c.get(path).await.map_err(|source| BootError::Read {
         path: path.to_string(),
         source,
@@ -90,8 +90,9 @@ fn boot_targets(sys: &Value) -> Vec<&str> {
         .collect()
 }
 
-/// Read the BMC and plan the requests for `action`.
-pub(crate) async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, BootError> {
+/// The service root's `Vendor`, and the host system: the first with processors, else the
+/// first listed.
+pub(super) async fn host_system(c: &impl Fetch) -> Result<(String, String, Value), BootError> {
     let root = get(c, "/redfish/v1").await?;
     let vendor = s(&root, "Vendor");
     let systems_link = root
@@ -110,6 +111,12 @@ pub(crate) async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Pl
         .or(systems.first())
         .cloned()
         .ok_or(BootError::NoSystem)?;
+    Ok((vendor, sys_path, sys))
+}
+
+/// Read the BMC and plan the requests for `action`.
+pub(crate) async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Plan, BootError> {
+    let (vendor, sys_path, sys) = host_system(c).await?;
     let manufacturer = s(&sys, "Manufacturer");
     let supermicro = manufacturer.to_ascii_lowercase().contains("supermicro")
         || vendor.to_ascii_lowercase().contains("supermicro");

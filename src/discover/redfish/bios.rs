@@ -147,7 +147,7 @@ fn meaning(v: &Value, kind: Kind) -> BiosState {
 /// Attributes that report a state and cannot be written (HPE's `SecureBootStatus`:
 /// Secure Boot is switched through the system's `SecureBoot` resource). The registry's
 /// `ReadOnly` says the same where it is read.
-const READ_ONLY: [&str; 1] = ["SecureBootStatus"];
+pub(crate) const READ_ONLY: [&str; 1] = ["SecureBootStatus"];
 
 fn on_value(name: &str, current: &Value, kind: Kind, registry: Option<&Value>) -> Option<String> {
     let want = |s: BiosState| s == BiosState::On || s == BiosState::Uefi;
