@@ -17,10 +17,13 @@ use std::time::Instant;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use rackplan::live::{self, synth};
-use rackplan::operator::admission::judge_pending;
+use std::collections::BTreeMap;
+
+use rackplan::operator::admission::{Pass, judge_pending};
 use rackplan::operator::catalogue::Catalogue;
 use rackplan::operator::harvester::running_per_cluster;
 use rackplan::operator::spec::Rules;
+use rackplan::operator::teams::Teams;
 use rackplan::operator::{ClusterRequest, ClusterRequestSpec};
 use rackplan::simulate::{ScenarioInput, Study};
 
@@ -39,7 +42,7 @@ fn request(i: usize) -> ClusterRequest {
             ..Default::default()
         },
     );
-    cr.metadata.namespace = Some("fleet-default".into());
+    cr.metadata.namespace = Some(format!("team-{team}"));
     cr.metadata.generation = Some(1);
     cr.metadata.uid = Some(format!("uid-{i}"));
     cr.metadata.creation_timestamp = Some(Time(
@@ -81,7 +84,7 @@ fn pass(
     let state = live::from_objects("bench-harvester", objects).unwrap();
     let decoded = t0.elapsed().as_secs_f64();
     let running = running_per_cluster(&state);
-    let study = Study::on_state(
+    let mut study = Study::on_state(
         ScenarioInput::Text {
             name: Path::new("<quotas>"),
             text: QUOTAS,
@@ -90,15 +93,32 @@ fn pass(
         Path::new("bench-harvester"),
     )
     .unwrap();
+    let teams = Teams::adopt(&mut study, None);
+    let namespaces: BTreeMap<String, String> = ["paiement", "logistique", "data"]
+        .iter()
+        .map(|t| (format!("team-{t}"), (*t).to_string()))
+        .collect();
     let read = t0.elapsed().as_secs_f64();
-    let v = judge_pending(&study, cat, &Rules::default(), requests, &running, NOW);
+    let v = judge_pending(
+        &Pass {
+            study: &study,
+            catalogue: cat,
+            rules: &Rules::default(),
+            teams: &teams,
+            namespaces: &namespaces,
+            running: &running,
+            now: NOW,
+            dry_run: false,
+        },
+        requests,
+    );
     let total = t0.elapsed().as_secs_f64();
     assert_eq!(
         v.len(),
         requests.len(),
         "every pending request gets a verdict"
     );
-    let admitted = v.iter().filter(|x| x.admitted).count();
+    let admitted = v.iter().filter(|x| x.admitted()).count();
     if std::env::var("RACKPLAN_BENCH_PARTS").is_ok() {
         println!("    decode {decoded:.3} s, study {:.3} s", read - decoded);
     }

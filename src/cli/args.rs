@@ -416,13 +416,27 @@ pub struct OperatorArgs {
     /// Kubeconfig of the Harvester cluster the fleet is read from; default: Rancher's.
     #[arg(long, value_name = "FILE")]
     pub(crate) harvester_kubeconfig: Option<PathBuf>,
-    /// Namespace of the requests and their clusters; default: the catalogue's.
+    /// Namespace of the Rancher clusters, the quota ConfigMap and the Lease; default: the
+    /// catalogue's.
     #[arg(long, value_name = "NS")]
     pub(crate) namespace: Option<String>,
+    /// Label selector of the team namespaces where requests are made; each must also carry
+    /// `rackplan.io/team: <team>` (its team), which only the platform team sets.
+    #[arg(long, value_name = "SELECTOR", default_value = "rackplan.io/team")]
+    pub(crate) team_namespaces: String,
+    /// Rancher's address, for the access instructions written on each ready request
+    /// (`https://rancher.example.com`).
+    #[arg(long, value_name = "URL")]
+    pub(crate) rancher_url: Option<String>,
+    /// How long the final etcd snapshot of an expiring cluster is waited for before the
+    /// cluster is deleted without it.
+    #[arg(long, value_name = "DURATION", default_value = "15m")]
+    pub(crate) snapshot_timeout: String,
     /// Warn (an event, phase Expiring) this long before a cluster expires.
     #[arg(long, value_name = "DURATION", default_value = "24h")]
     pub(crate) warn_before: String,
-    /// The longest lifetime a request is granted.
+    /// The longest lifetime a request is granted, counted from its admission, extensions
+    /// included (a team's own `max_lifetime` overrides it).
     #[arg(long, value_name = "DURATION", default_value = "90d")]
     pub(crate) max_lifetime: String,
     /// A Kubernetes version requests may ask for besides the catalogue's (repeatable).

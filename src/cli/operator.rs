@@ -16,6 +16,30 @@ fn duration_h(flag: &str, v: &str) -> Result<f64, Error> {
     parse_duration_h(v).map_err(|e| Error::Usage(format!("{flag}: {e}")))
 }
 
+/// A label selector, checked for what the watch would refuse later.
+fn team_selector(s: &str) -> Result<String, Error> {
+    let s = s.trim();
+    if s.is_empty() || s.len() > 1024 || s.chars().any(char::is_control) {
+        return Err(Error::Usage(format!(
+            "--team-namespaces `{}`: give a label selector such as `rackplan.io/team`",
+            s.escape_debug()
+        )));
+    }
+    Ok(s.to_string())
+}
+
+fn rancher_url(s: &str) -> Result<String, Error> {
+    match url::Url::parse(s) {
+        Ok(u) if matches!(u.scheme(), "https" | "http") && u.host().is_some() => {
+            Ok(s.trim_end_matches('/').to_string())
+        }
+        _ => Err(Error::Usage(format!(
+            "--rancher-url `{}`: give Rancher's address, e.g. https://rancher.example.com",
+            s.escape_debug()
+        ))),
+    }
+}
+
 fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
     let catalogue = Catalogue::read(&a.catalogue).map_err(|e| Error::Usage(e.to_string()))?;
     // The scenario is read at every judgement; a bad one is refused now, not then.
@@ -38,6 +62,10 @@ fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
                 .namespace
                 .clone()
                 .unwrap_or_else(|| catalogue.namespace().to_string()),
+            team_namespaces: team_selector(&a.team_namespaces)?,
+            rancher_url: a.rancher_url.as_deref().map(rancher_url).transpose()?,
+            snapshot_timeout_s: (duration_h("--snapshot-timeout", &a.snapshot_timeout)? * 3600.0)
+                .round() as i64,
             catalogue,
             scenario: a.scenario.clone(),
             quotas: a.quotas.clone(),

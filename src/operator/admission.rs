@@ -4,49 +4,82 @@
 //!
 //! The decision is `rackplan admit`'s (`simulate::questions::judge`): the team's vCPU
 //! quota on what its holding requests ask, then every node and rack failure re-placed
-//! with and without the request on the fleet as it runs. What a holding request adds to
-//! that fleet is its shape less the VMs of its cluster already running (the VMIs
-//! labelled `guestcluster.harvesterhci.io/name: <cluster>` by Harvester's node driver),
-//! so a cluster is counted once whether its VMs are up yet or not.
+//! with and without the request on the fleet as it runs. What a holding request holds is
+//! its **recorded terms** (the team and shape resources judged at its admission), never
+//! its live spec, which the team may have edited since; what it adds to the fleet is that
+//! shape less the VMs of its cluster already running (the VMIs labelled
+//! `guestcluster.harvesterhci.io/name: <cluster>` by Harvester's node driver), so a
+//! cluster is counted once whether its VMs are up yet or not.
 //!
-//! Pure: the study, the catalogue, the rules and the requests in; a verdict per pending
-//! request out. The controller writes them.
+//! A request refused for quota or headroom waits (phase `Waiting`) and is judged again in
+//! the next passes, in creation order with the new ones, until it fits or its
+//! `spec.maxWait` runs out; an invalid spec is refused until the spec changes.
+//!
+//! Pure: the study, the catalogue, the teams, the rules and the requests in; a verdict per
+//! request judged out. The controller writes them.
 
 use std::collections::BTreeMap;
 
 use super::catalogue::Catalogue;
-use super::resource::{ClusterRequest, Phase};
+use super::resource::{ClusterRequest, Phase, Terms};
 use super::spec::{self, Rules};
+use super::steps::{format_time, parse_time};
+use super::teams::Teams;
 use crate::simulate::Study;
 use crate::simulate::questions::{self, Decision, Held};
 use crate::simulate::scenario::Pool;
 
-/// The answer for one pending request.
+/// What a judgement decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Admitted,
+    /// Refused by quota or headroom: judged again when room may come back.
+    Waiting,
+    Refused,
+}
+
+/// The answer for one request judged.
 #[derive(Debug, Clone)]
 pub struct Verdict {
     /// Index of the request in the slice judged.
     pub index: usize,
-    pub admitted: bool,
+    pub outcome: Outcome,
     /// The condition reason: `WithinQuotaAndHeadroom`, `QuotaExceeded`,
-    /// `NoFailureHeadroom`, `QuotaExceededAndNoFailureHeadroom` or `InvalidSpec`.
+    /// `NoFailureHeadroom`, `QuotaExceededAndNoFailureHeadroom`, `InvalidSpec` or
+    /// `WaitedTooLong`.
     pub reason: &'static str,
     /// The status message: `admit`'s sentence, or the located spec error.
     pub message: String,
     /// Seconds since the epoch, when admitted.
     pub expires_at: Option<i64>,
+    /// The terms recorded when admitted.
+    pub terms: Option<Terms>,
+    /// When a waiting request stops waiting (seconds since the epoch).
+    pub wait_until: Option<i64>,
     pub decision: Option<Decision>,
     /// How long the judgement took, seconds.
     pub seconds: f64,
 }
 
-/// Does this request wait for a judgement? New ones, and refused or failed ones whose
-/// spec changed since.
-pub fn needs_judging(cr: &ClusterRequest) -> bool {
+impl Verdict {
+    pub fn admitted(&self) -> bool {
+        self.outcome == Outcome::Admitted
+    }
+}
+
+/// Does this request wait for a judgement (given whether the operator runs `--dry-run`)?
+/// New and waiting ones; refused or failed ones whose spec changed since; and ones a
+/// dry-run operator admitted, once a live operator meets them (nothing is delivered on a
+/// dry run's word).
+pub fn needs_judging(cr: &ClusterRequest, dry_run: bool) -> bool {
     let st = cr.status.as_ref();
     match st.and_then(|s| s.phase) {
-        None | Some(Phase::Pending) => true,
+        None | Some(Phase::Pending | Phase::Waiting) => true,
         Some(Phase::Refused | Phase::Failed) => {
             st.and_then(|s| s.observed_generation) != cr.metadata.generation
+        }
+        Some(p) if p.holds() => {
+            !dry_run && st.and_then(|s| s.terms.as_ref()).is_some_and(|t| t.dry_run)
         }
         _ => false,
     }
@@ -87,17 +120,37 @@ fn not_running(pools: &[Pool], mut running: usize) -> Vec<Pool> {
     out
 }
 
-/// Judge every pending request of `requests` at `now`. `running` counts the VMIs per
-/// guest cluster name in the fleet.
-pub fn judge_pending(
-    study: &Study,
+/// What a holding request holds: its recorded terms, or (a request admitted before terms
+/// were recorded) its spec's shape from the catalogue.
+fn held_by(
+    cr: &ClusterRequest,
+    ns_team: &str,
     catalogue: &Catalogue,
-    rules: &Rules,
-    requests: &[ClusterRequest],
-    running: &BTreeMap<String, usize>,
-    now: i64,
-) -> Vec<Verdict> {
-    // Held so far, per team, and the clusters not running yet (owned pools).
+) -> Option<(String, Vec<Pool>)> {
+    if let Some(t) = cr.status.as_ref().and_then(|s| s.terms.as_ref()) {
+        return Some((t.team.clone(), spec::pools_of(t)));
+    }
+    let offer = catalogue.offers.get(&cr.spec.shape)?;
+    Some((ns_team.to_string(), offer.pools.clone()))
+}
+
+/// Everything one pass judges with.
+pub struct Pass<'a> {
+    pub study: &'a Study,
+    pub catalogue: &'a Catalogue,
+    pub rules: &'a Rules,
+    pub teams: &'a Teams,
+    /// Team of each team namespace.
+    pub namespaces: &'a BTreeMap<String, String>,
+    /// VMIs running per guest cluster name.
+    pub running: &'a BTreeMap<String, usize>,
+    pub now: i64,
+    pub dry_run: bool,
+}
+
+/// Judge every request of `requests` that needs it, at `now`.
+pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> {
+    // Held so far, per team, and the clusters not running yet.
     let mut team_vcpu: BTreeMap<String, f64> = BTreeMap::new();
     let mut waiting: Vec<Vec<Pool>> = Vec::new();
     let mut out = Vec::new();
@@ -105,64 +158,68 @@ pub fn judge_pending(
     let mut memo = questions::Memo::default();
     for i in order(requests) {
         let cr = &requests[i];
-        let phase = cr.status.as_ref().and_then(|s| s.phase);
-        if phase.is_some_and(Phase::holds) && !needs_judging(cr) {
-            let Some(offer) = catalogue.offers.get(&cr.spec.shape) else {
-                continue;
-            };
-            *team_vcpu.entry(cr.spec.team.clone()).or_default() += vcpu(&offer.pools);
-            let cluster = cr
-                .status
-                .as_ref()
-                .and_then(|s| s.cluster_name.clone())
-                .or_else(|| cr.metadata.name.clone())
-                .unwrap_or_default();
-            let up = running.get(&cluster).copied().unwrap_or(0);
-            let rest = not_running(&offer.pools, up);
-            if !rest.is_empty() {
-                waiting.push(rest);
-            }
+        let ns = cr.metadata.namespace.clone().unwrap_or_default();
+        let Some(ns_team) = p.namespaces.get(&ns) else {
             continue;
-        }
-        if !needs_judging(cr) {
+        };
+        let phase = cr.status.as_ref().and_then(|s| s.phase);
+        if !needs_judging(cr, p.dry_run) {
+            if phase.is_some_and(Phase::holds)
+                && let Some((team, pools)) = held_by(cr, ns_team, p.catalogue)
+            {
+                *team_vcpu.entry(team).or_default() += vcpu(&pools);
+                let cluster = cr
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.cluster_name.clone())
+                    .or_else(|| cr.metadata.name.clone())
+                    .unwrap_or_default();
+                let up = p.running.get(&cluster).copied().unwrap_or(0);
+                let rest = not_running(&pools, up);
+                if !rest.is_empty() {
+                    waiting.push(rest);
+                }
+            }
             continue;
         }
         let t0 = std::time::Instant::now();
-        let req = match spec::check(cr, catalogue, rules, &study.scenario.teams) {
-            Ok(r) => r,
+        let refuse = |reason: &'static str, message: String| Verdict {
+            index: i,
+            outcome: Outcome::Refused,
+            reason,
+            message,
+            expires_at: None,
+            terms: None,
+            wait_until: None,
+            decision: None,
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        let checked = match spec::check(cr, ns_team, p.catalogue, p.rules, p.teams) {
+            Ok(c) => c,
             Err(e) => {
-                out.push(Verdict {
-                    index: i,
-                    admitted: false,
-                    reason: "InvalidSpec",
-                    message: format!("refused: {e}"),
-                    expires_at: None,
-                    decision: None,
-                    seconds: t0.elapsed().as_secs_f64(),
-                });
+                out.push(refuse("InvalidSpec", format!("refused: {e}")));
                 continue;
             }
         };
+        let created = cr
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map_or(p.now, |t| t.0.as_second());
+        let wait_until = checked
+            .max_wait_h
+            .map(|h| created + (h * 3600.0).round() as i64);
         let held = Held {
-            team_vcpu: team_vcpu.get(&req.team).copied().unwrap_or(0.0),
+            team_vcpu: team_vcpu.get(&checked.request.team).copied().unwrap_or(0.0),
             clusters: waiting.iter().map(Vec::as_slice).collect(),
         };
-        let d = match questions::judge_in(study, &req, now, &held, &mut memo) {
+        let d = match questions::judge_in(p.study, &checked.request, p.now, &held, &mut memo) {
             Ok(d) => d,
             Err(e) => {
-                out.push(Verdict {
-                    index: i,
-                    admitted: false,
-                    reason: "InvalidSpec",
-                    message: format!("refused: spec.team: {e}"),
-                    expires_at: None,
-                    decision: None,
-                    seconds: t0.elapsed().as_secs_f64(),
-                });
+                out.push(refuse("InvalidSpec", format!("refused: spec.team: {e}")));
                 continue;
             }
         };
-        let expires_at = req.duration_h.map(|h| now + (h * 3600.0).round() as i64);
         let reason = match (d.admitted, d.quota.within) {
             (true, _) => "WithinQuotaAndHeadroom",
             (false, false) if d.headroom_after.passes() => "QuotaExceeded",
@@ -170,15 +227,57 @@ pub fn judge_pending(
             (false, true) => "NoFailureHeadroom",
         };
         if d.admitted {
-            *team_vcpu.entry(req.team.clone()).or_default() += vcpu(&req.pools);
-            waiting.push(req.pools.clone());
+            *team_vcpu.entry(checked.request.team.clone()).or_default() +=
+                vcpu(&checked.request.pools);
+            waiting.push(checked.request.pools.clone());
+            let expires_at = checked
+                .request
+                .duration_h
+                .map(|h| p.now + (h * 3600.0).round() as i64);
+            let mut terms = checked.terms;
+            terms.dry_run = p.dry_run;
+            out.push(Verdict {
+                index: i,
+                outcome: Outcome::Admitted,
+                reason,
+                message: d.sentence(),
+                expires_at,
+                terms: Some(terms),
+                wait_until: None,
+                decision: Some(d),
+                seconds: t0.elapsed().as_secs_f64(),
+            });
+            continue;
         }
+        let because = d.reasons.join("; ");
+        if let Some(u) = wait_until
+            && p.now >= u
+        {
+            out.push(Verdict {
+                decision: Some(d),
+                ..refuse(
+                    "WaitedTooLong",
+                    format!(
+                        "refused: waited until {} (spec.maxWait) and room did not come back: {because}",
+                        format_time(u)
+                    ),
+                )
+            });
+            continue;
+        }
+        let until = wait_until
+            .map(|u| format!(" until {}", format_time(u)))
+            .unwrap_or_default();
         out.push(Verdict {
             index: i,
-            admitted: d.admitted,
+            outcome: Outcome::Waiting,
             reason,
-            message: d.sentence(),
-            expires_at: d.admitted.then_some(expires_at).flatten(),
+            message: format!(
+                "waiting: {because}; judged again, in creation order, when a cluster expires or is deleted, the quota or the fleet changes{until}"
+            ),
+            expires_at: None,
+            terms: None,
+            wait_until,
             decision: Some(d),
             seconds: t0.elapsed().as_secs_f64(),
         });
@@ -186,204 +285,24 @@ pub fn judge_pending(
     out
 }
 
+/// A waiting request's `until`, as RFC 3339.
+pub fn until_text(v: &Verdict) -> Option<String> {
+    v.wait_until.map(format_time)
+}
+
+/// When a waiting request was last set waiting, kept across passes.
+pub fn waiting_since(cr: &ClusterRequest, now: i64) -> String {
+    cr.status
+        .as_ref()
+        .and_then(|s| s.waiting.as_ref())
+        .and_then(|w| parse_time(&w.since))
+        .map_or_else(|| format_time(now), format_time)
+}
+
 fn vcpu(pools: &[Pool]) -> f64 {
     pools.iter().map(|p| p.vcpu * f64::from(p.count)).sum()
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::operator::resource::{ClusterRequestSpec, ClusterRequestStatus};
-    use std::path::{Path, PathBuf};
-
-    fn repo() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    }
-
-    fn request(name: &str, team: &str, shape: &str, created: i64) -> ClusterRequest {
-        let mut cr = ClusterRequest::new(
-            name,
-            ClusterRequestSpec {
-                team: team.into(),
-                shape: shape.into(),
-                duration: "72h".into(),
-                ..Default::default()
-            },
-        );
-        cr.metadata.namespace = Some("fleet-default".into());
-        cr.metadata.generation = Some(1);
-        cr.metadata.creation_timestamp =
-            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-                k8s_openapi::jiff::Timestamp::from_second(created).unwrap(),
-            ));
-        cr
-    }
-
-    fn study(quota: &str) -> (Study, Catalogue) {
-        let state = crate::live::read(&repo().join("simulations/live-fleet.yaml")).unwrap();
-        let text = format!(
-            "name: operator\nteams:\n  - name: paiement\n    vcpu_quota: {quota}\n  - name: logistique\n    vcpu_quota: 1000\n"
-        );
-        let l = Study::on_state(
-            crate::simulate::ScenarioInput::Text {
-                name: Path::new("<quotas>"),
-                text: &text,
-            },
-            &state,
-            Path::new("test-fleet"),
-        )
-        .unwrap();
-        let c = Catalogue::read(&repo().join("iso-config/example/catalogue")).unwrap();
-        (l, c)
-    }
-
-    const NOW: i64 = 1_796_000_000;
-
-    #[test]
-    fn requests_are_judged_in_creation_order_each_counting_the_ones_before() {
-        // paiement may hold 80 vCPU: one standard cluster (36) fits, a second (72) does
-        // too, a third (108) does not. Created out of name order on purpose.
-        let (l, c) = study("80");
-        let rs = vec![
-            request("c-third", "paiement", "standard", 30),
-            request("a-first", "paiement", "standard", 10),
-            request("b-second", "paiement", "standard", 20),
-        ];
-        let v = judge_pending(&l, &c, &Rules::default(), &rs, &BTreeMap::new(), NOW);
-        let by_name: Vec<(&str, bool)> = v
-            .iter()
-            .map(|x| (rs[x.index].metadata.name.as_deref().unwrap(), x.admitted))
-            .collect();
-        assert_eq!(
-            by_name,
-            [("a-first", true), ("b-second", true), ("c-third", false)]
-        );
-        let third = &v[2];
-        assert_eq!(third.reason, "QuotaExceeded");
-        assert_eq!(
-            third.message,
-            "refused: quota: team paiement uses 72 vCPU and asks for 36; its quota allows 80 (28 over)"
-        );
-        assert!(
-            v[0].message.starts_with(
-                "admitted: quota 0 vCPU used + 36 requested = 36 of 80 allowed (within)"
-            ),
-            "{}",
-            v[0].message
-        );
-        assert_eq!(v[0].expires_at, Some(NOW + 72 * 3600));
-    }
-
-    #[test]
-    fn a_holding_request_counts_and_a_refused_one_is_not_judged_again() {
-        let (l, c) = study("80");
-        let mut held = request("held", "paiement", "standard", 1);
-        held.status = Some(ClusterRequestStatus {
-            phase: Some(Phase::Ready),
-            observed_generation: Some(1),
-            cluster_name: Some("held".into()),
-            ..Default::default()
-        });
-        let mut refused = request("refused", "paiement", "standard", 2);
-        refused.status = Some(ClusterRequestStatus {
-            phase: Some(Phase::Refused),
-            observed_generation: Some(1),
-            ..Default::default()
-        });
-        let new = request("new", "paiement", "large", 3);
-        let rs = vec![held, refused.clone(), new];
-        let v = judge_pending(&l, &c, &Rules::default(), &rs, &BTreeMap::new(), NOW);
-        assert_eq!(v.len(), 1, "the refused request waits for a spec change");
-        assert_eq!(rs[v[0].index].metadata.name.as_deref(), Some("new"));
-        assert!(v[0].message.contains("uses 36 vCPU"), "{}", v[0].message);
-        // A changed spec is judged again.
-        refused.metadata.generation = Some(2);
-        assert!(needs_judging(&refused));
-    }
-
-    #[test]
-    fn a_cluster_whose_vms_run_is_not_placed_twice() {
-        let pools = vec![
-            Pool {
-                name: "cp".into(),
-                count: 3,
-                vcpu: 4.0,
-                memory_gib: 8.0,
-                disks_gib: vec![40.0],
-                anti_affinity: true,
-                running: true,
-            },
-            Pool {
-                name: "w".into(),
-                count: 3,
-                vcpu: 8.0,
-                memory_gib: 32.0,
-                disks_gib: vec![100.0],
-                anti_affinity: false,
-                running: true,
-            },
-        ];
-        assert_eq!(
-            not_running(&pools, 0).iter().map(|p| p.count).sum::<u32>(),
-            6
-        );
-        let rest = not_running(&pools, 4);
-        assert_eq!(rest.len(), 1);
-        assert_eq!((rest[0].name.as_str(), rest[0].count), ("w", 2));
-        assert!(not_running(&pools, 6).is_empty());
-        assert!(not_running(&pools, 60).is_empty());
-    }
-
-    #[test]
-    fn a_pass_that_shares_headroom_answers_gives_each_request_its_own_answer() {
-        // Enough quota that the fleet's headroom decides: the first ones fit, the rest are
-        // refused on the same fleet (the shared answer), each with its own quota line.
-        let (l, c) = study("100000");
-        let rs: Vec<ClusterRequest> = (0..12)
-            .map(|i| request(&format!("r{i:02}"), "paiement", "large", i))
-            .collect();
-        let v = judge_pending(&l, &c, &Rules::default(), &rs, &BTreeMap::new(), NOW);
-        assert_eq!(v.len(), 12);
-        // The same requests judged one by one, each on a fresh answer.
-        let mut held_pools: Vec<Vec<Pool>> = Vec::new();
-        let mut used = 0.0;
-        for x in &v {
-            let cr = &rs[x.index];
-            let req = spec::check(cr, &c, &Rules::default(), &l.scenario.teams).unwrap();
-            let held = Held {
-                team_vcpu: used,
-                clusters: held_pools.iter().map(Vec::as_slice).collect(),
-            };
-            let alone = questions::judge(&l, &req, NOW, &held).unwrap();
-            assert_eq!(x.admitted, alone.admitted, "{}", x.message);
-            assert_eq!(x.message, alone.sentence());
-            if alone.admitted {
-                used += vcpu(&req.pools);
-                held_pools.push(req.pools.clone());
-            }
-        }
-        assert!(
-            v.iter().any(|x| x.admitted) && v.iter().any(|x| !x.admitted),
-            "both kinds"
-        );
-    }
-
-    #[test]
-    fn a_bad_spec_is_refused_with_its_field_and_the_rest_still_judged() {
-        let (l, c) = study("1000");
-        let mut bad = request("bad", "paiement", "gigantic", 1);
-        bad.spec.duration = "-5h".into();
-        let good = request("good", "paiement", "standard", 2);
-        let rs = vec![bad, good];
-        let v = judge_pending(&l, &c, &Rules::default(), &rs, &BTreeMap::new(), NOW);
-        assert_eq!(v.len(), 2);
-        assert_eq!(v[0].reason, "InvalidSpec");
-        assert!(
-            v[0].message
-                .starts_with("refused: spec.shape: `gigantic` is not in the catalogue"),
-            "{}",
-            v[0].message
-        );
-        assert!(v[1].admitted, "{}", v[1].message);
-    }
-}
+#[path = "admission_tests.rs"]
+mod tests;

@@ -1,164 +1,47 @@
-//! The controller: kube-runtime's `Controller` over the ClusterRequests of one namespace
-//! (and the Rancher Clusters they own, so Rancher's readiness wakes their request), one
-//! reconcile per request doing the step `steps::next` names.
+//! The controller: kube-runtime's `Controller` over the ClusterRequests of every team
+//! namespace (a namespace labelled `rackplan.io/team` and matched by
+//! `--team-namespaces`), woken also by the Rancher Clusters it made (linked by the
+//! `rackplan.io/request` annotation: owner references cannot cross namespaces), one
+//! reconcile per request doing the step `steps::next` names. Judging is one task of its
+//! own (`judge.rs`): a reconcile that finds its request waiting for a judgement wakes it.
 //!
 //! Safe at every restart point:
-//! - judging runs under one lock and re-lists the requests from the API server (never the
-//!   cache), so a request is judged once and counts every one admitted before it;
 //! - a cluster's name is its request's, its objects carry the request's UID, and they are
 //!   created only when absent: a restart between two creations makes no duplicate, and
 //!   an object of that name without the UID is never adopted or deleted (the request
 //!   fails, naming it);
 //! - the expiry is a time in the status, compared at every reconcile: a restart after it
 //!   passed expires the request at once;
-//! - the finalizer goes only once the cluster's objects are gone.
+//! - the finalizer goes only once the cluster's access and objects are gone;
+//! - events left pending by a crash are sent at the next look (`context.rs`).
+//!
+//! Bounded: the watch lists in pages and keeps only a shrunk copy of each request
+//! (`spec::shrink`: no managed fields, no field past its bound).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
+use k8s_openapi::api::core::v1::Namespace;
 use kube::ResourceExt as _;
-use kube::api::Api;
+use kube::api::{Api, DynamicObject};
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::watcher;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{WatchStreamExt as _, watcher};
 
-use super::admission;
-use super::context::{Context, OperatorError, api_err, cluster_resource, condition};
-use super::lifecycle::{cleanup, deliver, expire, warn};
-use super::resource::{ClusterRequest, Phase};
-use super::spec::shown;
-use super::steps::{self, Step, format_time};
-use crate::simulate::scenario::Team;
-use crate::simulate::{ScenarioInput, Study};
+use super::admission::needs_judging;
+use super::context::{Context, OperatorError, cluster_resource};
+use super::ending::{cleanup, expire, warn};
+use super::judge;
+use super::lifecycle::{change, deliver};
+use super::resource::{ClusterRequest, REQUEST_ANNOTATION, REQUEST_UID_LABEL, TEAM_LABEL};
+use super::spec::shrink;
+use super::steps::{self, Step};
+use super::teams::is_label_value;
 
-/// The teams with their quotas: the scenario's, with the ConfigMap's values over them
-/// (and its teams added). A value that is not a number of vCPU leaves its team without a
-/// quota entry and is named in the refusal of that team's requests.
-async fn teams(
-    ctx: &Context,
-    study_teams: &[Team],
-) -> Result<(Vec<Team>, BTreeMap<String, String>), OperatorError> {
-    let mut teams: Vec<Team> = study_teams
-        .iter()
-        .map(|t| Team {
-            name: t.name.clone(),
-            vcpu_quota: t.vcpu_quota,
-            requests: Vec::new(),
-        })
-        .collect();
-    let mut bad = BTreeMap::new();
-    if let Some(name) = &ctx.s.quotas {
-        let api: Api<k8s_openapi::api::core::v1::ConfigMap> =
-            Api::namespaced(ctx.rancher.clone(), &ctx.s.namespace);
-        let cm = api.get(name).await.map_err(api_err(format!(
-            "reading the quota ConfigMap {}/{name}",
-            ctx.s.namespace
-        )))?;
-        for (team, v) in cm.data.unwrap_or_default() {
-            match v.trim().parse::<f64>() {
-                Ok(q) if q.is_finite() && q >= 0.0 => {
-                    match teams.iter_mut().find(|t| t.name == team) {
-                        Some(t) => t.vcpu_quota = Some(q),
-                        None => teams.push(Team {
-                            name: team,
-                            vcpu_quota: Some(q),
-                            requests: Vec::new(),
-                        }),
-                    }
-                }
-                _ => {
-                    bad.insert(
-                        team.clone(),
-                        format!(
-                            "quota ConfigMap {}/{name}: data.{}: `{}` is not a number of vCPU",
-                            ctx.s.namespace,
-                            shown(&team),
-                            shown(&v)
-                        ),
-                    );
-                    teams.retain(|t| t.name != team);
-                }
-            }
-        }
-    }
-    Ok((teams, bad))
-}
-
-/// Judge every pending request of the namespace, in creation order.
-async fn judge_all(ctx: &Context, now: i64) -> Result<(), OperatorError> {
-    let _one_at_a_time = ctx.judging.lock().await;
-    let list = ctx
-        .requests()
-        .list(&kube::api::ListParams::default())
-        .await
-        .map_err(api_err("listing the ClusterRequests"))?;
-    let requests = list.items;
-    if !requests.iter().any(admission::needs_judging) {
-        return Ok(());
-    }
-    let t0 = std::time::Instant::now();
-    let (state, running) = super::harvester::read(&ctx.harvester, &ctx.s.harvester_origin).await?;
-    ctx.metrics.observe_fleet_read(t0.elapsed().as_secs_f64());
-    let mut study = Study::on_state(
-        ScenarioInput::File(&ctx.s.scenario),
-        &state,
-        std::path::Path::new(&ctx.s.harvester_origin),
-    )
-    .map_err(|e| OperatorError::Study(e.to_string()))?;
-    let (teams, bad) = teams(ctx, &study.scenario.teams).await?;
-    study.scenario.teams = teams;
-    // The requests are the truth: the scenario's own planned requests do not count.
-    let verdicts = admission::judge_pending(
-        &study,
-        &ctx.s.catalogue,
-        &ctx.s.rules,
-        &requests,
-        &running,
-        now,
-    );
-    for v in verdicts {
-        let cr = &requests[v.index];
-        ctx.metrics.observe_admission(v.seconds);
-        let generation = cr.metadata.generation.unwrap_or(0);
-        let mut st = cr.status.clone().unwrap_or_default();
-        let (message, reason) = match bad.get(&cr.spec.team) {
-            Some(b) if !v.admitted => (format!("refused: {b}"), "InvalidQuota"),
-            _ => (v.message.clone(), v.reason),
-        };
-        st.phase = Some(if v.admitted {
-            Phase::Admitted
-        } else {
-            Phase::Refused
-        });
-        st.message = Some(if v.admitted && ctx.s.dry_run {
-            format!("{message}; dry run: no cluster is created")
-        } else {
-            message.clone()
-        });
-        st.observed_generation = Some(generation);
-        if v.admitted {
-            st.admitted_at = Some(format_time(now));
-            st.expires_at = v.expires_at.map(format_time);
-            st.cluster_name = cr.metadata.name.clone();
-        } else {
-            st.admitted_at = None;
-            st.expires_at = None;
-        }
-        st.set_condition(condition(
-            "Admitted", v.admitted, reason, &message, now, generation,
-        ));
-        ctx.write_status(cr, &st, reason, now).await?;
-        ctx.event(
-            cr,
-            !v.admitted,
-            if v.admitted { "Admitted" } else { "Refused" },
-            &message,
-        )
-        .await;
-    }
-    Ok(())
-}
+/// Requests (and namespaces) listed per page by the watches.
+const WATCH_PAGE: u32 = 50;
 
 /// One reconcile of one request.
 pub async fn reconcile(
@@ -166,6 +49,11 @@ pub async fn reconcile(
     ctx: Arc<Context>,
 ) -> Result<Action, OperatorError> {
     ctx.metrics.reconciled();
+    if ctx.team_of(&cr.namespace().unwrap_or_default()).is_none() {
+        // Not a team namespace (or not yet known): the namespace watch reconciles every
+        // request again when one is labelled.
+        return Ok(Action::await_change());
+    }
     let now = ctx.s.clock.now()?;
     let warn_s = ctx.s.warn_before_s;
     // Wake at the next warning or expiry, or at the resync at the latest.
@@ -176,10 +64,18 @@ pub async fn reconcile(
         });
         Action::requeue(t.max(Duration::from_millis(200)))
     };
-    match steps::next(&cr, now, warn_s) {
-        Step::Cleanup => cleanup(&ctx, &cr).await,
+    match steps::next(&cr, now, warn_s, ctx.s.dry_run) {
+        Step::Announce => {
+            ctx.flush(&cr, now).await?;
+            Ok(Action::requeue(Duration::from_millis(200)))
+        }
+        Step::Cleanup => cleanup(&ctx, &cr, now).await,
         Step::Judge => {
-            judge_all(&ctx, now).await?;
+            ctx.wake_judge();
+            Ok(Action::requeue(ctx.s.resync))
+        }
+        Step::Change => {
+            change(&ctx, &cr, now).await?;
             Ok(Action::requeue(Duration::from_millis(200)))
         }
         Step::Deliver => {
@@ -190,13 +86,7 @@ pub async fn reconcile(
             warn(&ctx, &cr, now).await?;
             Ok(Action::requeue(Duration::from_millis(200)))
         }
-        Step::Expire => {
-            if expire(&ctx, &cr, now).await? {
-                Ok(Action::await_change())
-            } else {
-                Ok(Action::requeue(Duration::from_secs(1)))
-            }
-        }
+        Step::Expire => expire(&ctx, &cr, now).await,
         Step::Idle => Ok(soon(&cr)),
     }
 }
@@ -206,9 +96,101 @@ pub async fn reconcile(
     reason = "the signature kube-runtime's Controller::run asks for"
 )]
 fn error_policy(cr: Arc<ClusterRequest>, e: &OperatorError, ctx: Arc<Context>) -> Action {
+    if let OperatorError::Conflict(what) = e {
+        tracing::debug!(request = %cr.name_any(), %what, "changed since read; looking again");
+        return Action::requeue(Duration::from_millis(300));
+    }
     ctx.metrics.reconcile_error();
     tracing::warn!(request = %cr.name_any(), error = %e, "reconcile failed; retrying");
     Action::requeue(Duration::from_secs(3))
+}
+
+/// The request a Rancher cluster of ours belongs to.
+fn owner_of(c: &DynamicObject) -> Option<ObjectRef<ClusterRequest>> {
+    c.labels().get(REQUEST_UID_LABEL)?;
+    let (ns, name) = c.annotations().get(REQUEST_ANNOTATION)?.split_once('/')?;
+    (crate::site::types::is_dns_label(ns, 63) && !name.is_empty())
+        .then(|| ObjectRef::new(name).within(ns))
+}
+
+/// Keep `ctx`'s map of team namespaces, and say when it changed.
+async fn watch_namespaces(ctx: Arc<Context>, changed: tokio::sync::mpsc::UnboundedSender<()>) {
+    let api: Api<Namespace> = Api::all(ctx.rancher.clone());
+    let cfg = watcher::Config::default()
+        .labels(&ctx.s.team_namespaces)
+        .page_size(WATCH_PAGE);
+    let team = |n: &Namespace| {
+        n.labels()
+            .get(TEAM_LABEL)
+            .filter(|t| is_label_value(t))
+            .map(|t| (n.name_any(), t.clone()))
+    };
+    let mut building: Option<BTreeMap<String, String>> = None;
+    let mut events = watcher(api, cfg).default_backoff().boxed();
+    while let Some(ev) = events.next().await {
+        let ev = match ev {
+            Ok(ev) => ev,
+            Err(e) => {
+                tracing::warn!(error = %e, "watching the team namespaces");
+                continue;
+            }
+        };
+        let mut map = ctx
+            .namespaces
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match ev {
+            watcher::Event::Init => building = Some(BTreeMap::new()),
+            watcher::Event::InitApply(n) => {
+                if let (Some(b), Some((k, v))) = (building.as_mut(), team(&n)) {
+                    b.insert(k, v);
+                }
+            }
+            watcher::Event::InitDone => {
+                if let Some(b) = building.take() {
+                    *map = b;
+                }
+            }
+            watcher::Event::Apply(n) => {
+                map.remove(&n.name_any());
+                if let Some((k, v)) = team(&n) {
+                    map.insert(k, v);
+                }
+            }
+            watcher::Event::Delete(n) => {
+                map.remove(&n.name_any());
+            }
+        }
+        drop(map);
+        let _ = changed.send(());
+        ctx.wake_judge();
+    }
+}
+
+/// The judging task: a pass when woken, and at each resync while a request waits.
+async fn judge_loop(ctx: Arc<Context>, store: Store<ClusterRequest>) {
+    loop {
+        let woken = tokio::select! {
+            () = ctx.judge.notified() => true,
+            () = tokio::time::sleep(ctx.s.resync) => false,
+        };
+        if !woken
+            && !store
+                .state()
+                .iter()
+                .any(|r| needs_judging(r, ctx.s.dry_run))
+        {
+            continue;
+        }
+        if let Err(e) = judge::judge_all(&ctx).await {
+            ctx.metrics.reconcile_error();
+            tracing::warn!(error = %e, "judging pass failed; judged again at the next resync");
+            if matches!(e, OperatorError::Fence(_)) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
 }
 
 /// Run the controller until `stop` resolves.
@@ -216,12 +198,33 @@ pub async fn run(
     ctx: Arc<Context>,
     stop: impl std::future::Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let requests = ctx.requests();
+    let (ns_tx, mut ns_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let namespaces = tokio::spawn(watch_namespaces(ctx.clone(), ns_tx));
+    let all_again = futures_util::stream::poll_fn(move |cx| ns_rx.poll_recv(cx));
+
+    let (reader, writer) = reflector::store();
+    let requests = watcher(
+        Api::<ClusterRequest>::all(ctx.rancher.clone()),
+        watcher::Config::default().page_size(WATCH_PAGE),
+    )
+    .default_backoff()
+    .modify(shrink)
+    .reflect(writer)
+    .applied_objects();
     let clusters = ctx.dynamic(&cluster_resource());
-    let controller = Controller::new(requests, watcher::Config::default())
-        .owns_with(clusters, cluster_resource(), watcher::Config::default())
+    let controller = Controller::for_stream(requests, reader)
+        .watches_with(
+            clusters,
+            cluster_resource(),
+            watcher::Config::default()
+                .labels(REQUEST_UID_LABEL)
+                .page_size(WATCH_PAGE),
+            |c| owner_of(&c),
+        )
+        .reconcile_all_on(all_again)
         .graceful_shutdown_on(stop);
     let store = controller.store();
+    let judging = tokio::spawn(judge_loop(ctx.clone(), store.clone()));
     let metrics = ctx.metrics.clone();
     let phases = tokio::spawn(async move {
         loop {
@@ -243,4 +246,6 @@ pub async fn run(
         })
         .await;
     phases.abort();
+    judging.abort();
+    namespaces.abort();
 }

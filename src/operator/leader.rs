@@ -5,7 +5,8 @@
 //! timestamps, so clock skew between machines does not matter); every write carries the
 //! `resourceVersion` it read, so two replicas racing for it cannot both win (the API
 //! server refuses the second with a conflict). A leader that cannot renew for a lease
-//! duration stops acting before another can take over.
+//! duration stops acting before another can take over; every renewal is reported to the
+//! write fence (`fence.rs`), which refuses writes once the last one is too old.
 
 use std::time::Duration;
 
@@ -13,6 +14,8 @@ use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use kube::api::{Api, ObjectMeta, PostParams};
 use tokio::time::Instant;
+
+use super::fence::Fence;
 
 /// Where the lease lives and how long it lasts.
 #[derive(Debug, Clone)]
@@ -38,15 +41,24 @@ pub struct Elector {
     api: Api<Lease>,
     s: LeaseSettings,
     seen: Option<(String, Instant)>,
+    fence: Fence,
 }
 
 impl Elector {
     pub fn new(client: kube::Client, s: LeaseSettings) -> Self {
+        let api: Api<Lease> = Api::namespaced(client, &s.namespace);
+        let fence = Fence::new(api.clone(), &s.name, &s.identity, s.duration);
         Elector {
-            api: Api::namespaced(client, &s.namespace),
+            api,
             s,
             seen: None,
+            fence,
         }
+    }
+
+    /// The fence this elector keeps up to date.
+    pub fn fence(&self) -> Fence {
+        self.fence.clone()
     }
 
     /// Wait until this replica holds the lease.
@@ -71,11 +83,15 @@ impl Elector {
             tokio::time::sleep(self.s.retry).await;
             match self.try_once().await {
                 Ok(Try::Held) => last_renewed = Instant::now(),
-                Ok(Try::Taken) => return "another replica holds the lease".into(),
+                Ok(Try::Taken) => {
+                    self.fence.lose("another replica holds it");
+                    return "another replica holds the lease".into();
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, "leader election: renewal failed");
                     // Stop before a follower may take over (it waits a whole duration).
                     if last_renewed.elapsed() + self.s.retry >= self.s.duration {
+                        self.fence.lose("renewals failed");
                         return format!(
                             "the lease could not be renewed for {:?}: {e}",
                             self.s.duration
@@ -101,6 +117,7 @@ impl Elector {
     }
 
     async fn try_once(&mut self) -> Result<Try, kube::Error> {
+        let sent = Instant::now();
         let now = MicroTime(k8s_openapi::jiff::Timestamp::now());
         let secs = i32::try_from(self.s.duration.as_secs()).unwrap_or(i32::MAX);
         let Some(current) = self.api.get_opt(&self.s.name).await? else {
@@ -120,7 +137,10 @@ impl Elector {
                 }),
             };
             return match self.api.create(&PostParams::default(), &lease).await {
-                Ok(_) => Ok(Try::Held),
+                Ok(l) => {
+                    self.fence.renewed(sent, l.metadata.resource_version);
+                    Ok(Try::Held)
+                }
                 Err(kube::Error::Api(s)) if s.code == 409 => Ok(Try::Taken),
                 Err(e) => Err(e),
             };
@@ -164,6 +184,8 @@ impl Elector {
             .await
         {
             Ok(l) => {
+                self.fence
+                    .renewed(sent, l.metadata.resource_version.clone());
                 self.seen = l.metadata.resource_version.map(|v| (v, Instant::now()));
                 Ok(Try::Held)
             }

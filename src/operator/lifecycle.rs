@@ -1,44 +1,74 @@
-//! A delivered request's life after judging: its Rancher cluster created from the
-//! catalogue shape (only what is absent, marked with the request's UID), its readiness
-//! followed from Rancher's own status, the warning before expiry, the expiry itself
-//! (background deletion, then `Expired`), and the finalizer that removes the cluster
-//! before a deleted request goes. Nothing here touches an object without the request's
-//! UID label and owner reference.
+//! A judged request's life until its expiry: its Rancher cluster made from the **recorded
+//! terms** (the shape and version judged, never the live spec; only what is absent,
+//! marked with the request's UID), Rancher's readiness followed, the team's access
+//! granted (`access.rs`), and an edit of the spec after admission judged as a change of
+//! the terms (`spec::change`). Every create passes the fence and is made only after the
+//! request is read again from the API server and found still holding the same terms.
+//! The end of the life (warning, expiry, deletion) is in `ending.rs`.
 
-use std::time::Duration;
-
-use kube::api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
-use kube::runtime::controller::Action;
-use kube::{Resource as _, ResourceExt as _};
+use kube::ResourceExt as _;
+use kube::api::{ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 
+use super::access;
 use super::catalogue::Marks;
 use super::context::{
-    Context, OperatorError, api_err, cluster_resource, condition, config_resource,
+    Announce, Context, OperatorError, api_err, cluster_resource, condition, config_resource,
 };
 use super::resource::{
-    ClusterRequest, EXPIRES_LABEL, FINALIZER, Phase, REQUEST_UID_LABEL, TEAM_LABEL,
+    ClusterRequest, ClusterRequestStatus, EXPIRES_LABEL, FINALIZER, Phase, REQUEST_ANNOTATION,
+    REQUEST_UID_LABEL, TEAM_LABEL, Terms,
 };
-use super::spec::shown;
-use super::steps::{self, format_time};
+use super::spec::{self, Change, shown};
+use super::steps::{self, format_time, parse_time};
 
-/// The objects of `cr`'s cluster that exist, each (resource, name, ours).
+/// The admission sentence: the first part of the message, kept through the life.
+pub(super) fn head(st: &ClusterRequestStatus) -> String {
+    st.message
+        .as_deref()
+        .unwrap_or_default()
+        .split(" | ")
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The message becomes `head | tail`.
+pub(super) fn say(st: &mut ClusterRequestStatus, tail: &str) {
+    st.message = Some(format!("{} | {tail}", head(st)));
+}
+
+pub(super) fn generation(cr: &ClusterRequest) -> i64 {
+    cr.metadata.generation.unwrap_or(0)
+}
+
+/// The name of `cr`'s cluster.
+pub(super) fn cluster_name(cr: &ClusterRequest) -> String {
+    cr.status
+        .as_ref()
+        .and_then(|s| s.cluster_name.clone())
+        .unwrap_or_else(|| cr.name_any())
+}
+
+/// The objects of a cluster named `name` made from `terms` that exist, each (resource,
+/// name, ours).
 async fn existing(
     ctx: &Context,
     cr: &ClusterRequest,
+    terms: &Terms,
     name: &str,
 ) -> Result<Vec<(ApiResource, String, bool)>, OperatorError> {
     let uid = cr.uid().unwrap_or_default();
-    let mut out = Vec::new();
     let configs = ctx
         .s
         .catalogue
         .offers
-        .get(&cr.spec.shape)
+        .get(&terms.shape)
         .map(|o| o.config_names(name))
         .unwrap_or_default();
     let mut wanted = vec![(cluster_resource(), name.to_string())];
     wanted.extend(configs.into_iter().map(|c| (config_resource(), c)));
+    let mut out = Vec::new();
     for (ar, n) in wanted {
         let got = ctx
             .dynamic(&ar)
@@ -53,36 +83,16 @@ async fn existing(
     Ok(out)
 }
 
-/// Delete what of `cr`'s cluster is ours; `true` once nothing of it is left.
-async fn remove_cluster(
+/// Set or remove the finalizer (a compare-and-swap on the resourceVersion); the object as
+/// written.
+pub(super) async fn set_finalizer(
     ctx: &Context,
     cr: &ClusterRequest,
-    name: &str,
-) -> Result<bool, OperatorError> {
-    let left = existing(ctx, cr, name).await?;
-    let mut gone = true;
-    for (ar, n, ours) in left {
-        if !ours {
-            continue;
-        }
-        gone = false;
-        match ctx
-            .dynamic(&ar)
-            .delete(&n, &DeleteParams::background())
-            .await
-        {
-            Ok(_) => {}
-            Err(kube::Error::Api(s)) if s.code == 404 => {}
-            Err(e) => return Err(api_err(format!("deleting {} {n}", ar.kind))(e)),
-        }
-    }
-    Ok(gone)
-}
-
-async fn set_finalizer(ctx: &Context, cr: &ClusterRequest, on: bool) -> Result<(), OperatorError> {
+    on: bool,
+) -> Result<ClusterRequest, OperatorError> {
     let has = cr.finalizers().iter().any(|f| f == FINALIZER);
     if has == on {
-        return Ok(());
+        return Ok(cr.clone());
     }
     let mut fins: Vec<String> = cr
         .finalizers()
@@ -93,9 +103,9 @@ async fn set_finalizer(ctx: &Context, cr: &ClusterRequest, on: bool) -> Result<(
     if on {
         fins.push(FINALIZER.into());
     }
-    // The resourceVersion makes this a compare-and-swap: a stale view retries.
+    ctx.fence.check()?;
     let patch = json!({"metadata": {"finalizers": fins, "resourceVersion": cr.resource_version()}});
-    ctx.requests()
+    ctx.requests_of(cr)
         .patch(
             &cr.name_any(),
             &PatchParams::default(),
@@ -105,12 +115,11 @@ async fn set_finalizer(ctx: &Context, cr: &ClusterRequest, on: bool) -> Result<(
         .map_err(api_err(format!(
             "setting the finalizer of {}",
             cr.name_any()
-        )))?;
-    Ok(())
+        )))
 }
 
 /// Rancher's readiness of a cluster object: `status.ready`, else a `Ready` condition.
-fn rancher_ready(o: &DynamicObject) -> bool {
+pub(super) fn rancher_ready(o: &DynamicObject) -> bool {
     let st = &o.data["status"];
     st["ready"].as_bool().unwrap_or(false)
         || st["conditions"].as_array().is_some_and(|cs| {
@@ -119,52 +128,57 @@ fn rancher_ready(o: &DynamicObject) -> bool {
         })
 }
 
-/// Make sure the cluster exists (created from the catalogue when absent) and follow its
-/// readiness.
-pub(super) async fn deliver(
+/// The request read again from the API server: still there, not being deleted, holding
+/// the same terms. Anything else means the decision to create is stale.
+async fn still_holding(
     ctx: &Context,
     cr: &ClusterRequest,
-    now: i64,
+    terms: &Terms,
 ) -> Result<(), OperatorError> {
-    let mut st = cr.status.clone().unwrap_or_default();
-    let generation = st.observed_generation.unwrap_or(0);
-    if ctx.s.dry_run {
-        return Ok(());
+    let fresh = ctx
+        .requests_of(cr)
+        .get_opt(&cr.name_any())
+        .await
+        .map_err(api_err(format!("reading {}", cr.name_any())))?;
+    let ok = fresh.as_ref().is_some_and(|f| {
+        f.metadata.deletion_timestamp.is_none()
+            && f.uid() == cr.uid()
+            && f.status.as_ref().is_some_and(|s| {
+                s.phase.is_some_and(Phase::holds) && s.terms.as_ref() == Some(terms)
+            })
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(OperatorError::Conflict(format!(
+            "request {} (its terms or phase)",
+            cr.name_any()
+        )))
     }
-    set_finalizer(ctx, cr, true).await?;
-    let name = st.cluster_name.clone().unwrap_or_else(|| cr.name_any());
-    let Some(offer) = ctx.s.catalogue.offers.get(&cr.spec.shape) else {
-        st.phase = Some(Phase::Failed);
-        st.message = Some(format!(
-            "failed: shape `{}` is no longer in the catalogue ({}); the cluster cannot be made",
-            shown(&cr.spec.shape),
+}
+
+/// Create the shape's objects of `terms` that are absent; `true` when one was made.
+async fn create(
+    ctx: &Context,
+    cr: &ClusterRequest,
+    terms: &Terms,
+    name: &str,
+    present: &[(ApiResource, String, bool)],
+) -> Result<Result<bool, String>, OperatorError> {
+    let Some(offer) = ctx.s.catalogue.offers.get(&terms.shape) else {
+        return Ok(Err(format!(
+            "failed: shape `{}` left the catalogue before its cluster was made ({}); nothing is held",
+            shown(&terms.shape),
             ctx.s.catalogue.names()
-        ));
-        return ctx.write_status(cr, &st, "ShapeGone", now).await;
+        )));
     };
-    let present = existing(ctx, cr, &name).await?;
-    if let Some((ar, n, _)) = present.iter().find(|(_, _, ours)| !ours) {
-        let msg = format!(
-            "failed: a {} named {n} exists and was not made for this request; rename the request (the operator neither adopts nor deletes it)",
-            ar.kind
-        );
-        st.phase = Some(Phase::Failed);
-        st.message = Some(msg.clone());
-        st.set_condition(condition(
-            "ClusterReady",
-            false,
-            "NameTaken",
-            &msg,
-            now,
-            generation,
-        ));
-        ctx.write_status(cr, &st, "NameTaken", now).await?;
-        ctx.event(cr, true, "Failed", &msg).await;
-        return Ok(());
-    }
-    let expires = st.expires_at.as_deref().and_then(steps::parse_time);
+    let expires = cr
+        .status
+        .as_ref()
+        .and_then(|s| s.expires_at.as_deref())
+        .and_then(parse_time);
     let mut marks = Marks::default();
-    marks.labels.insert(TEAM_LABEL.into(), cr.spec.team.clone());
+    marks.labels.insert(TEAM_LABEL.into(), terms.team.clone());
     marks
         .labels
         .insert(REQUEST_UID_LABEL.into(), cr.uid().unwrap_or_default());
@@ -175,24 +189,21 @@ pub(super) async fn deliver(
             .insert(EXPIRES_LABEL.into(), format_time(e));
     }
     marks.annotations.insert(
-        "rackplan.io/request".into(),
-        format!("{}/{}", ctx.s.namespace, cr.name_any()),
+        REQUEST_ANNOTATION.into(),
+        format!("{}/{}", cr.namespace().unwrap_or_default(), cr.name_any()),
     );
-    let owner = cr.controller_owner_ref(&()).map(|mut o| {
-        o.block_owner_deletion = Some(true);
-        o
-    });
     let objects = offer.objects_for(
-        &name,
+        name,
         &ctx.s.namespace,
         &marks,
-        cr.spec.kubernetes_version.as_deref(),
+        Some(terms.kubernetes_version.as_str()),
     );
-    let mut created = false;
+    let mut made = false;
+    let mut checked = false;
     // Machine configs first: the Cluster names them.
-    for mut o in objects.into_iter().rev() {
+    for o in objects.into_iter().rev() {
         let (ar, n) = if o["kind"] == "Cluster" {
-            (cluster_resource(), name.clone())
+            (cluster_resource(), name.to_string())
         } else {
             (
                 config_resource(),
@@ -205,36 +216,76 @@ pub(super) async fn deliver(
         if present.iter().any(|(a, x, _)| a.kind == ar.kind && *x == n) {
             continue;
         }
-        if let Some(owner) = &owner {
-            o["metadata"]["ownerReferences"] = json!([owner]);
+        if !checked {
+            ctx.fence.verify().await?;
+            still_holding(ctx, cr, terms).await?;
+            checked = true;
         }
+        ctx.fence.check()?;
         let obj: DynamicObject =
             serde_json::from_value(o).map_err(|e| OperatorError::Study(e.to_string()))?;
         match ctx.dynamic(&ar).create(&PostParams::default(), &obj).await {
-            Ok(_) => created = true,
-            // Made since it was read (another pass): the next reconcile checks its UID.
+            Ok(_) => made = true,
+            // Made since it was read (another pass): the next look checks its UID.
             Err(kube::Error::Api(s)) if s.code == 409 => {}
-            Err(e) => {
-                let msg = format!("failed: creating {} {n}: {e}", ar.kind);
-                st.phase = Some(Phase::Failed);
-                st.message = Some(msg.clone());
-                ctx.write_status(cr, &st, "CreateFailed", now).await?;
-                ctx.event(cr, true, "Failed", &msg).await;
-                return Ok(());
-            }
+            Err(e) => return Ok(Err(format!("failed: creating {} {n}: {e}", ar.kind))),
         }
     }
-    if created {
-        ctx.event(
-            cr,
-            false,
-            "Provisioning",
-            &format!(
-                "created Rancher cluster {}/{name} from shape {}",
-                ctx.s.namespace, cr.spec.shape
-            ),
-        )
-        .await;
+    Ok(Ok(made))
+}
+
+/// Make sure the cluster exists (made from the recorded terms when absent), follow its
+/// readiness, and grant the team's access once it is ready.
+pub(super) async fn deliver(
+    ctx: &Context,
+    cr: &ClusterRequest,
+    now: i64,
+) -> Result<(), OperatorError> {
+    if ctx.s.dry_run {
+        return Ok(());
+    }
+    let mut st = cr.status.clone().unwrap_or_default();
+    let generation = generation(cr);
+    let Some(terms) = st.terms.clone() else {
+        // Admitted before terms were recorded: judged again, on the terms it asks now.
+        st.phase = Some(Phase::Pending);
+        st.message = Some(
+            "pending: admitted before the operator recorded the terms it judged; judged again"
+                .into(),
+        );
+        ctx.write_status(cr, &st, &[], now).await?;
+        ctx.wake_judge();
+        return Ok(());
+    };
+    let cr = &set_finalizer(ctx, cr, true).await?;
+    let name = cluster_name(cr);
+    let present = existing(ctx, cr, &terms, &name).await?;
+    if let Some((ar, n, _)) = present.iter().find(|(_, _, ours)| !ours) {
+        let msg = format!(
+            "failed: a {} named {n} exists and was not made for this request; rename the request (the operator neither adopts nor deletes it)",
+            ar.kind
+        );
+        return fail(ctx, cr, st, "NameTaken", &msg, now).await;
+    }
+    let has_cluster = present.iter().any(|(a, _, _)| a.kind == "Cluster");
+    if !has_cluster {
+        if let Some(offer) = ctx.s.catalogue.offers.get(&terms.shape)
+            && !spec::same_pools(&spec::terms_pools(&offer.pools), &terms.pools)
+        {
+            st.phase = Some(Phase::Pending);
+            st.terms = None;
+            st.message = Some(format!(
+                "pending: shape {} changed in the catalogue after this request was admitted and before its cluster was made; judged again on the shape as it is now",
+                terms.shape
+            ));
+            ctx.write_status(cr, &st, &[], now).await?;
+            ctx.wake_judge();
+            return Ok(());
+        }
+        match create(ctx, cr, &terms, &name, &present).await? {
+            Ok(_) => {}
+            Err(msg) => return fail(ctx, cr, st, "CreateFailed", &msg, now).await,
+        }
     }
     let cluster = ctx
         .dynamic(&cluster_resource())
@@ -242,26 +293,23 @@ pub(super) async fn deliver(
         .await
         .map_err(api_err(format!("reading Cluster {name}")))?;
     let ready = cluster.as_ref().is_some_and(rancher_ready);
-    let admitted = st.message.clone().unwrap_or_default();
-    let admitted = admitted.split(" | ").next().unwrap_or_default().to_string();
-    if ready {
-        st.phase = Some(Phase::Ready);
-        st.message = Some(format!(
-            "{admitted} | ready: Rancher reports cluster {name} ready"
-        ));
-        st.set_condition(condition(
-            "ClusterReady",
-            true,
-            "ClusterReady",
-            "Rancher reports the cluster ready",
-            now,
-            generation,
-        ));
-    } else {
+    let mut announce = vec![Announce::new(
+        "Provisioning",
+        "Provisioning",
+        &format!(
+            "created Rancher cluster {}/{name} from shape {} (Kubernetes {})",
+            ctx.s.namespace, terms.shape, terms.kubernetes_version
+        ),
+        false,
+    )];
+    if !ready {
         st.phase = Some(Phase::Provisioning);
-        st.message = Some(format!(
-            "{admitted} | provisioning: cluster {name} created, waiting for Rancher to report it ready"
-        ));
+        say(
+            &mut st,
+            &format!(
+                "provisioning: cluster {name} created, waiting for Rancher to report it ready"
+            ),
+        );
         st.set_condition(condition(
             "ClusterReady",
             false,
@@ -270,135 +318,253 @@ pub(super) async fn deliver(
             now,
             generation,
         ));
+        ctx.write_status(cr, &st, &announce, now).await?;
+        return Ok(());
     }
-    let was = cr.status.as_ref().and_then(|s| s.phase);
-    ctx.write_status(
-        cr,
-        &st,
-        if ready {
-            "ClusterReady"
-        } else {
-            "Provisioning"
-        },
+    st.set_condition(condition(
+        "ClusterReady",
+        true,
+        "ClusterReady",
+        "Rancher reports the cluster ready",
         now,
-    )
-    .await?;
-    if ready && was != Some(Phase::Ready) {
-        ctx.event(
-            cr,
+        generation,
+    ));
+    let id = cluster
+        .as_ref()
+        .and_then(|c| c.data["status"]["clusterName"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    let teams = ctx.teams().await?;
+    let team = teams.by_name.get(&terms.team);
+    let why_not = if !access::valid_cluster_id(&id) {
+        Some((
+            "NoClusterId",
+            format!(
+                "cluster {name} is ready; waiting for Rancher to name its management cluster (status.clusterName){}",
+                if id.is_empty() {
+                    String::new()
+                } else {
+                    format!(": `{}` is not a cluster id", shown(&id))
+                }
+            ),
+        ))
+    } else if team.is_none_or(|t| t.principals.is_empty()) {
+        Some((
+            "NoPrincipal",
+            format!(
+                "cluster {name} is ready; no access granted: team {} names no Rancher principal (the scenario's `principals`, or `{}.principals` in the quota ConfigMap)",
+                terms.team, terms.team
+            ),
+        ))
+    } else {
+        None
+    };
+    if let Some((reason, msg)) = why_not {
+        st.phase = Some(Phase::Provisioning);
+        say(&mut st, &msg);
+        st.set_condition(condition(
+            "AccessGranted",
             false,
-            "Ready",
-            &format!("Rancher reports cluster {name} ready"),
-        )
-        .await;
+            reason,
+            &msg,
+            now,
+            generation,
+        ));
+        ctx.write_status(cr, &st, &announce, now).await?;
+        return Ok(());
     }
+    let team = team.expect("checked above");
+    let uid = cr.uid().unwrap_or_default();
+    let request = format!("{}/{}", cr.namespace().unwrap_or_default(), cr.name_any());
+    let granted = access::grant(ctx, &uid, &request, team, &id).await?;
+    let who: Vec<String> = granted
+        .bindings
+        .iter()
+        .map(|b| format!("{} ({})", b.principal, b.role))
+        .collect();
+    let msg = format!(
+        "ready: cluster {name} ({id}); access granted to {}; kubeconfig: {}",
+        who.join(", "),
+        granted.kubeconfig
+    );
+    st.access = Some(granted);
+    st.phase = Some(Phase::Ready);
+    say(&mut st, &msg);
+    st.set_condition(condition(
+        "AccessGranted",
+        true,
+        "Granted",
+        &format!("granted to {}", who.join(", ")),
+        now,
+        generation,
+    ));
+    announce.push(Announce::new("Ready", "Ready", &msg, false));
+    ctx.write_status(cr, &st, &announce, now).await?;
     Ok(())
 }
 
-pub(super) async fn warn(
+async fn fail(
+    ctx: &Context,
+    cr: &ClusterRequest,
+    mut st: ClusterRequestStatus,
+    reason: &str,
+    msg: &str,
+    now: i64,
+) -> Result<(), OperatorError> {
+    let generation = generation(cr);
+    st.phase = Some(Phase::Failed);
+    st.message = Some(msg.to_string());
+    st.set_condition(condition(
+        "ClusterReady",
+        false,
+        reason,
+        msg,
+        now,
+        generation,
+    ));
+    ctx.write_status(
+        cr,
+        &st,
+        &[Announce::new(
+            format!("Failed@{generation}"),
+            "Failed",
+            msg,
+            true,
+        )],
+        now,
+    )
+    .await?;
+    Ok(())
+}
+
+/// An edit of an admitted request's spec: the lifetime judged, anything else refused.
+pub(super) async fn change(
     ctx: &Context,
     cr: &ClusterRequest,
     now: i64,
 ) -> Result<(), OperatorError> {
     let mut st = cr.status.clone().unwrap_or_default();
-    let e = st.expires_at.clone().unwrap_or_default();
-    let name = st.cluster_name.clone().unwrap_or_else(|| cr.name_any());
-    let left = steps::parse_time(&e).map_or(0, |t| t - now).max(0);
-    let msg = format!(
-        "expiring: cluster {name} is deleted at {e} (in {}); save what it holds",
-        human(left)
-    );
-    let head = st.message.clone().unwrap_or_default();
-    let head = head.split(" | ").next().unwrap_or_default().to_string();
-    st.phase = Some(Phase::Expiring);
-    st.message = Some(format!("{head} | {msg}"));
-    ctx.write_status(cr, &st, "Expiring", now).await?;
-    ctx.event(cr, true, "Expiring", &msg).await;
+    let Some(mut terms) = st.terms.clone() else {
+        return Ok(());
+    };
+    let generation = generation(cr);
+    let teams = ctx.teams().await?;
+    let cap = ctx.s.rules.max_lifetime_h(teams.by_name.get(&terms.team));
+    st.observed_generation = Some(generation);
+    let mut announce = Vec::new();
+    match spec::change(cr, &terms, cap) {
+        Change::None => {}
+        Change::Refused { reason, message } => {
+            st.set_condition(condition(
+                "SpecAccepted",
+                false,
+                reason,
+                &message,
+                now,
+                generation,
+            ));
+            say(&mut st, &format!("edit refused: {message}"));
+            announce.push(Announce::new(
+                format!("EditRefused@{generation}"),
+                "EditRefused",
+                &message,
+                true,
+            ));
+        }
+        Change::Lifetime { duration, hours } => {
+            let admitted = st
+                .admitted_at
+                .as_deref()
+                .and_then(parse_time)
+                .unwrap_or(now);
+            let before = st.expires_at.clone().unwrap_or_default();
+            let expires = admitted + (hours * 3600.0).round() as i64;
+            let longer = st
+                .expires_at
+                .as_deref()
+                .and_then(parse_time)
+                .is_none_or(|e| expires > e);
+            let (reason, verb) = if longer {
+                ("Extended", "extended")
+            } else {
+                ("Shortened", "shortened")
+            };
+            let msg = format!(
+                "lifetime {verb} to {duration} from admission: cluster {} now expires at {} (was {before}); team {} may hold it at most {} from admission",
+                cluster_name(cr),
+                format_time(expires),
+                terms.team,
+                spec::hours(cap)
+            );
+            terms.duration = duration;
+            st.terms = Some(terms);
+            st.expires_at = Some(format_time(expires));
+            st.set_condition(condition(
+                "SpecAccepted",
+                true,
+                reason,
+                &msg,
+                now,
+                generation,
+            ));
+            // A warning given for the old hour is given again for the new one.
+            if st.phase == Some(Phase::Expiring)
+                && now < steps::warn_at(cr, expires, ctx.s.warn_before_s)
+            {
+                let ready = st
+                    .condition("ClusterReady")
+                    .is_some_and(|c| c.status == "True");
+                st.phase = Some(if ready {
+                    Phase::Ready
+                } else {
+                    Phase::Provisioning
+                });
+            }
+            say(&mut st, &msg);
+            announce.push(Announce::new(
+                format!("{reason}@{generation}"),
+                reason,
+                &msg,
+                false,
+            ));
+            relabel_expiry(ctx, cr, expires).await?;
+        }
+    }
+    ctx.write_status(cr, &st, &announce, now).await?;
     Ok(())
 }
 
-fn human(s: i64) -> String {
-    if s >= 86_400 {
-        format!("{:.1} d", s as f64 / 86_400.0)
-    } else if s >= 3600 {
-        format!("{:.1} h", s as f64 / 3600.0)
-    } else {
-        format!("{} min", (s + 59) / 60)
-    }
-}
-
-/// `true` when done (Expired written); `false` while the cluster is still going.
-pub(super) async fn expire(
+/// The delivered cluster's expiry label and annotation follow a lifetime change.
+async fn relabel_expiry(
     ctx: &Context,
     cr: &ClusterRequest,
-    now: i64,
-) -> Result<bool, OperatorError> {
-    let mut st = cr.status.clone().unwrap_or_default();
-    let generation = st.observed_generation.unwrap_or(0);
-    let name = st.cluster_name.clone().unwrap_or_else(|| cr.name_any());
-    let e = st.expires_at.clone().unwrap_or_default();
-    let head = st.message.clone().unwrap_or_default();
-    let head = head.split(" | ").next().unwrap_or_default().to_string();
-    if !ctx.s.dry_run && !remove_cluster(ctx, cr, &name).await? {
-        if st.phase != Some(Phase::Expiring)
-            || !st
-                .message
-                .as_deref()
-                .unwrap_or_default()
-                .contains("deleting")
-        {
-            st.phase = Some(Phase::Expiring);
-            st.message = Some(format!(
-                "{head} | expiring: lifetime over at {e}, deleting cluster {name}"
-            ));
-            ctx.write_status(cr, &st, "LifetimeOver", now).await?;
-            ctx.event(
-                cr,
-                false,
-                "Expiring",
-                &format!("lifetime over at {e}: deleting Rancher cluster {name}"),
-            )
-            .await;
-        }
-        return Ok(false);
+    expires: i64,
+) -> Result<(), OperatorError> {
+    if ctx.s.dry_run {
+        return Ok(());
     }
-    let msg = if ctx.s.dry_run {
-        format!("expired at {e}; dry run: cluster {name} is not deleted")
-    } else {
-        format!("expired at {e}: cluster {name} deleted")
+    let name = cluster_name(cr);
+    let api = ctx.dynamic(&cluster_resource());
+    let Some(c) = api
+        .get_opt(&name)
+        .await
+        .map_err(api_err(format!("reading Cluster {name}")))?
+    else {
+        return Ok(());
     };
-    st.phase = Some(Phase::Expired);
-    st.message = Some(format!("{head} | {msg}"));
-    st.set_condition(condition(
-        "Expired",
-        true,
-        "LifetimeOver",
-        &msg,
-        now,
-        generation,
-    ));
-    // The cluster is gone: the finalizer has nothing left to guard. It goes first, so a
-    // request seen Expired holds no finalizer (a crash in between retries from here).
-    if !ctx.s.dry_run {
-        set_finalizer(ctx, cr, false).await?;
+    if c.labels().get(REQUEST_UID_LABEL) != cr.uid().as_ref() {
+        return Ok(());
     }
-    ctx.write_status(cr, &st, "LifetimeOver", now).await?;
-    ctx.event(cr, false, "Expired", &msg).await;
-    Ok(true)
-}
-
-pub(super) async fn cleanup(ctx: &Context, cr: &ClusterRequest) -> Result<Action, OperatorError> {
-    if !cr.finalizers().iter().any(|f| f == FINALIZER) {
-        return Ok(Action::await_change());
-    }
-    let name = cr
-        .status
-        .as_ref()
-        .and_then(|s| s.cluster_name.clone())
-        .unwrap_or_else(|| cr.name_any());
-    if ctx.s.dry_run || remove_cluster(ctx, cr, &name).await? {
-        set_finalizer(ctx, cr, false).await?;
-        return Ok(Action::await_change());
-    }
-    Ok(Action::requeue(Duration::from_secs(2)))
+    ctx.fence.check()?;
+    api.patch(
+        &name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {
+            "labels": {EXPIRES_LABEL: expires.to_string()},
+            "annotations": {EXPIRES_LABEL: format_time(expires)},
+        }})),
+    )
+    .await
+    .map_err(api_err(format!("relabelling Cluster {name}")))?;
+    Ok(())
 }

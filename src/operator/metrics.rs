@@ -146,18 +146,39 @@ impl Metrics {
     }
 }
 
-/// Serve `/metrics` and `/healthz` on `listener` until the process ends.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    metrics: std::sync::Arc<Metrics>,
-) -> std::io::Result<()> {
+/// What one client may cost the listener: it serves Prometheus and a kubelet, never a
+/// crowd, so a client that holds connections open, sends slowly or sends much is cut off
+/// before it can take the descriptors or the memory the controller needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Connections served at once; more are closed as soon as they are accepted.
+    pub max_connections: usize,
+    /// Time for a request's header to arrive.
+    pub header_timeout: std::time::Duration,
+    /// Time for a whole connection (one request: no keep-alive).
+    pub connection_timeout: std::time::Duration,
+    /// Bytes read for one request (header and body).
+    pub max_request_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: 32,
+            header_timeout: std::time::Duration::from_secs(5),
+            connection_timeout: std::time::Duration::from_secs(15),
+            max_request_bytes: 16 * 1024,
+        }
+    }
+}
+
+fn router(metrics: std::sync::Arc<Metrics>) -> axum::Router {
     use axum::routing::get;
-    let m = metrics.clone();
-    let app = axum::Router::new()
+    axum::Router::new()
         .route(
             "/metrics",
             get(move || {
-                let m = m.clone();
+                let m = metrics.clone();
                 async move {
                     (
                         [(
@@ -169,8 +190,46 @@ pub async fn serve(
                 }
             }),
         )
-        .route("/healthz", get(|| async { "ok\n" }));
-    axum::serve(listener, app).await
+        .route("/healthz", get(|| async { "ok\n" }))
+}
+
+/// Serve `/metrics` and `/healthz` on `listener` until the process ends, within `limits`.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    metrics: std::sync::Arc<Metrics>,
+    limits: Limits,
+) -> std::io::Result<()> {
+    let app = router(metrics).layer(tower_http::limit::RequestBodyLimitLayer::new(
+        limits.max_request_bytes,
+    ));
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((s, _)) => s,
+            Err(e) => {
+                // Out of descriptors, say: wait rather than spin.
+                tracing::warn!(error = %e, "metrics listener: accept failed");
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .keep_alive(false)
+                .max_buf_size(limits.max_request_bytes.max(8192))
+                .serve_connection(io, service);
+            let _ = tokio::time::timeout(limits.connection_timeout, conn).await;
+            drop(slot);
+        });
+    }
 }
 
 #[cfg(test)]

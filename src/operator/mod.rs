@@ -4,18 +4,24 @@
 //! the fleet as it runs), delivers the admitted ones as Rancher clusters from the
 //! catalogue, and removes them when their lifetime is over.
 
+pub mod access;
 pub mod admission;
 pub mod catalogue;
 pub mod context;
 pub mod controller;
+mod ending;
+pub mod fence;
 pub mod harvester;
+mod judge;
 pub mod leader;
 mod lifecycle;
 pub mod metrics;
 pub mod resource;
 pub mod service;
+pub mod snapshot;
 pub mod spec;
 pub mod steps;
+pub mod teams;
 
 pub use context::{Clock, OperatorError, Settings, Transition};
 pub use resource::{ClusterRequest, ClusterRequestSpec, ClusterRequestStatus, Phase, crd};

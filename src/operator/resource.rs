@@ -14,16 +14,39 @@ use serde::{Deserialize, Serialize};
 
 /// The API group of the request and of the labels the operator writes.
 pub const GROUP: &str = "rackplan.io";
-/// Label on a delivered Rancher cluster and its machine configs: the request's UID. The
-/// operator deletes only objects that carry the UID of the request it is acting for.
+/// Label on a delivered Rancher cluster, its machine configs and its access bindings: the
+/// request's UID. The operator deletes only objects that carry the UID of the request it
+/// is acting for.
 pub const REQUEST_UID_LABEL: &str = "rackplan.io/request-uid";
-/// Label: the team the cluster belongs to.
+/// Label: the team a cluster belongs to. On a namespace it makes the namespace the team's:
+/// requests made there are that team's (set by the platform team, never by the team).
 pub const TEAM_LABEL: &str = "rackplan.io/team";
 /// Label: when the cluster is removed, as seconds since the epoch (a label value cannot
 /// hold `:`), with the RFC 3339 time in the annotation of the same name.
 pub const EXPIRES_LABEL: &str = "rackplan.io/expires-at";
+/// Annotation on a delivered object: `<namespace>/<name>` of its request (owner references
+/// cannot cross namespaces, so this and the UID label are the link).
+pub const REQUEST_ANNOTATION: &str = "rackplan.io/request";
+/// Annotation on a request: `"true"` holds its cluster past expiry and deletion.
+pub const PROTECT_ANNOTATION: &str = "rackplan.io/protect";
 /// The request's finalizer: the Rancher cluster is gone before the request is.
 pub const FINALIZER: &str = "rackplan.io/cluster-cleanup";
+
+/// The longest value of each string field, in bytes: the CRD's `maxLength` (the API server
+/// refuses longer ones) and the operator's own check (for objects made before the bound).
+pub mod limits {
+    /// A team is a label value.
+    pub const TEAM: usize = 63;
+    pub const SHAPE: usize = 63;
+    pub const VERSION: usize = 64;
+    pub const DURATION: usize = 32;
+    pub const REQUESTER: usize = 256;
+    pub const REASON: usize = 1024;
+    /// Status text the operator writes.
+    pub const MESSAGE: usize = 2048;
+    pub const SUMMARY: usize = 40;
+    pub const NAME: usize = 253;
+}
 
 /// What a team asks for.
 #[derive(CustomResource, Deserialize, Serialize, Clone, Debug, Default, JsonSchema)]
@@ -39,46 +62,67 @@ pub const FINALIZER: &str = "rackplan.io/cluster-cleanup";
     printcolumn = r#"{"name":"Shape","type":"string","jsonPath":".spec.shape"}"#,
     printcolumn = r#"{"name":"Phase","type":"string","jsonPath":".status.phase"}"#,
     printcolumn = r#"{"name":"Expires","type":"string","jsonPath":".status.expiresAt"}"#,
-    printcolumn = r#"{"name":"Message","type":"string","jsonPath":".status.message","priority":0}"#
+    printcolumn = r#"{"name":"Summary","type":"string","jsonPath":".status.summary"}"#,
+    printcolumn = r#"{"name":"Message","type":"string","jsonPath":".status.message","priority":1}"#
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterRequestSpec {
-    /// The team asking; its vCPU quota is the site's (the catalogue scenario's `teams`) or
-    /// the quota ConfigMap's.
+    /// The team asking: the team of the namespace the request is made in (its label
+    /// `rackplan.io/team`); empty means that team, another name is refused.
     #[serde(default)]
+    #[schemars(length(max = 63))]
     pub team: String,
     /// A shape of the catalogue (`catalogue/<shape>.yaml` as `rackplan render` writes it).
     #[serde(default)]
+    #[schemars(length(max = 63))]
     pub shape: String,
     /// A Kubernetes version other than the catalogue's, when the operator allows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 64))]
     pub kubernetes_version: Option<String>,
-    /// How long the cluster lives: `72h`, `14d`, `2w`; bounded by the operator's
-    /// `--max-lifetime`.
+    /// How long the cluster lives from its admission: `72h`, `14d`, `2w`; bounded by the
+    /// team's longest lifetime. Raised or lowered after admission, it is judged as an
+    /// extension (never past that bound, counted from the admission) or a shortening.
     #[serde(default)]
+    #[schemars(length(max = 32))]
     pub duration: String,
+    /// How long the request may wait for room when the quota or the fleet's failure
+    /// headroom refuses it (`48h`); judged again whenever room may have come back.
+    /// Absent: it waits until it fits or is deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 32))]
+    pub max_wait: Option<String>,
     /// Who asks (a person or a ticket system).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 256))]
     pub requester: Option<String>,
     /// Why, in the requester's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub reason: Option<String>,
 }
 
 /// Where a request stands.
 #[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
 pub enum Phase {
-    /// Not judged yet (waiting for the requests created before it).
+    /// Not judged yet (waiting for the requests created before it, or for the fleet to
+    /// read).
     Pending,
     /// Within quota and the fleet survives every node and rack failure with it placed.
     Admitted,
-    /// Over quota, no failure headroom, or an invalid spec; stays so until the spec changes.
+    /// Over quota or without failure headroom now: judged again, in creation order,
+    /// whenever room may have come back (a cluster expires or is deleted, the quota
+    /// changes, the fleet changes), until `spec.maxWait`.
+    Waiting,
+    /// An invalid spec (stays so until the spec changes), or waited past `spec.maxWait`.
     Refused,
-    /// The Rancher cluster is created and not ready yet.
+    /// The Rancher cluster is created and not ready yet, or its team's access is not yet
+    /// granted.
     Provisioning,
-    /// The Rancher cluster reports ready.
+    /// The Rancher cluster reports ready and the team's access is granted.
     Ready,
-    /// Within the warning time before expiry, or being removed at expiry.
+    /// Within the warning time before expiry, being removed at expiry, or held past it by
+    /// protection.
     Expiring,
     /// Removed at expiry; the request stays as the record.
     Expired,
@@ -100,6 +144,7 @@ impl Phase {
         match self {
             Phase::Pending => "Pending",
             Phase::Admitted => "Admitted",
+            Phase::Waiting => "Waiting",
             Phase::Refused => "Refused",
             Phase::Provisioning => "Provisioning",
             Phase::Ready => "Ready",
@@ -109,9 +154,10 @@ impl Phase {
         }
     }
 
-    pub const ALL: [Phase; 8] = [
+    pub const ALL: [Phase; 9] = [
         Phase::Pending,
         Phase::Admitted,
+        Phase::Waiting,
         Phase::Refused,
         Phase::Provisioning,
         Phase::Ready,
@@ -125,19 +171,170 @@ impl Phase {
 #[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
-    /// `Admitted`, `ClusterReady` or `Expired`.
+    /// `Admitted`, `Judged`, `SpecAccepted`, `ClusterReady`, `AccessGranted`, `Expired`.
     #[serde(rename = "type")]
+    #[schemars(length(max = 63))]
     pub type_: String,
     /// `True`, `False` or `Unknown`.
+    #[schemars(length(max = 8))]
     pub status: String,
     /// A CamelCase word: `WithinQuotaAndHeadroom`, `QuotaExceeded`, `NoFailureHeadroom`,
-    /// `InvalidSpec`, `Provisioning`, `ClusterReady`, `LifetimeOver`, ...
+    /// `InvalidSpec`, `FleetUnreadable`, `ImmutableField`, `Extended`, `Provisioning`,
+    /// `ClusterReady`, `NoPrincipal`, `LifetimeOver`, `Protected`, ...
+    #[schemars(length(max = 63))]
     pub reason: String,
+    #[schemars(length(max = 2048))]
     pub message: String,
     /// RFC 3339.
+    #[schemars(length(max = 32))]
     pub last_transition_time: String,
     #[serde(default)]
     pub observed_generation: i64,
+}
+
+/// The terms judged at admission, recorded so that delivery, quota accounting and expiry
+/// use them and never the live spec (which the team may edit afterwards).
+#[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Terms {
+    /// The team whose quota it counts against (the namespace's team).
+    #[schemars(length(max = 63))]
+    pub team: String,
+    #[schemars(length(max = 63))]
+    pub shape: String,
+    /// The Kubernetes version delivered: the request's, else the catalogue's.
+    #[schemars(length(max = 64))]
+    pub kubernetes_version: String,
+    /// The lifetime granted, as the spec gave it (`72h`); extensions replace it.
+    #[schemars(length(max = 32))]
+    pub duration: String,
+    /// The shape's resources when judged: vCPU, memory GiB and disk GiB of all its VMs.
+    pub vcpu: f64,
+    pub memory_gib: f64,
+    pub disk_gib: f64,
+    /// The shape's pools when judged.
+    #[schemars(length(max = 32))]
+    pub pools: Vec<TermsPool>,
+    /// Judged by an operator in `--dry-run`: a live operator judges it again before it
+    /// delivers anything.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub dry_run: bool,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if takes a reference
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One pool of a shape, as judged.
+#[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TermsPool {
+    #[schemars(length(max = 63))]
+    pub name: String,
+    pub count: u32,
+    pub vcpu: f64,
+    pub memory_gib: f64,
+    /// One Longhorn volume per entry, GiB.
+    #[schemars(length(max = 16))]
+    pub disks_gib: Vec<f64>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub anti_affinity: bool,
+}
+
+/// What a waiting request waits for.
+#[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Waiting {
+    /// `Quota`, `FailureHeadroom` or `QuotaAndFailureHeadroom`.
+    #[schemars(length(max = 63))]
+    pub reason: String,
+    /// RFC 3339: when it started waiting.
+    #[schemars(length(max = 32))]
+    pub since: String,
+    /// RFC 3339: when it stops waiting and is refused (`spec.maxWait` after creation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 32))]
+    pub until: Option<String>,
+}
+
+/// How the team reaches its cluster: Rancher role bindings for its principals, and where
+/// each member gets a kubeconfig of their own. Never the cluster's admin kubeconfig.
+#[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Access {
+    /// Rancher's management cluster id (`c-m-...`, the provisioning Cluster's
+    /// `status.clusterName`).
+    #[schemars(length(max = 63))]
+    pub cluster_id: String,
+    /// The `ClusterRoleTemplateBinding`s made for the team.
+    #[schemars(length(max = 32))]
+    pub bindings: Vec<AccessBinding>,
+    /// The cluster in Rancher's UI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 512))]
+    pub ui: Option<String>,
+    /// How a member gets a kubeconfig: the API call made with their own Rancher token.
+    #[schemars(length(max = 1024))]
+    pub kubeconfig: String,
+}
+
+/// One `management.cattle.io/v3` ClusterRoleTemplateBinding.
+#[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessBinding {
+    #[schemars(length(max = 63))]
+    pub namespace: String,
+    #[schemars(length(max = 253))]
+    pub name: String,
+    /// The Rancher principal: `github_team://1234`, `okta_group://platform`, `local://u-abc`.
+    #[schemars(length(max = 512))]
+    pub principal: String,
+    /// The role template: `cluster-member` or `cluster-owner`.
+    #[schemars(length(max = 63))]
+    pub role: String,
+}
+
+/// The last etcd snapshot asked of Rancher before the cluster is deleted at expiry.
+#[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FinalSnapshot {
+    /// RFC 3339, on the operator's clock.
+    #[schemars(length(max = 32))]
+    pub requested_at: String,
+    /// The `spec.rkeConfig.etcdSnapshotCreate.generation` set on the Rancher cluster.
+    pub generation: i64,
+    /// The cluster's `ETCDSnapshot` objects that existed when it was asked (so the new
+    /// one is told apart without comparing clocks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 128))]
+    pub before: Vec<String>,
+    /// The `rke.cattle.io/v1` ETCDSnapshot that records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 253))]
+    pub snapshot: Option<String>,
+    /// Where it was stored: `s3` or `local` (a local snapshot goes with the cluster's VMs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 16))]
+    pub storage: Option<String>,
+    /// `recorded`, `failed: ...`, `timed out after ...`, or `skipped: ...`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
+    pub outcome: Option<String>,
+}
+
+/// An event to send for a transition.
+#[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingEvent {
+    #[schemars(length(max = 128))]
+    pub key: String,
+    #[schemars(length(max = 63))]
+    pub reason: String,
+    #[schemars(length(max = 1024))]
+    pub note: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub warning: bool,
 }
 
 /// What the operator answers.
@@ -149,17 +346,46 @@ pub struct ClusterRequestStatus {
     /// The sentence `rackplan admit` gives: the quota (used, asked, allowed) or the
     /// failure that would strand VMs and what would fix it; then what happened since.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 2048))]
     pub message: Option<String>,
+    /// A few words for `kubectl get clusterrequests` (the message is the wide column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 40))]
+    pub summary: Option<String>,
     /// RFC 3339.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 32))]
     pub admitted_at: Option<String>,
     /// RFC 3339: when the cluster is removed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 32))]
     pub expires_at: Option<String>,
-    /// The Rancher `provisioning.cattle.io/v1` Cluster made for the request.
+    /// The Rancher `provisioning.cattle.io/v1` Cluster made for the request (in the
+    /// catalogue's namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 63))]
     pub cluster_name: Option<String>,
+    /// What was judged at admission: what is delivered, counted and expired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terms: Option<Terms>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<Waiting>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Access>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_snapshot: Option<FinalSnapshot>,
+    /// Events a status write made pending: sent, then moved to `announced` (a crash in
+    /// between sends them at the next look, under the same event name).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 16))]
+    pub pending_events: Vec<PendingEvent>,
+    /// The transitions whose event was sent (`Admitted@1`, `Ready`, ...), so each is
+    /// announced once, across restarts too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 64))]
+    pub announced: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 16))]
     pub conditions: Vec<Condition>,
     /// The spec generation the phase answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -188,11 +414,43 @@ impl ClusterRequestStatus {
     }
 }
 
-/// The CustomResourceDefinition, as `render` writes it and the tests apply it.
+/// The spec fields that cannot change once a request is admitted (its terms are
+/// recorded), as (field, CEL expression of the field in `self` or `oldSelf`).
+const IMMUTABLE: [(&str, &str); 3] = [
+    ("team", "X.spec.team"),
+    ("shape", "X.spec.shape"),
+    (
+        "kubernetesVersion",
+        "(has(X.spec.kubernetesVersion) ? X.spec.kubernetesVersion : '')",
+    ),
+];
+
+/// The CustomResourceDefinition, as `render` writes it and the tests apply it: the
+/// derived schema (every string bounded) with CEL rules at the root that make the judged
+/// terms immutable once recorded. API servers before v1.25 ignore the rules; the
+/// operator refuses such an edit anyway.
 pub fn crd()
 -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
     use kube::CustomResourceExt as _;
-    ClusterRequest::crd()
+    let mut c = serde_json::to_value(ClusterRequest::crd()).expect("the CRD serializes");
+    let rules: Vec<serde_json::Value> = IMMUTABLE
+        .iter()
+        .map(|(field, expr)| {
+            let now = expr.replace('X', "self");
+            let before = expr.replace('X', "oldSelf");
+            serde_json::json!({
+                "rule": format!(
+                    "!has(oldSelf.status) || !has(oldSelf.status.terms) || {now} == {before}"
+                ),
+                "message": format!(
+                    "spec.{field} cannot change once the request is admitted (status.terms records what was judged); make a new request instead"
+                ),
+            })
+        })
+        .collect();
+    c["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"] =
+        serde_json::Value::Array(rules);
+    serde_json::from_value(c).expect("the CRD deserializes")
 }
 
 #[cfg(test)]
@@ -212,7 +470,14 @@ mod tests {
             .iter()
             .map(|c| c["name"].as_str().unwrap())
             .collect();
-        assert_eq!(cols, ["Team", "Shape", "Phase", "Expires", "Message"]);
+        assert_eq!(
+            cols,
+            ["Team", "Shape", "Phase", "Expires", "Summary", "Message"]
+        );
+        let cel = v["schema"]["openAPIV3Schema"]["x-kubernetes-validations"].to_string();
+        assert!(cel.contains("self.spec.team == oldSelf.spec.team"), "{cel}");
+        let reason = &v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["reason"];
+        assert_eq!(reason["maxLength"], 1024, "{reason}");
         let phases = &v["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["phase"];
         assert!(phases.to_string().contains("Expiring"), "{phases}");
     }

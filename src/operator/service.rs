@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::context::{Context, OperatorError, Settings, Transition};
 use super::controller;
+use super::fence::Fence;
 use super::leader::{Elector, LeaseSettings};
 use super::metrics::Metrics;
 
@@ -80,7 +81,11 @@ pub async fn serve(
                 what: format!("--listen {}", o.listen),
                 message: e.to_string(),
             })?;
-    tokio::spawn(super::metrics::serve(listener, metrics.clone()));
+    tokio::spawn(super::metrics::serve(
+        listener,
+        metrics.clone(),
+        super::metrics::Limits::default(),
+    ));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let shutdown = async move {
         shutdown.await;
@@ -108,19 +113,23 @@ pub async fn serve(
     }
     metrics.set_leader(true);
     tracing::info!(identity = %o.settings.identity, "leading: the controller starts");
+    let fence = elector.as_ref().map_or_else(Fence::none, Elector::fence);
     let ctx = Arc::new(Context::new(
         o.settings,
         rancher,
         harvester,
         metrics.clone(),
+        fence.clone(),
         log,
     ));
     let (lost_tx, lost_rx) = tokio::sync::oneshot::channel::<()>();
     let stop_for_controller = stopped();
+    let fence_lost = fence.clone();
     let stop = async move {
         tokio::select! {
             () = stop_for_controller => {}
             _ = lost_rx => {}
+            () = fence_lost.lost() => {}
         }
     };
     let running = tokio::spawn(controller::run(ctx, stop));
@@ -131,6 +140,14 @@ pub async fn serve(
                 let _ = lost_tx.send(());
                 let _ = running.await;
                 Err(OperatorError::Lease(reason))
+            }
+            () = fence.lost() => {
+                metrics.set_leader(false);
+                let _ = lost_tx.send(());
+                let _ = running.await;
+                Err(OperatorError::Lease(
+                    "a write found the lease's safe time over; this replica stopped acting".into(),
+                ))
             }
             () = stopped() => {
                 let _ = lost_tx.send(());

@@ -1,15 +1,21 @@
 //! A request's spec checked before it is judged: its name can name a Rancher cluster, its
-//! team has a quota, its shape is in the catalogue and within the bounds `admit` holds
-//! every request to, its lifetime reads and is within the operator's longest, its
-//! Kubernetes version is the catalogue's or one the operator allows, and its free text
-//! is short plain text. Each refusal names the field (`spec.duration: ...`).
+//! team is the team of the namespace it was made in and has a quota, its shape is in the
+//! catalogue and within the bounds `admit` holds every request to, its lifetime reads and
+//! is within the team's longest, its Kubernetes version is the catalogue's or one the
+//! operator allows, and its free text is short plain text. Each refusal names the field
+//! (`spec.duration: ...`).
+//!
+//! Once admitted, a request's terms (team, shape, version, lifetime and the shape's
+//! resources) are recorded in its status; an edit of the spec afterwards is judged here as
+//! a change of those terms: the lifetime may be raised (never past the team's longest,
+//! counted from the admission) or lowered, nothing else may change.
 
 use super::catalogue::Catalogue;
-use super::resource::ClusterRequest;
-use crate::simulate::scenario::{Request, Team, ranges};
+use super::resource::{ClusterRequest, Terms, TermsPool, limits};
+use super::teams::{TeamConfig, Teams};
+use crate::simulate::scenario::request::parse_duration_h;
+use crate::simulate::scenario::{Pool, Request, ranges};
 
-/// The most characters of `requester` or `reason`.
-const MAX_TEXT: usize = 1024;
 /// The longest request name: a Rancher cluster name (a DNS label) leaves room for the
 /// machine configs' `-<pool>` and the node driver's machine suffixes.
 const MAX_NAME: usize = 40;
@@ -17,7 +23,7 @@ const MAX_NAME: usize = 40;
 /// What the operator allows beyond the catalogue.
 #[derive(Debug, Clone)]
 pub struct Rules {
-    /// The longest lifetime granted, hours.
+    /// The longest lifetime granted, hours, for teams that name none.
     pub max_lifetime_h: f64,
     /// Kubernetes versions a request may ask for besides the catalogue's.
     pub versions: Vec<String>,
@@ -29,6 +35,14 @@ impl Default for Rules {
             max_lifetime_h: 90.0 * 24.0,
             versions: Vec::new(),
         }
+    }
+}
+
+impl Rules {
+    /// The longest lifetime of `team`, hours.
+    pub fn max_lifetime_h(&self, team: Option<&TeamConfig>) -> f64 {
+        team.and_then(|t| t.max_lifetime_h)
+            .unwrap_or(self.max_lifetime_h)
     }
 }
 
@@ -62,9 +76,9 @@ pub(crate) fn shown(s: &str) -> String {
     out
 }
 
-fn plain(field: &'static str, s: &str) -> Result<(), SpecError> {
-    if s.len() > MAX_TEXT {
-        return Err(err(field, format!("{} bytes; at most {MAX_TEXT}", s.len())));
+fn plain(field: &'static str, s: &str, max: usize) -> Result<(), SpecError> {
+    if s.len() > max {
+        return Err(err(field, format!("{} bytes; at most {max}", s.len())));
     }
     if s.chars().any(char::is_control) {
         return Err(err(
@@ -75,7 +89,7 @@ fn plain(field: &'static str, s: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
-fn hours(h: f64) -> String {
+pub(crate) fn hours(h: f64) -> String {
     if h >= 24.0 && (h / 24.0).fract() == 0.0 {
         format!("{}d", h / 24.0)
     } else {
@@ -83,13 +97,170 @@ fn hours(h: f64) -> String {
     }
 }
 
-/// Check `cr` and resolve it to the request `admit` judges.
+/// A request checked: what `admit` judges, the terms recorded if admitted, and how long
+/// it may wait for room.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub request: Request,
+    pub terms: Terms,
+    pub max_wait_h: Option<f64>,
+}
+
+/// The shape's pools as recorded terms.
+pub fn terms_pools(pools: &[Pool]) -> Vec<TermsPool> {
+    pools
+        .iter()
+        .map(|p| TermsPool {
+            name: p.name.clone(),
+            count: p.count,
+            vcpu: p.vcpu,
+            memory_gib: p.memory_gib,
+            disks_gib: p.disks_gib.clone(),
+            anti_affinity: p.anti_affinity,
+        })
+        .collect()
+}
+
+/// The recorded pools as the simulator's.
+pub fn pools_of(terms: &Terms) -> Vec<Pool> {
+    terms
+        .pools
+        .iter()
+        .map(|p| Pool {
+            name: p.name.clone(),
+            count: p.count,
+            vcpu: p.vcpu,
+            memory_gib: p.memory_gib,
+            disks_gib: p.disks_gib.clone(),
+            anti_affinity: p.anti_affinity,
+            running: true,
+        })
+        .collect()
+}
+
+/// Whether a shape still has the resources it had when judged.
+pub fn same_pools(a: &[TermsPool], b: &[TermsPool]) -> bool {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(1.0);
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(p, q)| {
+            p.name == q.name
+                && p.count == q.count
+                && close(p.vcpu, q.vcpu)
+                && close(p.memory_gib, q.memory_gib)
+                && p.anti_affinity == q.anti_affinity
+                && p.disks_gib.len() == q.disks_gib.len()
+                && p.disks_gib
+                    .iter()
+                    .zip(&q.disks_gib)
+                    .all(|(x, y)| close(*x, *y))
+        })
+}
+
+fn duration_field(field: &'static str, v: &str, max_h: Option<f64>) -> Result<f64, SpecError> {
+    plain(field, v, limits::DURATION)?;
+    if v.trim().is_empty() {
+        return Err(err(
+            field,
+            format!(
+                "empty; every cluster has a lifetime: e.g. 72h, 14d{}",
+                max_h
+                    .map(|m| format!(" (at most {})", hours(m)))
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    let h = parse_duration_h(v).map_err(|e| err(field, e.to_string()))?;
+    if h <= 0.0 {
+        return Err(err(field, format!("`{}` is no time at all", shown(v))));
+    }
+    Ok(h)
+}
+
+/// Annotation on the operator's own copy of a request (never written back) naming the
+/// fields cut to their bound and their sizes: `spec.reason=200000`.
+pub const OVERSIZE: &str = "rackplan.io/oversize";
+
+/// The string fields of a spec with their bound.
+fn bounded(
+    s: &mut super::resource::ClusterRequestSpec,
+) -> [(&'static str, Option<&mut String>, usize); 7] {
+    [
+        ("spec.team", Some(&mut s.team), limits::TEAM),
+        ("spec.shape", Some(&mut s.shape), limits::SHAPE),
+        (
+            "spec.kubernetesVersion",
+            s.kubernetes_version.as_mut(),
+            limits::VERSION,
+        ),
+        ("spec.duration", Some(&mut s.duration), limits::DURATION),
+        ("spec.maxWait", s.max_wait.as_mut(), limits::DURATION),
+        ("spec.requester", s.requester.as_mut(), limits::REQUESTER),
+        ("spec.reason", s.reason.as_mut(), limits::REASON),
+    ]
+}
+
+/// Cut a request the operator holds to what it needs: no managed fields, and each string
+/// past its bound cut to it, with the original size kept in `OVERSIZE` so `check` still
+/// refuses it at its field. A request made before the CRD bounded its fields (or on an
+/// API server that does not enforce them) then costs its bound, not its size.
+pub fn shrink(cr: &mut ClusterRequest) {
+    cr.metadata.managed_fields = None;
+    // Only this function says what was cut: a request cannot claim it.
+    if let Some(a) = cr.metadata.annotations.as_mut() {
+        a.remove(OVERSIZE);
+    }
+    let mut cut = Vec::new();
+    for (field, v, max) in bounded(&mut cr.spec) {
+        if let Some(v) = v
+            && v.len() > max
+        {
+            cut.push(format!("{field}={}", v.len()));
+            let mut end = max;
+            while !v.is_char_boundary(end) {
+                end -= 1;
+            }
+            v.truncate(end);
+        }
+    }
+    if !cut.is_empty() {
+        cr.metadata
+            .annotations
+            .get_or_insert_with(Default::default)
+            .insert(OVERSIZE.into(), cut.join(","));
+    }
+}
+
+/// The first field `shrink` cut, as a refusal.
+fn oversize(cr: &ClusterRequest) -> Result<(), SpecError> {
+    let Some(cut) = cr
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(OVERSIZE))
+    else {
+        return Ok(());
+    };
+    let mut spec = cr.spec.clone();
+    for (field, _, max) in bounded(&mut spec) {
+        if let Some(size) = cut
+            .split(',')
+            .find_map(|e| e.strip_prefix(field).and_then(|r| r.strip_prefix('=')))
+        {
+            return Err(err(field, format!("{size} bytes; at most {max}")));
+        }
+    }
+    Ok(())
+}
+
+/// Check `cr`, made in a namespace of team `ns_team`, and resolve it to the request
+/// `admit` judges and the terms it would be admitted on.
 pub fn check(
     cr: &ClusterRequest,
+    ns_team: &str,
     catalogue: &Catalogue,
     rules: &Rules,
-    teams: &[Team],
-) -> Result<Request, SpecError> {
+    teams: &Teams,
+) -> Result<Checked, SpecError> {
     let name = cr.metadata.name.clone().unwrap_or_default();
     if !crate::site::types::is_dns_label(&name, MAX_NAME) {
         return Err(err(
@@ -100,42 +271,46 @@ pub fn check(
             ),
         ));
     }
+    oversize(cr)?;
     let s = &cr.spec;
-    plain("spec.team", &s.team)?;
-    let team_names = || {
-        teams
-            .iter()
-            .map(|t| t.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if s.team.is_empty() {
-        return Err(err(
-            "spec.team",
-            format!("empty; name the team asking (one of: {})", team_names()),
-        ));
-    }
-    if !teams.iter().any(|t| t.name == s.team) {
+    plain("spec.team", &s.team, limits::TEAM)?;
+    let ns = cr.metadata.namespace.clone().unwrap_or_default();
+    if !s.team.is_empty() && s.team != ns_team {
         return Err(err(
             "spec.team",
             format!(
-                "no team `{}` has a quota; teams: {}{}",
-                shown(&s.team),
-                team_names(),
-                crate::words::closest(&s.team, teams.iter().map(|t| t.name.as_str()))
-                    .map(|h| format!(" (did you mean `{h}`?)"))
-                    .unwrap_or_default()
+                "`{}` is not the team of namespace {ns} ({ns_team}); a request counts against the quota of the team whose namespace it is made in: make it in that team's namespace, or leave spec.team empty",
+                shown(&s.team)
             ),
         ));
     }
-    plain("spec.shape", &s.shape)?;
+    let team = ns_team;
+    if let Some(why) = teams.bad.get(team) {
+        return Err(err(
+            "spec.team",
+            format!("team {team} cannot be served: {why}"),
+        ));
+    }
+    let Some(config) = teams.by_name.get(team) else {
+        return Err(err(
+            "spec.team",
+            format!(
+                "team {team} (of namespace {ns}) has no quota here; teams: {}",
+                teams.names()
+            ),
+        ));
+    };
+    plain("spec.shape", &s.shape, limits::SHAPE)?;
     let Some(offer) = catalogue.offers.get(&s.shape) else {
         return Err(err(
             "spec.shape",
             format!(
-                "`{}` is not in the catalogue; shapes: {}",
+                "`{}` is not in the catalogue; shapes: {}{}",
                 shown(&s.shape),
-                catalogue.names()
+                catalogue.names(),
+                crate::words::closest(&s.shape, catalogue.offers.keys().map(String::as_str))
+                    .map(|h| format!(" (did you mean `{h}`?)"))
+                    .unwrap_or_default()
             ),
         ));
     };
@@ -150,30 +325,26 @@ pub fn check(
             ),
         ));
     }
-    plain("spec.duration", &s.duration)?;
-    if s.duration.trim().is_empty() {
+    let max_h = rules.max_lifetime_h(Some(config));
+    let h = duration_field("spec.duration", &s.duration, Some(max_h))?;
+    if h > max_h {
         return Err(err(
             "spec.duration",
             format!(
-                "empty; every cluster has a lifetime: e.g. 72h, 14d (at most {})",
-                hours(rules.max_lifetime_h)
-            ),
-        ));
-    }
-    let h = crate::simulate::scenario::request::parse_duration_h(&s.duration)
-        .map_err(|e| err("spec.duration", e.to_string()))?;
-    if h > rules.max_lifetime_h {
-        return Err(err(
-            "spec.duration",
-            format!(
-                "`{}` is past the longest lifetime granted here ({}); ask for less, or for a renewal later",
+                "`{}` is past the longest lifetime team {team} is granted ({}), extensions included; ask for at most {}",
                 s.duration,
-                hours(rules.max_lifetime_h)
+                hours(max_h),
+                hours(max_h)
             ),
         ));
     }
+    let max_wait_h = match &s.max_wait {
+        Some(w) => Some(duration_field("spec.maxWait", w, None)?),
+        None => None,
+    };
+    let mut version = offer.kubernetes_version.clone();
     if let Some(v) = &s.kubernetes_version {
-        plain("spec.kubernetesVersion", v)?;
+        plain("spec.kubernetesVersion", v, limits::VERSION)?;
         if *v != offer.kubernetes_version && !rules.versions.contains(v) {
             let mut allowed = vec![format!("{} (the catalogue's)", offer.kubernetes_version)];
             allowed.extend(rules.versions.iter().cloned());
@@ -186,115 +357,128 @@ pub fn check(
                 ),
             ));
         }
+        version.clone_from(v);
     }
-    for (field, text) in [
-        ("spec.requester", s.requester.as_deref()),
-        ("spec.reason", s.reason.as_deref()),
+    for (field, text, max) in [
+        ("spec.requester", s.requester.as_deref(), limits::REQUESTER),
+        ("spec.reason", s.reason.as_deref(), limits::REASON),
     ] {
         if let Some(t) = text {
-            plain(field, t)?;
+            plain(field, t, max)?;
         }
     }
-    Ok(Request {
-        name: Some(name),
-        team: s.team.clone(),
-        shape: Some(s.shape.clone()),
-        pools: offer.pools.clone(),
-        count: 1,
-        duration_h: Some(h),
+    let pools = &offer.pools;
+    let sum =
+        |f: &dyn Fn(&Pool) -> f64| -> f64 { pools.iter().map(|p| f(p) * f64::from(p.count)).sum() };
+    let terms = Terms {
+        team: team.to_string(),
+        shape: s.shape.clone(),
+        kubernetes_version: version,
+        duration: s.duration.trim().to_string(),
+        vcpu: sum(&|p| p.vcpu),
+        memory_gib: sum(&|p| p.memory_gib),
+        disk_gib: sum(&|p| p.disks_gib.iter().sum()),
+        pools: terms_pools(pools),
+        dry_run: false,
+    };
+    Ok(Checked {
+        request: Request {
+            name: Some(name),
+            team: team.to_string(),
+            shape: Some(s.shape.clone()),
+            pools: pools.clone(),
+            count: 1,
+            duration_h: Some(h),
+        },
+        terms,
+        max_wait_h,
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::operator::resource::ClusterRequestSpec;
+/// An edit of an admitted request's spec, judged against its recorded terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// Nothing the terms hold changed (the requester or the reason did).
+    None,
+    /// The edit is refused: the terms stay as recorded.
+    Refused {
+        reason: &'static str,
+        message: String,
+    },
+    /// The lifetime changes: the new duration, counted from the admission.
+    Lifetime { duration: String, hours: f64 },
+}
 
-    fn catalogue() -> Catalogue {
-        Catalogue::read(
-            &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("iso-config/example/catalogue"),
-        )
-        .unwrap()
+/// Judge the spec of an admitted request against its recorded `terms`: a changed team,
+/// shape or version is refused with the field named; a new duration is granted up to the
+/// team's longest lifetime counted from the admission (`cap_h`), refused past it.
+pub fn change(cr: &ClusterRequest, terms: &Terms, cap_h: f64) -> Change {
+    let s = &cr.spec;
+    let asked_version = s
+        .kubernetes_version
+        .clone()
+        .unwrap_or_else(|| terms.kubernetes_version.clone());
+    let mut moved = Vec::new();
+    if !s.team.is_empty() && s.team != terms.team {
+        moved.push(format!(
+            "spec.team (`{}`, admitted as {})",
+            shown(&s.team),
+            terms.team
+        ));
     }
-
-    fn teams() -> Vec<Team> {
-        serde_json::from_str(r#"[{"name":"paiement","vcpu_quota":300},{"name":"logistique"}]"#)
-            .unwrap()
+    if s.shape != terms.shape {
+        moved.push(format!(
+            "spec.shape (`{}`, admitted as {})",
+            shown(&s.shape),
+            terms.shape
+        ));
     }
-
-    fn check_spec(
-        name: &str,
-        f: impl FnOnce(&mut ClusterRequestSpec),
-    ) -> Result<Request, SpecError> {
-        let mut spec = ClusterRequestSpec {
-            team: "paiement".into(),
-            shape: "standard".into(),
-            duration: "72h".into(),
-            ..Default::default()
+    if asked_version != terms.kubernetes_version {
+        moved.push(format!(
+            "spec.kubernetesVersion (`{}`, admitted as {})",
+            shown(&asked_version),
+            terms.kubernetes_version
+        ));
+    }
+    if !moved.is_empty() {
+        return Change::Refused {
+            reason: "ImmutableField",
+            message: format!(
+                "{} cannot change after admission: the cluster keeps the terms it was judged on; revert the edit, or make a new request",
+                moved.join(", ")
+            ),
         };
-        f(&mut spec);
-        let rules = Rules {
-            versions: vec!["v1.32.9+rke2r1".into()],
-            ..Rules::default()
-        };
-        check(
-            &ClusterRequest::new(name, spec),
-            &catalogue(),
-            &rules,
-            &teams(),
-        )
     }
-
-    #[test]
-    fn a_good_spec_resolves_to_the_catalogue_pools() {
-        let r = check_spec("ci-a", |_| {}).unwrap();
-        assert_eq!(r.pools.len(), 2);
-        assert_eq!(r.duration_h, Some(72.0));
-        assert!(
-            check_spec("ci-a", |s| s.kubernetes_version =
-                Some("v1.32.9+rke2r1".into()))
-            .is_ok()
-        );
-        assert!(check_spec("ci-a", |s| s.duration = "90d".into()).is_ok());
+    if s.duration.trim() == terms.duration {
+        return Change::None;
     }
-
-    #[test]
-    fn each_bad_field_is_named_with_what_to_do() {
-        let e = |name: &str, f: fn(&mut ClusterRequestSpec)| {
-            check_spec(name, f).unwrap_err().to_string()
+    let h = match duration_field("spec.duration", &s.duration, Some(cap_h)) {
+        Ok(h) => h,
+        Err(e) => {
+            return Change::Refused {
+                reason: "InvalidSpec",
+                message: format!("{e}; the lifetime stays {}", terms.duration),
+            };
+        }
+    };
+    if h > cap_h {
+        return Change::Refused {
+            reason: "ExtensionPastCap",
+            message: format!(
+                "spec.duration: `{}` is past the longest lifetime team {} is granted ({} from admission, extensions included); the lifetime stays {}",
+                s.duration.trim(),
+                terms.team,
+                hours(cap_h),
+                terms.duration
+            ),
         };
-        assert_eq!(
-            e("ci", |s| s.team = "paiemnt".into()),
-            "spec.team: no team `paiemnt` has a quota; teams: paiement, logistique (did you mean `paiement`?)"
-        );
-        assert_eq!(
-            e("ci", |s| s.shape = "huge".into()),
-            "spec.shape: `huge` is not in the catalogue; shapes: large, standard"
-        );
-        assert_eq!(
-            e("ci", |s| s.duration = "-5h".into()),
-            "spec.duration: `-5h` does not start with a number"
-        );
-        assert_eq!(
-            e("ci", |s| s.duration = "91d".into()),
-            "spec.duration: `91d` is past the longest lifetime granted here (90d); ask for less, or for a renewal later"
-        );
-        assert!(e("ci", |s| s.duration = String::new()).starts_with("spec.duration: empty"));
-        assert_eq!(
-            e("ci", |s| s.kubernetes_version = Some("v1.20.0".into())),
-            "spec.kubernetesVersion: `v1.20.0` is not offered; allowed: v1.33.5+rke2r1 (the catalogue's), v1.32.9+rke2r1"
-        );
-        assert!(
-            e("ci", |s| s.reason = Some("x".repeat(2000))).starts_with("spec.reason: 2000 bytes")
-        );
-        assert_eq!(
-            e("ci", |s| s.requester = Some("\u{1b}[31mroot".into())),
-            "spec.requester: `\\u{1b}[31mroot` holds control characters; write plain text"
-        );
-        assert!(
-            e("Not_A_Name", |_| {})
-                .starts_with("metadata.name: `Not_A_Name` cannot name a Rancher cluster")
-        );
+    }
+    Change::Lifetime {
+        duration: s.duration.trim().to_string(),
+        hours: h,
     }
 }
+
+#[cfg(test)]
+#[path = "spec_tests.rs"]
+mod tests;

@@ -269,7 +269,10 @@ pub(crate) fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
         .as_ref()
         .filter(|_| !shapes.is_empty())
     {
-        for (path, text) in operator_bundle::files(site, &c.namespace) {
+        let scenario = crate::simulate::scenario::load(&inputs.site.dir.join(&c.scenario))
+            .map_err(Box::new)?;
+        let teams = operator_bundle::team_namespaces(&scenario)?;
+        for (path, text) in operator_bundle::files(site, &c.namespace, &teams) {
             files.push(OutputFile {
                 path,
                 kind: "operator",

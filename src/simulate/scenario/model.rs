@@ -370,14 +370,32 @@ pub struct ClusterCount {
     pub(crate) count: u32,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Team {
+    /// The team's name: a label value (`rackplan.io/team` on its namespace and clusters).
     pub(crate) name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) vcpu_quota: Option<f64>,
     #[serde(default)]
     pub(crate) requests: Vec<TeamRequest>,
+    /// `rackplan operator`: the Rancher principals granted access to each cluster delivered
+    /// to the team (`github_team://1234`, `okta_group://platform`, `local://u-abcde`); the
+    /// team's namespace is bound to the same groups.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) principals: Vec<String>,
+    /// `rackplan operator`: the role template granted: `cluster-member` (default) or
+    /// `cluster-owner`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) role: Option<String>,
+    /// `rackplan operator`: the team's longest cluster lifetime counted from admission,
+    /// extensions included (`30d`); default: the operator's `--max-lifetime`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) max_lifetime: Option<String>,
+    /// `rackplan render`: the namespace where the team makes its ClusterRequests
+    /// (default `team-<name>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) namespace: Option<String>,
 }
 
 /// `from`/`until` as `YYYY-MM`; `until` is the first month it is gone.

@@ -1,0 +1,308 @@
+//! One judging pass, run by one task (so passes never overlap, and the wake-ups that
+//! arrive during a pass make exactly one more): the requests of every team namespace are
+//! listed once, in pages, from the API server (never the cache: a verdict must count
+//! every request admitted before it), the fleet is read from Harvester, and every request
+//! that needs it is judged in creation order (`admission.rs`). Before the verdicts are
+//! written, what they counted is checked again: the Lease is read back (`fence.rs`) and
+//! the quota ConfigMap must be the one read (else the pass starts over); each verdict is
+//! then written as a compare-and-swap on the resourceVersion listed, and a conflict ends
+//! the pass (the next one judges again). A fleet that cannot be read leaves the requests
+//! `Pending` with a `Judged=False, FleetUnreadable` condition that says why and what
+//! happens next.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::ResourceExt as _;
+use kube::api::{Api, ListParams};
+
+use super::admission::{self, Outcome, Pass};
+use super::context::{Announce, Context, OperatorError, api_err, condition};
+use super::resource::{ClusterRequest, Phase, Waiting};
+use super::spec::shrink;
+use super::steps::format_time;
+use super::teams::Teams;
+use crate::simulate::{ScenarioInput, Study};
+
+/// Requests listed per page.
+const PAGE: u32 = 50;
+/// Most requests read in one pass.
+const MAX_REQUESTS: usize = 100_000;
+/// Passes started over (the quota changed while judging) before giving up until the next
+/// wake-up.
+const ATTEMPTS: usize = 3;
+
+/// Every request of the team namespaces, shrunk (`spec::shrink`).
+async fn list_requests(
+    ctx: &Context,
+    namespaces: &BTreeMap<String, String>,
+) -> Result<Vec<ClusterRequest>, OperatorError> {
+    let api: Api<ClusterRequest> = Api::all(ctx.rancher.clone());
+    let mut params = ListParams::default().limit(PAGE);
+    let mut out = Vec::new();
+    loop {
+        let page = api
+            .list(&params)
+            .await
+            .map_err(api_err("listing the ClusterRequests"))?;
+        for mut cr in page.items {
+            if namespaces.contains_key(&cr.namespace().unwrap_or_default()) {
+                shrink(&mut cr);
+                out.push(cr);
+            }
+        }
+        if out.len() > MAX_REQUESTS {
+            return Err(OperatorError::Config {
+                what: "the ClusterRequests".into(),
+                message: format!("more than {MAX_REQUESTS} in the team namespaces"),
+            });
+        }
+        match page.metadata.continue_ {
+            Some(c) if !c.is_empty() => params.continue_token = Some(c),
+            _ => return Ok(out),
+        }
+    }
+}
+
+/// The quota ConfigMap's data and resourceVersion (none when no ConfigMap is named).
+async fn quotas(
+    ctx: &Context,
+) -> Result<Option<(BTreeMap<String, String>, Option<String>)>, OperatorError> {
+    let Some(name) = &ctx.s.quotas else {
+        return Ok(None);
+    };
+    let api: Api<ConfigMap> = Api::namespaced(ctx.rancher.clone(), &ctx.s.namespace);
+    let cm = api.get(name).await.map_err(api_err(format!(
+        "reading the quota ConfigMap {}/{name}",
+        ctx.s.namespace
+    )))?;
+    Ok(Some((
+        cm.data.clone().unwrap_or_default(),
+        cm.metadata.resource_version,
+    )))
+}
+
+/// The teams as the scenario and the ConfigMap say now.
+pub(super) async fn read_teams(
+    ctx: &Context,
+    scenario_teams: &[crate::simulate::scenario::Team],
+) -> Result<(Teams, Option<String>), OperatorError> {
+    let q = quotas(ctx).await?;
+    let source = format!(
+        "quota ConfigMap {}/{}",
+        ctx.s.namespace,
+        ctx.s.quotas.as_deref().unwrap_or_default()
+    );
+    let teams = Teams::resolve(
+        scenario_teams,
+        q.as_ref().map(|(d, _)| (source.as_str(), d)),
+    );
+    Ok((teams, q.and_then(|(_, v)| v)))
+}
+
+/// Judge every request that needs it; a quota change mid-pass starts it over.
+pub(super) async fn judge_all(ctx: &Context) -> Result<(), OperatorError> {
+    for _ in 0..ATTEMPTS {
+        if pass(ctx).await? {
+            return Ok(());
+        }
+    }
+    ctx.wake_judge();
+    Ok(())
+}
+
+/// One pass; `false` when what it counted changed before it could write.
+async fn pass(ctx: &Context) -> Result<bool, OperatorError> {
+    ctx.fence.check()?;
+    let now = ctx.s.clock.now()?;
+    let namespaces = ctx.team_namespaces();
+    let requests = list_requests(ctx, &namespaces).await?;
+    if !requests
+        .iter()
+        .any(|r| admission::needs_judging(r, ctx.s.dry_run))
+    {
+        return Ok(true);
+    }
+    let t0 = std::time::Instant::now();
+    let read = super::harvester::read(&ctx.harvester, &ctx.s.harvester_origin).await;
+    let (state, running) = match read {
+        Ok(r) => r,
+        Err(e) => {
+            let why = format!("cannot read the Harvester fleet: {e}");
+            unjudged(ctx, &requests, "FleetUnreadable", &why, now).await?;
+            return Err(e.into());
+        }
+    };
+    ctx.metrics.observe_fleet_read(t0.elapsed().as_secs_f64());
+    let mut study = match Study::on_state(
+        ScenarioInput::File(&ctx.s.scenario),
+        &state,
+        std::path::Path::new(&ctx.s.harvester_origin),
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            let why = format!(
+                "the scenario {} cannot be read: {e}",
+                ctx.s.scenario.display()
+            );
+            unjudged(ctx, &requests, "ScenarioUnreadable", &why, now).await?;
+            return Err(OperatorError::Study(e.to_string()));
+        }
+    };
+    let (teams, quota_version) = read_teams(ctx, &study.scenario.teams).await?;
+    ctx.set_teams(teams.clone());
+    study.scenario.teams = teams.for_study();
+    let verdicts = admission::judge_pending(
+        &Pass {
+            study: &study,
+            catalogue: &ctx.s.catalogue,
+            rules: &ctx.s.rules,
+            teams: &teams,
+            namespaces: &namespaces,
+            running: &running,
+            now,
+            dry_run: ctx.s.dry_run,
+        },
+        &requests,
+    );
+    // What the verdicts counted, checked again before they are written.
+    ctx.fence.verify().await?;
+    if quotas(ctx).await?.and_then(|(_, v)| v) != quota_version {
+        return Ok(false);
+    }
+    for v in verdicts {
+        let cr = &requests[v.index];
+        ctx.metrics.observe_admission(v.seconds);
+        match write_verdict(ctx, cr, &v, now).await {
+            Ok(()) => {}
+            Err(OperatorError::Api {
+                source: kube::Error::Api(s),
+                ..
+            }) if s.code == 404 => {}
+            Err(OperatorError::Conflict(what)) => {
+                tracing::debug!(%what, "a request changed during the pass; judging again");
+                ctx.wake_judge();
+                return Ok(true);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+async fn write_verdict(
+    ctx: &Context,
+    cr: &ClusterRequest,
+    v: &admission::Verdict,
+    now: i64,
+) -> Result<(), OperatorError> {
+    let generation = cr.metadata.generation.unwrap_or(0);
+    let mut st = cr.status.clone().unwrap_or_default();
+    st.observed_generation = Some(generation);
+    st.set_condition(condition(
+        "Judged", true, "Judged", "judged", now, generation,
+    ));
+    let announce;
+    match v.outcome {
+        Outcome::Admitted => {
+            st.phase = Some(Phase::Admitted);
+            st.message = Some(if ctx.s.dry_run {
+                format!(
+                    "{}; dry run: nothing is delivered, and a live operator judges it again",
+                    v.message
+                )
+            } else {
+                v.message.clone()
+            });
+            st.admitted_at = Some(format_time(now));
+            st.expires_at = v.expires_at.map(format_time);
+            st.cluster_name = cr.metadata.name.clone();
+            st.terms.clone_from(&v.terms);
+            st.waiting = None;
+            st.final_snapshot = None;
+            st.access = None;
+            announce = Announce::new(
+                format!("Admitted@{generation}"),
+                "Admitted",
+                &v.message,
+                false,
+            );
+        }
+        Outcome::Waiting => {
+            st.phase = Some(Phase::Waiting);
+            st.message = Some(v.message.clone());
+            st.admitted_at = None;
+            st.expires_at = None;
+            st.terms = None;
+            let reason = match v.reason {
+                "QuotaExceeded" => "Quota",
+                "NoFailureHeadroom" => "FailureHeadroom",
+                _ => "QuotaAndFailureHeadroom",
+            };
+            st.waiting = Some(Waiting {
+                reason: reason.into(),
+                since: admission::waiting_since(cr, now),
+                until: admission::until_text(v),
+            });
+            announce = Announce::new(
+                format!("Waiting@{generation}:{reason}"),
+                "Waiting",
+                &v.message,
+                true,
+            );
+        }
+        Outcome::Refused => {
+            st.phase = Some(Phase::Refused);
+            st.message = Some(v.message.clone());
+            st.admitted_at = None;
+            st.expires_at = None;
+            st.terms = None;
+            st.waiting = None;
+            announce = Announce::new(format!("Refused@{generation}"), "Refused", &v.message, true);
+        }
+    }
+    st.set_condition(condition(
+        "Admitted",
+        v.admitted(),
+        v.reason,
+        &v.message,
+        now,
+        generation,
+    ));
+    ctx.write_status(cr, &st, &[announce], now).await?;
+    Ok(())
+}
+
+/// The requests waiting for a judgement cannot be judged now: say why on each.
+async fn unjudged(
+    ctx: &Context,
+    requests: &[ClusterRequest],
+    reason: &str,
+    why: &str,
+    now: i64,
+) -> Result<(), OperatorError> {
+    let next = format!(
+        "{why}; the request stays Pending and is judged again every {:?} until it can be",
+        ctx.s.resync
+    );
+    for cr in requests
+        .iter()
+        .filter(|r| admission::needs_judging(r, ctx.s.dry_run))
+    {
+        let generation = cr.metadata.generation.unwrap_or(0);
+        let mut st = cr.status.clone().unwrap_or_default();
+        if st.phase.is_none() {
+            st.phase = Some(Phase::Pending);
+        }
+        if st.phase == Some(Phase::Pending) {
+            st.message = Some(format!("pending: {next}"));
+        }
+        st.set_condition(condition("Judged", false, reason, &next, now, generation));
+        let a = Announce::new(format!("{reason}@{generation}"), reason, &next, true);
+        match ctx.write_status(cr, &st, &[a], now).await {
+            Ok(_) | Err(OperatorError::Conflict(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
