@@ -26,6 +26,7 @@ mod live_state;
 mod newcomer;
 mod node_conditions;
 mod operator;
+mod operator_gate;
 mod output_schemas;
 mod plan;
 mod props;

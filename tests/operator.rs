@@ -10,17 +10,10 @@ use serde_json::{Value, json};
 use crate::support::kube::{Kube, Operator, cluster, http_get, wait_for};
 use crate::support::{json_of, rackplan_json, repo};
 
-const REQ: &str = "rackplan.io/v1alpha1";
-const RANCHER: &str = "provisioning.cattle.io/v1";
-const CONFIG: &str = "rke-machine-config.cattle.io/v1";
-
-/// A test's own namespace, catalogue (the example's shapes plus `wide`, two of which do
-/// not fit the fleet's failure headroom, and `huge`, which alone does not) and quotas.
-struct World {
-    k: &'static Kube,
-    ns: String,
-    tmp: tempfile::TempDir,
-}
+pub(crate) const REQ: &str = "rackplan.io/v1alpha1";
+pub(crate) const RANCHER: &str = "provisioning.cattle.io/v1";
+pub(crate) const CONFIG: &str = "rke-machine-config.cattle.io/v1";
+pub(crate) const CRTB: &str = "management.cattle.io/v3";
 
 /// The example's `standard` template as another shape, its workers changed.
 fn variant(shape: &str, workers: u32, cpu: u32, mem: u32) -> String {
@@ -39,15 +32,40 @@ fn variant(shape: &str, workers: u32, cpu: u32, mem: u32) -> String {
         .replace("standard", shape)
 }
 
-const QUOTAS: &str = "name: operator quotas\nteams:\n  - {name: paiement, vcpu_quota: 80}\n  - {name: logistique, vcpu_quota: 5000}\n";
+pub(crate) const QUOTAS: &str = "name: operator quotas\nteams:\n  - {name: paiement, vcpu_quota: 80, principals: [\"local://g-paiement\"]}\n  - {name: logistique, vcpu_quota: 5000, principals: [\"local://g-logistique\", \"local://u-lead\"], role: cluster-owner, max_lifetime: 30d}\n";
+
+/// A test's own world on the shared API server: a namespace for the Rancher clusters, the
+/// quota ConfigMap and the Lease; one namespace per team (`paiement`, `logistique`),
+/// labelled as the team's and as this test's (the operator is told to watch only those);
+/// a catalogue (the example's shapes plus `wide`, two of which do not fit the fleet's
+/// failure headroom, and `huge`, which alone does not); and the quotas.
+pub(crate) struct World {
+    pub(crate) k: &'static Kube,
+    pub(crate) ns: String,
+    pub(crate) id: String,
+    pub(crate) tmp: tempfile::TempDir,
+}
 
 impl World {
-    fn new(name: &str) -> World {
+    pub(crate) fn new(name: &str) -> World {
+        Self::with_scenario(name, QUOTAS)
+    }
+
+    pub(crate) fn with_scenario(name: &str, scenario: &str) -> World {
         let k = cluster();
-        let ns = format!("op-{name}-{:x}", std::process::id() ^ rand_suffix());
+        let id = format!("{:x}", std::process::id() ^ rand_suffix());
+        let ns = format!("op-{name}-{id}");
         k.namespace(&ns);
-        let tmp = tempfile::tempdir().unwrap();
-        let cat = tmp.path().join("catalogue");
+        let w = World {
+            k,
+            ns,
+            id,
+            tmp: tempfile::tempdir().unwrap(),
+        };
+        for team in ["paiement", "logistique"] {
+            w.team_namespace(team, &w.team_ns(team));
+        }
+        let cat = w.catalogue();
         std::fs::create_dir(&cat).unwrap();
         for s in ["standard", "large"] {
             std::fs::copy(
@@ -58,42 +76,71 @@ impl World {
         }
         std::fs::write(cat.join("wide.yaml"), variant("wide", 2, 16, 160)).unwrap();
         std::fs::write(cat.join("huge.yaml"), variant("huge", 4, 32, 200)).unwrap();
-        std::fs::write(tmp.path().join("quotas.yaml"), QUOTAS).unwrap();
-        World { k, ns, tmp }
+        std::fs::write(w.scenario(), scenario).unwrap();
+        w
     }
 
-    fn catalogue(&self) -> PathBuf {
+    /// The namespace of `team` in this world.
+    pub(crate) fn team_ns(&self, team: &str) -> String {
+        format!("{}-{}", self.ns, &team[..1])
+    }
+
+    /// Make `ns` a namespace of `team` in this world.
+    pub(crate) fn team_namespace(&self, team: &str, ns: &str) {
+        self.k.rt.block_on(self.k.put(&json!({
+            "apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": ns, "labels": {"rackplan.io/team": team, "rackplan-test": self.id}},
+        })));
+    }
+
+    pub(crate) fn catalogue(&self) -> PathBuf {
         self.tmp.path().join("catalogue")
     }
 
-    fn scenario(&self) -> PathBuf {
+    pub(crate) fn scenario(&self) -> PathBuf {
         self.tmp.path().join("quotas.yaml")
     }
 
-    fn operator(&self, extra: &[&str]) -> Operator {
+    pub(crate) fn operator(&self, extra: &[&str]) -> Operator {
+        let selector = format!("rackplan-test={}", self.id);
+        let mut args = vec!["--team-namespaces", selector.as_str()];
+        args.extend_from_slice(extra);
         Operator::start(
             self.tmp.path(),
             &self.ns,
             &self.catalogue(),
             &self.scenario(),
-            extra,
+            &args,
         )
     }
 
-    fn request(&self, name: &str, team: &str, shape: &str, duration: &str) {
+    pub(crate) fn request(&self, name: &str, team: &str, shape: &str, duration: &str) {
         self.k.create_yaml(
-            &self.ns,
+            &self.team_ns(team),
             &format!(
                 "apiVersion: {REQ}\nkind: ClusterRequest\nmetadata: {{name: {name}}}\nspec: {{team: {team}, shape: {shape}, duration: \"{duration}\", requester: alice, reason: ci}}\n"
             ),
         );
     }
 
-    fn get(&self, name: &str) -> Option<Value> {
-        self.k.get(REQ, "ClusterRequest", &self.ns, name)
+    /// The namespace a request of this world is in.
+    pub(crate) fn ns_of(&self, name: &str) -> String {
+        for team in ["paiement", "logistique"] {
+            let ns = self.team_ns(team);
+            if self.k.get(REQ, "ClusterRequest", &ns, name).is_some() {
+                return ns;
+            }
+        }
+        self.team_ns("paiement")
     }
 
-    fn phase(&self, name: &str) -> String {
+    pub(crate) fn get(&self, name: &str) -> Option<Value> {
+        ["paiement", "logistique"]
+            .iter()
+            .find_map(|t| self.k.get(REQ, "ClusterRequest", &self.team_ns(t), name))
+    }
+
+    pub(crate) fn phase(&self, name: &str) -> String {
         self.get(name)
             .map(|r| {
                 r["status"]["phase"]
@@ -104,7 +151,12 @@ impl World {
             .unwrap_or_default()
     }
 
-    fn wait_phase(&self, name: &str, phase: &str, op: &Operator) -> Value {
+    pub(crate) fn patch_request(&self, name: &str, patch: &Value) {
+        let ns = self.ns_of(name);
+        self.k.patch(REQ, "ClusterRequest", &ns, name, patch, false);
+    }
+
+    pub(crate) fn wait_phase(&self, name: &str, phase: &str, op: &Operator) -> Value {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
             let r = self.get(name);
@@ -122,11 +174,43 @@ impl World {
         }
     }
 
-    fn events(&self, reason: &str) -> Vec<Value> {
-        self.k
-            .events(&self.ns)
-            .into_iter()
+    /// The events of this world's team namespaces with `reason`.
+    pub(crate) fn events(&self, reason: &str) -> Vec<Value> {
+        ["paiement", "logistique"]
+            .iter()
+            .flat_map(|t| self.k.events(&self.team_ns(t)))
             .filter(|e| e["reason"] == reason)
+            .collect()
+    }
+
+    /// Rancher's side of a delivery: the cluster ready, with its management cluster id
+    /// (and the namespace Rancher makes for it). Returns the id.
+    pub(crate) fn rancher_ready(&self, cluster: &str) -> String {
+        let digest: u32 = cluster
+            .bytes()
+            .chain(self.id.bytes())
+            .fold(2_166_136_261u32, |h, b| {
+                (h ^ u32::from(b)).wrapping_mul(16_777_619)
+            });
+        let id = format!("c-m-{digest:08x}");
+        self.k.namespace(&id);
+        self.k.patch(
+            RANCHER,
+            "Cluster",
+            &self.ns,
+            cluster,
+            &json!({"status": {"ready": true, "clusterName": id}}),
+            true,
+        );
+        id
+    }
+
+    /// The access bindings of a management cluster id made for `uid`.
+    pub(crate) fn bindings(&self, id: &str, uid: &Value) -> Vec<Value> {
+        self.k
+            .list(CRTB, "ClusterRoleTemplateBinding", id)
+            .into_iter()
+            .filter(|b| b["metadata"]["labels"]["rackplan.io/request-uid"] == *uid)
             .collect()
     }
 }
@@ -143,9 +227,9 @@ fn message(r: &Value) -> &str {
 }
 
 #[test]
-fn an_admitted_request_gets_its_rancher_cluster_and_follows_its_readiness() {
+fn an_admitted_request_gets_its_rancher_cluster_then_its_teams_access() {
     let w = World::new("admit");
-    let op = w.operator(&[]);
+    let op = w.operator(&["--rancher-url", "https://rancher.example.com"]);
     w.request("ci-a", "paiement", "standard", "72h");
     let r = w.wait_phase("ci-a", "Provisioning", &op);
     let st = &r["status"];
@@ -155,6 +239,14 @@ fn an_admitted_request_gets_its_rancher_cluster_and_follows_its_readiness() {
     );
     assert_eq!(st["clusterName"], "ci-a");
     assert_eq!(st["observedGeneration"], 1);
+    assert_eq!(st["summary"], "provisioning");
+    // What was judged is recorded.
+    let terms = &st["terms"];
+    assert_eq!(terms["team"], "paiement");
+    assert_eq!(terms["shape"], "standard");
+    assert_eq!(terms["kubernetesVersion"], "v1.33.5+rke2r1");
+    assert_eq!(terms["vcpu"], 36.0);
+    assert_eq!(terms["pools"].as_array().unwrap().len(), 2);
     let admitted = st["admittedAt"].as_str().unwrap();
     let expires = st["expiresAt"].as_str().unwrap();
     let secs = |t: &str| {
@@ -175,7 +267,8 @@ fn an_admitted_request_gets_its_rancher_cluster_and_follows_its_readiness() {
         json!(["rackplan.io/cluster-cleanup"])
     );
 
-    // The Rancher cluster: the catalogue's shape under the request's name, owned by it.
+    // The Rancher cluster, in the catalogue's namespace: the shape under the request's
+    // name, linked to the request by its UID and a `namespace/name` annotation.
     let c =
         w.k.get(RANCHER, "Cluster", &w.ns, "ci-a")
             .expect("the Cluster");
@@ -185,12 +278,8 @@ fn an_admitted_request_gets_its_rancher_cluster_and_follows_its_readiness() {
     assert_eq!(labels["rackplan.io/request-uid"], r["metadata"]["uid"]);
     assert_eq!(labels["rackplan.io/expires-at"], secs(expires).to_string());
     assert_eq!(
-        c["metadata"]["ownerReferences"][0]["uid"],
-        r["metadata"]["uid"]
-    );
-    assert_eq!(
-        c["metadata"]["ownerReferences"][0]["kind"],
-        "ClusterRequest"
+        c["metadata"]["annotations"]["rackplan.io/request"],
+        format!("{}/ci-a", w.team_ns("paiement"))
     );
     let pools: Vec<&str> = c["spec"]["rkeConfig"]["machinePools"]
         .as_array()
@@ -209,18 +298,33 @@ fn an_admitted_request_gets_its_rancher_cluster_and_follows_its_readiness() {
         );
     }
 
-    // Rancher reports it ready: the request follows.
-    w.k.patch(
-        RANCHER,
-        "Cluster",
-        &w.ns,
-        "ci-a",
-        &json!({"status": {"ready": true}}),
-        true,
-    );
+    // Rancher reports it ready: the team's access is granted, then the request is Ready.
+    let id = w.rancher_ready("ci-a");
     let r = w.wait_phase("ci-a", "Ready", &op);
+    let b = w.bindings(&id, &r["metadata"]["uid"]);
+    assert_eq!(b.len(), 1, "{b:#?}");
+    assert_eq!(b[0]["clusterName"], id);
+    assert_eq!(b[0]["roleTemplateName"], "cluster-member");
+    assert_eq!(b[0]["groupPrincipalName"], "local://g-paiement");
+    assert!(b[0]["userPrincipalName"].is_null());
+    let access = &r["status"]["access"];
+    assert_eq!(access["clusterId"], id);
+    assert_eq!(access["bindings"][0]["name"], b[0]["metadata"]["name"]);
+    assert_eq!(
+        access["ui"],
+        format!("https://rancher.example.com/dashboard/c/{id}/explorer")
+    );
     assert!(
-        message(&r).contains("| ready: Rancher reports cluster ci-a ready"),
+        access["kubeconfig"].as_str().unwrap().contains(&format!(
+            "POST https://rancher.example.com/v3/clusters/{id}?action=generateKubeconfig"
+        )),
+        "{access:#}"
+    );
+    assert_eq!(r["status"]["summary"], "ready, access granted");
+    assert!(
+        message(&r).contains(&format!(
+            "| ready: cluster ci-a ({id}); access granted to local://g-paiement (cluster-member)"
+        )),
         "{r:#}"
     );
     wait_for(20, "the Admitted, Provisioning and Ready events", || {
@@ -233,6 +337,13 @@ fn an_admitted_request_gets_its_rancher_cluster_and_follows_its_readiness() {
     assert_eq!(ev["type"], "Normal");
     assert_eq!(ev["regarding"]["name"], "ci-a");
     assert_eq!(ev["reportingController"], "rackplan-operator");
+    // Each transition was announced once and is recorded as such.
+    let r = w.get("ci-a").unwrap();
+    assert_eq!(
+        r["status"]["announced"],
+        json!(["Admitted@1", "Provisioning", "Ready"])
+    );
+    assert!(r["status"]["pendingEvents"].is_null(), "{r:#}");
     let m = wait_for(10, "the metrics", || {
         http_get(&op.metrics, "/metrics")
             .filter(|m| m.contains("rackplan_operator_requests{phase=\"Ready\"} 1"))
@@ -243,12 +354,22 @@ fn an_admitted_request_gets_its_rancher_cluster_and_follows_its_readiness() {
     );
     assert!(m.contains("rackplan_operator_leader 1\n"), "{m}");
     let (out, _) = op.stop();
-    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    // One line per transition (long ones wrap, indented).
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("20")).collect();
+    assert_eq!(lines.len(), 3, "one line per transition: {out}");
+    let words = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        out.contains("/ci-a Admitted admitted: quota 0 vCPU used"),
+        words(lines[0]).contains("/ci-a Admitted admitted: quota 0 vCPU used"),
         "{out}"
     );
-    assert!(out.contains("/ci-a Ready admitted:"), "{out}");
+    assert!(
+        words(lines[1]).contains("/ci-a Provisioning created Rancher cluster"),
+        "{out}"
+    );
+    assert!(
+        words(lines[2]).contains("/ci-a Ready ready: cluster ci-a"),
+        "{out}"
+    );
 }
 
 /// What `rackplan admit` says of a request on the example dump's fleet (the fleet the
@@ -270,48 +391,57 @@ fn admit_says(dir: &Path, request: &str) -> Value {
     v
 }
 
+/// The condition of `type_` of a request.
+pub(crate) fn cond<'a>(r: &'a Value, type_: &str) -> &'a Value {
+    r["status"]["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
+        .unwrap_or(&Value::Null)
+}
+
 #[test]
-fn refusals_by_quota_and_by_headroom_carry_admits_own_sentence_until_the_spec_changes() {
+fn quota_and_headroom_refusals_wait_with_admits_own_sentence_and_are_judged_again() {
     let w = World::new("refuse");
     let op = w.operator(&[]);
     w.request("too-big", "paiement", "large", "72h");
     w.request("no-room", "logistique", "huge", "72h");
-    let r = w.wait_phase("too-big", "Refused", &op);
+    let r = w.wait_phase("too-big", "Waiting", &op);
     assert_eq!(
         message(&r),
-        "refused: quota: team paiement uses 0 vCPU and asks for 120; its quota allows 80 (40 over)"
+        "waiting: quota: team paiement uses 0 vCPU and asks for 120; its quota allows 80 (40 over); judged again, in creation order, when a cluster expires or is deleted, the quota or the fleet changes"
     );
-    let cond = &r["status"]["conditions"][0];
+    let c = cond(&r, "Admitted");
     assert_eq!(
-        (
-            cond["type"].as_str(),
-            cond["status"].as_str(),
-            cond["reason"].as_str()
-        ),
-        (Some("Admitted"), Some("False"), Some("QuotaExceeded"))
+        (c["status"].as_str(), c["reason"].as_str()),
+        (Some("False"), Some("QuotaExceeded"))
     );
-    let r = w.wait_phase("no-room", "Refused", &op);
+    assert_eq!(r["status"]["waiting"]["reason"], "Quota");
+    assert_eq!(r["status"]["summary"], "waiting for quota");
+    let r = w.wait_phase("no-room", "Waiting", &op);
     let admit = admit_says(w.tmp.path(), "team: logistique\nshape: huge\n");
     assert_eq!(admit["admitted"], false);
-    assert_eq!(
-        message(&r),
-        format!("refused: {}", admit["reasons"][0].as_str().unwrap())
+    assert!(
+        message(&r).starts_with(&format!(
+            "waiting: {}",
+            admit["reasons"][0].as_str().unwrap()
+        )),
+        "{r:#}"
     );
     assert!(
-        message(&r).starts_with("refused: headroom: the fleet fails with this request: if "),
+        message(&r).starts_with("waiting: headroom: the fleet fails with this request: if "),
         "{r:#}"
     );
     assert!(
         message(&r).contains("VMs cannot restart") || message(&r).contains("VM cannot restart"),
         "{r:#}"
     );
-    assert_eq!(r["status"]["conditions"][0]["reason"], "NoFailureHeadroom");
+    assert_eq!(cond(&r, "Admitted")["reason"], "NoFailureHeadroom");
     assert!(w.k.get(RANCHER, "Cluster", &w.ns, "no-room").is_none());
-    wait_for(20, "two Refused events", || {
-        (w.events("Refused").len() == 2).then_some(())
+    wait_for(20, "two Waiting events", || {
+        (w.events("Waiting").len() == 2).then_some(())
     });
     let notes: Vec<String> = w
-        .events("Refused")
+        .events("Waiting")
         .iter()
         .map(|e| e["note"].as_str().unwrap().to_string())
         .collect();
@@ -321,23 +451,17 @@ fn refusals_by_quota_and_by_headroom_carry_admits_own_sentence_until_the_spec_ch
             .any(|n| n.contains("quota: team paiement uses 0 vCPU and asks for 120")),
         "{notes:?}"
     );
-    assert!(w.events("Refused").iter().all(|e| e["type"] == "Warning"));
+    assert!(w.events("Waiting").iter().all(|e| e["type"] == "Warning"));
 
-    // Refused stays refused while the spec is the same ...
+    // Judged again at each resync, the same answer is not announced again ...
     std::thread::sleep(std::time::Duration::from_secs(3));
-    assert_eq!(w.phase("no-room"), "Refused");
-    assert_eq!(w.events("Refused").len(), 2);
-    // ... and is judged again when it changes.
-    w.k.patch(
-        REQ,
-        "ClusterRequest",
-        &w.ns,
-        "no-room",
-        &json!({"spec": {"shape": "standard"}}),
-        false,
-    );
+    assert_eq!(w.phase("no-room"), "Waiting");
+    assert_eq!(w.events("Waiting").len(), 2);
+    // ... and a spec that now fits is admitted.
+    w.patch_request("no-room", &json!({"spec": {"shape": "standard"}}));
     let r = w.wait_phase("no-room", "Provisioning", &op);
     assert_eq!(r["status"]["observedGeneration"], 2);
+    assert!(r["status"]["waiting"].is_null(), "{r:#}");
 }
 
 #[test]
@@ -367,9 +491,9 @@ fn of_two_racing_requests_only_the_one_that_fits_first_is_admitted() {
         ["Admitted", "Provisioning"].contains(&won["status"]["phase"].as_str().unwrap()),
         "{a} {b}: {won:#}"
     );
-    assert_eq!(lost["status"]["phase"], "Refused", "{a} {b}");
+    assert_eq!(lost["status"]["phase"], "Waiting", "{a} {b}");
     assert!(
-        message(lost).starts_with("refused: headroom: the fleet fails with this request"),
+        message(lost).starts_with("waiting: headroom: the fleet fails with this request"),
         "{lost:#}"
     );
     drop(op);
@@ -419,13 +543,13 @@ fn a_restart_mid_reconcile_makes_no_second_cluster_and_a_foreign_cluster_is_left
         "failed: a Cluster named taken exists and was not made for this request; rename the request (the operator neither adopts nor deletes it)"
     );
     // Deleting the request does not delete what the operator did not make.
-    w.k.delete(REQ, "ClusterRequest", &w.ns, "taken");
+    w.k.delete(REQ, "ClusterRequest", &w.team_ns("logistique"), "taken");
     wait_for(30, "the request gone", || {
         w.get("taken").is_none().then_some(())
     });
     assert!(w.k.get(RANCHER, "Cluster", &w.ns, "taken").is_some());
     // Deleting a delivered request removes its cluster first (the finalizer).
-    w.k.delete(REQ, "ClusterRequest", &w.ns, "ci-r");
+    w.k.delete(REQ, "ClusterRequest", &w.team_ns("logistique"), "ci-r");
     wait_for(30, "ci-r and its cluster gone", || {
         (w.get("ci-r").is_none() && w.k.get(RANCHER, "Cluster", &w.ns, "ci-r").is_none())
             .then_some(())
@@ -465,8 +589,9 @@ fn at_expiry_the_cluster_is_deleted_after_a_warning_on_a_controllable_clock() {
     set(t0 + 25 * 3600);
     let r = w.wait_phase("short", "Expiring", &op);
     assert!(
-        message(&r)
-            .contains("| expiring: cluster short is deleted at 2027-01-17T08:00:00Z (in 23.0 h)"),
+        message(&r).contains(
+            "| expiring: cluster short is deleted at 2027-01-17T08:00:00Z (in 23.0 h); save what it holds, or extend spec.duration within the team's longest lifetime"
+        ),
         "{r:#}"
     );
     let warned = wait_for(20, "the Expiring warning", || {
@@ -485,7 +610,7 @@ fn at_expiry_the_cluster_is_deleted_after_a_warning_on_a_controllable_clock() {
             .is_none()
     );
     assert!(
-        message(&r).ends_with("| expired at 2027-01-17T08:00:00Z: cluster short deleted"),
+        message(&r).ends_with("| expired at 2027-01-17T08:00:00Z: access removed, cluster short deleted; final snapshot: skipped: the cluster never became ready"),
         "{r:#}"
     );
     assert!(
@@ -515,7 +640,7 @@ fn at_expiry_the_cluster_is_deleted_after_a_warning_on_a_controllable_clock() {
 fn hostile_requests_are_refused_at_their_field_and_the_operator_keeps_going() {
     let w = World::new("hostile");
     let op = w.operator(&["--max-lifetime", "30d"]);
-    let cases: [(&str, Value, &str); 7] = [
+    let cases: [(&str, Value, &str); 8] = [
         (
             "neg",
             json!({"team": "paiement", "shape": "standard", "duration": "-5h"}),
@@ -529,7 +654,7 @@ fn hostile_requests_are_refused_at_their_field_and_the_operator_keeps_going() {
         (
             "long",
             json!({"team": "paiement", "shape": "standard", "duration": "31d"}),
-            "refused: spec.duration: `31d` is past the longest lifetime granted here (30d); ask for less, or for a renewal later",
+            "refused: spec.duration: `31d` is past the longest lifetime team paiement is granted (30d), extensions included; ask for at most 30d",
         ),
         (
             "noshape",
@@ -547,27 +672,52 @@ fn hostile_requests_are_refused_at_their_field_and_the_operator_keeps_going() {
             "refused: spec.kubernetesVersion: `v1.0.0` is not offered; allowed: v1.33.5+rke2r1 (the catalogue's)",
         ),
         (
-            "bigtext",
-            json!({"team": "paiement", "shape": "standard", "duration": "1h", "reason": "x".repeat(200_000)}),
-            "refused: spec.reason: 200000 bytes; at most 1024",
+            "otherteam",
+            json!({"team": "logistique", "shape": "standard", "duration": "1h"}),
+            "refused: spec.team: `logistique` is not the team of namespace NS (paiement); a request counts against the quota of the team whose namespace it is made in: make it in that team's namespace, or leave spec.team empty",
+        ),
+        (
+            "waits",
+            json!({"team": "paiement", "shape": "standard", "duration": "1h", "maxWait": "forever"}),
+            "refused: spec.maxWait: `forever` does not start with a number",
         ),
     ];
+    let ns = w.team_ns("paiement");
     for (name, spec, _) in &cases {
-        w.k.rt.block_on(w.k.put(&json!({"apiVersion": REQ, "kind": "ClusterRequest", "metadata": {"name": name, "namespace": w.ns}, "spec": spec})));
+        w.k.rt.block_on(w.k.put(&json!({"apiVersion": REQ, "kind": "ClusterRequest", "metadata": {"name": name, "namespace": ns}, "spec": spec})));
     }
     for (name, _, want) in &cases {
         let r = w.wait_phase(name, "Refused", &op);
-        assert_eq!(message(&r), *want, "{name}");
-        assert_eq!(r["status"]["conditions"][0]["reason"], "InvalidSpec");
+        assert_eq!(message(&r), want.replace("NS", &ns), "{name}");
+        assert_eq!(cond(&r, "Admitted")["reason"], "InvalidSpec");
+        assert!(
+            r["status"]["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("refused: spec."),
+            "{r:#}"
+        );
     }
-    // A wrong type never reaches the operator: the API server refuses it by the schema.
-    let api = w.k.api(REQ, "ClusterRequest", Some(&w.ns));
-    let bad: kube::api::DynamicObject = serde_json::from_value(json!({"apiVersion": REQ, "kind": "ClusterRequest", "metadata": {"name": "typed"}, "spec": {"team": "paiement", "shape": "standard", "duration": 72}})).unwrap();
-    let e =
-        w.k.rt
-            .block_on(api.create(&Default::default(), &bad))
-            .unwrap_err();
-    assert!(e.to_string().contains("spec.duration"), "{e}");
+    // A wrong type, or a field past its bound, never reaches the operator: the API server
+    // refuses it by the schema.
+    let api = w.k.api(REQ, "ClusterRequest", Some(&ns));
+    for (spec, field) in [
+        (
+            json!({"team": "paiement", "shape": "standard", "duration": 72}),
+            "spec.duration",
+        ),
+        (
+            json!({"team": "paiement", "shape": "standard", "duration": "1h", "reason": "x".repeat(200_000)}),
+            "spec.reason",
+        ),
+    ] {
+        let bad: kube::api::DynamicObject = serde_json::from_value(json!({"apiVersion": REQ, "kind": "ClusterRequest", "metadata": {"name": "typed"}, "spec": spec})).unwrap();
+        let e =
+            w.k.rt
+                .block_on(api.create(&Default::default(), &bad))
+                .unwrap_err();
+        assert!(e.to_string().contains(field), "{e}");
+    }
     // The operator still answers, and a good request after them all is admitted.
     w.request("good", "paiement", "standard", "1h");
     w.wait_phase("good", "Provisioning", &op);
@@ -625,11 +775,31 @@ fn a_dry_run_writes_status_only() {
     w.request("dry", "paiement", "standard", "72h");
     let r = w.wait_phase("dry", "Admitted", &op);
     assert!(
-        message(&r).ends_with("; dry run: no cluster is created"),
+        message(&r)
+            .ends_with("; dry run: nothing is delivered, and a live operator judges it again"),
         "{r:#}"
     );
+    assert_eq!(r["status"]["terms"]["dryRun"], true);
     std::thread::sleep(std::time::Duration::from_secs(2));
     assert_eq!(w.phase("dry"), "Admitted");
     assert!(w.k.get(RANCHER, "Cluster", &w.ns, "dry").is_none());
     assert!(r["metadata"]["finalizers"].is_null());
+    // A live operator does not deliver on a dry run's word: it judges the request again.
+    drop(op);
+    let op = w.operator(&[]);
+    let r = w.wait_phase("dry", "Provisioning", &op);
+    assert!(r["status"]["terms"]["dryRun"].is_null(), "{r:#}");
+    assert!(!message(&r).contains("dry run"), "{r:#}");
+    assert!(w.k.get(RANCHER, "Cluster", &w.ns, "dry").is_some());
+    let admitted = wait_for(20, "two Admitted events, dry then live", || {
+        let e = w.events("Admitted");
+        (e.len() == 2).then_some(e)
+    });
+    assert!(
+        admitted.iter().all(|e| e["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("admitted: quota 0 vCPU used")),
+        "{admitted:#?}"
+    );
 }

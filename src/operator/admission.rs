@@ -85,6 +85,15 @@ pub fn needs_judging(cr: &ClusterRequest, dry_run: bool) -> bool {
     }
 }
 
+/// Does a judgement of this request wait on nothing but the next pass? A waiting request
+/// whose spec did not change is judged again at each pass the operator runs anyway; any
+/// other request that needs judging asks for a pass now.
+pub fn wants_pass_now(cr: &ClusterRequest, dry_run: bool) -> bool {
+    let st = cr.status.as_ref();
+    let unchanged = st.and_then(|s| s.observed_generation) == cr.metadata.generation;
+    needs_judging(cr, dry_run) && !(st.and_then(|s| s.phase) == Some(Phase::Waiting) && unchanged)
+}
+
 /// Creation order: the creation time, then namespace and name (two requests created in
 /// the same second are judged in name order, the same on every replica).
 pub fn order(requests: &[ClusterRequest]) -> Vec<usize> {

@@ -371,15 +371,13 @@ impl Context {
             cr.clone()
         } else {
             self.fence.check()?;
+            // The whole status is replaced (a merge patch could not remove what the new
+            // status leaves out); the status endpoint ignores everything else of the body,
+            // and the body's resourceVersion makes it a compare-and-swap.
+            let mut next = cr.clone();
+            next.status = Some(st);
             self.requests_of(cr)
-                .patch_status(
-                    &cr.name_any(),
-                    &PatchParams::default(),
-                    &Patch::Merge(json!({
-                        "metadata": {"resourceVersion": cr.resource_version()},
-                        "status": st,
-                    })),
-                )
+                .replace_status(&cr.name_any(), &PostParams::default(), &next)
                 .await
                 .map_err(api_err(format!(
                     "the status of {}/{}",
@@ -387,7 +385,11 @@ impl Context {
                     cr.name_any()
                 )))?
         };
-        self.flush(&written, now).await
+        match self.flush(&written, now).await {
+            // Another look flushed them first (the events are made once either way).
+            Err(OperatorError::Conflict(_)) => Ok(written),
+            r => r,
+        }
     }
 
     /// Send the events `cr`'s status holds as pending, then record them as announced.
@@ -430,7 +432,7 @@ impl Context {
                 &PatchParams::default(),
                 &Patch::Merge(json!({
                     "metadata": {"resourceVersion": cr.resource_version()},
-                    "status": {"pendingEvents": [], "announced": next.announced},
+                    "status": {"pendingEvents": null, "announced": next.announced},
                 })),
             )
             .await

@@ -30,7 +30,7 @@ use kube::runtime::controller::{Action, Controller};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt as _, watcher};
 
-use super::admission::needs_judging;
+use super::admission::{needs_judging, wants_pass_now};
 use super::context::{Context, OperatorError, cluster_resource};
 use super::ending::{cleanup, expire, warn};
 use super::judge;
@@ -71,7 +71,9 @@ pub async fn reconcile(
         }
         Step::Cleanup => cleanup(&ctx, &cr, now).await,
         Step::Judge => {
-            ctx.wake_judge();
+            if wants_pass_now(&cr, ctx.s.dry_run) {
+                ctx.wake_judge();
+            }
             Ok(Action::requeue(ctx.s.resync))
         }
         Step::Change => {
@@ -225,14 +227,16 @@ pub async fn run(
         .graceful_shutdown_on(stop);
     let store = controller.store();
     let judging = tokio::spawn(judge_loop(ctx.clone(), store.clone()));
-    let metrics = ctx.metrics.clone();
+    let counting = ctx.clone();
     let phases = tokio::spawn(async move {
         loop {
             tokio::time::sleep(Duration::from_secs(1)).await;
-            metrics.set_phases(
+            let teams = counting.team_namespaces();
+            counting.metrics.set_phases(
                 store
                     .state()
                     .iter()
+                    .filter(|r| teams.contains_key(&r.namespace().unwrap_or_default()))
                     .map(|r| r.status.as_ref().and_then(|s| s.phase)),
             );
         }

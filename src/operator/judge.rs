@@ -40,7 +40,9 @@ async fn list_requests(
     let api: Api<ClusterRequest> = Api::all(ctx.rancher.clone());
     let mut params = ListParams::default().limit(PAGE);
     let mut out = Vec::new();
+    let mut pages = 0;
     loop {
+        pages += 1;
         let page = api
             .list(&params)
             .await
@@ -59,7 +61,10 @@ async fn list_requests(
         }
         match page.metadata.continue_ {
             Some(c) if !c.is_empty() => params.continue_token = Some(c),
-            _ => return Ok(out),
+            _ => {
+                ctx.metrics.pass(pages);
+                return Ok(out);
+            }
         }
     }
 }
@@ -152,19 +157,29 @@ async fn pass(ctx: &Context) -> Result<bool, OperatorError> {
     let (teams, quota_version) = read_teams(ctx, &study.scenario.teams).await?;
     ctx.set_teams(teams.clone());
     study.scenario.teams = teams.for_study();
-    let verdicts = admission::judge_pending(
-        &Pass {
-            study: &study,
-            catalogue: &ctx.s.catalogue,
-            rules: &ctx.s.rules,
-            teams: &teams,
-            namespaces: &namespaces,
-            running: &running,
-            now,
-            dry_run: ctx.s.dry_run,
-        },
-        &requests,
-    );
+    // The judging is CPU work: it runs off the async workers, so the Lease keeps being
+    // renewed and the watches keep being read while it runs.
+    let (catalogue, rules, dry_run) = (ctx.s.catalogue.clone(), ctx.s.rules.clone(), ctx.s.dry_run);
+    let judged = tokio::task::spawn_blocking(move || {
+        let verdicts = admission::judge_pending(
+            &Pass {
+                study: &study,
+                catalogue: &catalogue,
+                rules: &rules,
+                teams: &teams,
+                namespaces: &namespaces,
+                running: &running,
+                now,
+                dry_run,
+            },
+            &requests,
+        );
+        (verdicts, requests)
+    })
+    .await
+    .map_err(|e| OperatorError::Study(format!("the judging task: {e}")))?;
+    let (verdicts, requests) = judged;
+    pause_for_faults(verdicts.len()).await;
     // What the verdicts counted, checked again before they are written.
     ctx.fence.verify().await?;
     if quotas(ctx).await?.and_then(|(_, v)| v) != quota_version {
@@ -188,6 +203,27 @@ async fn pass(ctx: &Context) -> Result<bool, OperatorError> {
         }
     }
     Ok(true)
+}
+
+/// Fault injection for the tests, in debug builds only: `RACKPLAN_FAULT_PAUSE_BEFORE_WRITES`
+/// seconds between judging and writing, the window in which a replica may be paused
+/// (SIGSTOP) past its Lease.
+async fn pause_for_faults(verdicts: usize) {
+    #[cfg(debug_assertions)]
+    if let Some(s) = std::env::var("RACKPLAN_FAULT_PAUSE_BEFORE_WRITES")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 600.0)
+    {
+        tracing::warn!(
+            verdicts,
+            seconds = s,
+            "fault injection: pausing before the verdicts are written"
+        );
+        tokio::time::sleep(std::time::Duration::from_secs_f64(s)).await;
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = verdicts;
 }
 
 async fn write_verdict(
@@ -221,12 +257,14 @@ async fn write_verdict(
             st.waiting = None;
             st.final_snapshot = None;
             st.access = None;
-            announce = Announce::new(
-                format!("Admitted@{generation}"),
-                "Admitted",
-                &v.message,
-                false,
-            );
+            // A dry run's admission is its own transition: a live operator announces its
+            // own when it judges the request again.
+            let key = if ctx.s.dry_run {
+                format!("Admitted@{generation}:dry-run")
+            } else {
+                format!("Admitted@{generation}")
+            };
+            announce = Announce::new(key, "Admitted", &v.message, false);
         }
         Outcome::Waiting => {
             st.phase = Some(Phase::Waiting);

@@ -25,6 +25,8 @@ pub struct Metrics {
     fleet_read_ms: AtomicU64,
     reconcile_errors: AtomicU64,
     reconciles: AtomicU64,
+    passes: AtomicU64,
+    list_pages: AtomicU64,
     leader: AtomicBool,
     phases: Mutex<[u64; Phase::ALL.len()]>,
 }
@@ -51,6 +53,12 @@ impl Metrics {
 
     pub fn reconcile_error(&self) {
         self.reconcile_errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A judging pass ran, listing `pages` pages of requests.
+    pub fn pass(&self, pages: u64) {
+        self.passes.fetch_add(1, Ordering::Relaxed);
+        self.list_pages.fetch_add(pages, Ordering::Relaxed);
     }
 
     pub fn reconciled(&self) {
@@ -129,6 +137,20 @@ impl Metrics {
             s,
             "rackplan_operator_reconciles_total {}",
             self.reconciles.load(Ordering::Relaxed)
+        );
+        s.push_str("# HELP rackplan_operator_judging_passes_total Judging passes run (each lists the requests once).\n");
+        s.push_str("# TYPE rackplan_operator_judging_passes_total counter\n");
+        let _ = writeln!(
+            s,
+            "rackplan_operator_judging_passes_total {}",
+            self.passes.load(Ordering::Relaxed)
+        );
+        s.push_str("# HELP rackplan_operator_request_list_pages_total Pages of ClusterRequests listed by the judging passes.\n");
+        s.push_str("# TYPE rackplan_operator_request_list_pages_total counter\n");
+        let _ = writeln!(
+            s,
+            "rackplan_operator_request_list_pages_total {}",
+            self.list_pages.load(Ordering::Relaxed)
         );
         s.push_str(
             "# HELP rackplan_operator_reconcile_errors_total Reconciles that failed (retried).\n",

@@ -61,8 +61,9 @@ pub async fn client(kubeconfig: Option<&PathBuf>) -> Result<kube::Client, Operat
     })
 }
 
-/// Run until `shutdown` resolves (Ok) or the lease is lost (an error: the process exits
-/// and its supervisor starts it again as a follower).
+/// Run until `shutdown` resolves. A replica that loses the lease stops acting at once
+/// (the controller ends before its next write) and goes back to waiting for the lease,
+/// with fresh caches when it leads again.
 pub async fn serve(
     o: ServiceOptions,
     log: tokio::sync::mpsc::UnboundedSender<Transition>,
@@ -93,77 +94,75 @@ pub async fn serve(
     };
     tokio::spawn(shutdown);
     let stopped = || wait_stop(stop_rx.clone());
-    let mut elector = o.lease.as_ref().map(|(name, duration)| {
-        Elector::new(
+    loop {
+        // A new term: a new elector (and fence) each time the lease is sought.
+        let mut elector = o.lease.as_ref().map(|(name, duration)| {
+            Elector::new(
+                rancher.clone(),
+                LeaseSettings {
+                    namespace: o.settings.namespace.clone(),
+                    name: name.clone(),
+                    identity: o.settings.identity.clone(),
+                    duration: *duration,
+                    retry: (*duration / 3).max(Duration::from_millis(500)),
+                },
+            )
+        });
+        if let Some(e) = elector.as_mut() {
+            tokio::select! {
+                () = e.acquire() => {}
+                () = stopped() => return Ok(()),
+            }
+        }
+        metrics.set_leader(true);
+        tracing::info!(identity = %o.settings.identity, "leading: the controller starts");
+        let fence = elector.as_ref().map_or_else(Fence::none, Elector::fence);
+        let ctx = Arc::new(Context::new(
+            o.settings.clone(),
             rancher.clone(),
-            LeaseSettings {
-                namespace: o.settings.namespace.clone(),
-                name: name.clone(),
-                identity: o.settings.identity.clone(),
-                duration: *duration,
-                retry: (*duration / 3).max(Duration::from_millis(500)),
-            },
-        )
-    });
-    if let Some(e) = elector.as_mut() {
-        tokio::select! {
-            () = e.acquire() => {}
-            () = stopped() => return Ok(()),
-        }
-    }
-    metrics.set_leader(true);
-    tracing::info!(identity = %o.settings.identity, "leading: the controller starts");
-    let fence = elector.as_ref().map_or_else(Fence::none, Elector::fence);
-    let ctx = Arc::new(Context::new(
-        o.settings,
-        rancher,
-        harvester,
-        metrics.clone(),
-        fence.clone(),
-        log,
-    ));
-    let (lost_tx, lost_rx) = tokio::sync::oneshot::channel::<()>();
-    let stop_for_controller = stopped();
-    let fence_lost = fence.clone();
-    let stop = async move {
-        tokio::select! {
-            () = stop_for_controller => {}
-            _ = lost_rx => {}
-            () = fence_lost.lost() => {}
-        }
-    };
-    let running = tokio::spawn(controller::run(ctx, stop));
-    let result = if let Some(e) = elector.as_mut() {
-        tokio::select! {
-            reason = e.hold() => {
-                metrics.set_leader(false);
-                let _ = lost_tx.send(());
-                let _ = running.await;
-                Err(OperatorError::Lease(reason))
+            harvester.clone(),
+            metrics.clone(),
+            fence.clone(),
+            log.clone(),
+        ));
+        let (lost_tx, lost_rx) = tokio::sync::oneshot::channel::<()>();
+        let stop_for_controller = stopped();
+        let fence_lost = fence.clone();
+        let stop = async move {
+            tokio::select! {
+                () = stop_for_controller => {}
+                _ = lost_rx => {}
+                () = fence_lost.lost() => {}
             }
-            () = fence.lost() => {
-                metrics.set_leader(false);
-                let _ = lost_tx.send(());
-                let _ = running.await;
-                Err(OperatorError::Lease(
-                    "a write found the lease's safe time over; this replica stopped acting".into(),
-                ))
+        };
+        let running = tokio::spawn(controller::run(ctx, stop));
+        let lost = if let Some(e) = elector.as_mut() {
+            tokio::select! {
+                reason = e.hold() => reason,
+                () = fence.lost() => {
+                    "a write found the lease's safe time over".to_string()
+                }
+                () = stopped() => {
+                    let _ = lost_tx.send(());
+                    let _ = running.await;
+                    e.release().await;
+                    metrics.set_leader(false);
+                    return Ok(());
+                }
             }
-            () = stopped() => {
-                let _ = lost_tx.send(());
-                let _ = running.await;
-                e.release().await;
-                Ok(())
-            }
-        }
-    } else {
-        stopped().await;
+        } else {
+            stopped().await;
+            let _ = lost_tx.send(());
+            let _ = running.await;
+            metrics.set_leader(false);
+            return Ok(());
+        };
+        fence.lose(&lost);
+        metrics.set_leader(false);
         let _ = lost_tx.send(());
         let _ = running.await;
-        Ok(())
-    };
-    metrics.set_leader(false);
-    result
+        tracing::warn!(reason = %lost, "no longer leading: this replica stopped acting and waits for the lease");
+    }
 }
 
 async fn wait_stop(mut rx: tokio::sync::watch::Receiver<bool>) {

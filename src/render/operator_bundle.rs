@@ -148,7 +148,7 @@ fn docs(site: &Site, namespace: &str, teams: &[TeamNamespace]) -> Vec<(&'static 
         "metadata": requests_meta,
         "rules": [
             rule(&["rackplan.io"], &["clusterrequests"], &["get", "list", "watch", "patch"]),
-            rule(&["rackplan.io"], &["clusterrequests/status"], &["get", "patch"]),
+            rule(&["rackplan.io"], &["clusterrequests/status"], &["get", "update", "patch"]),
             // Owner references with blockOwnerDeletion need it where the
             // OwnerReferencesPermissionEnforcement admission plugin runs.
             rule(&["rackplan.io"], &["clusterrequests/finalizers"], &["update"]),

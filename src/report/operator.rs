@@ -31,13 +31,14 @@ pub(crate) fn banner(o: &ServiceOptions) -> String {
     )
 }
 
-/// `2027-01-01T00:00:00Z  fleet-default/ci-a  Admitted  admitted: quota ...`
+/// `2027-01-01T00:00:00Z  team-paiement/ci-a  Admitted  admitted: quota ...`: the
+/// transition announced (an event's reason), then its note.
 pub(crate) fn transition_line(t: &Transition) -> String {
     format!(
         "{}  {}  {}  {}",
         t.at,
         super::escape::terminal(&t.request),
-        t.phase,
+        t.reason,
         super::escape::terminal(&t.message)
     )
 }

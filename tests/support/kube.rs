@@ -52,6 +52,16 @@ fn plural(api_version: &str, kind: &str) -> (&'static str, bool) {
         (_, "Cluster") => ("clusters", true),
         (_, "HarvesterConfig") => ("harvesterconfigs", true),
         (_, "CustomResourceDefinition") => ("customresourcedefinitions", false),
+        (_, "ClusterRoleTemplateBinding") => ("clusterroletemplatebindings", true),
+        (_, "RoleTemplate") => ("roletemplates", false),
+        (_, "ETCDSnapshot") => ("etcdsnapshots", true),
+        ("v1", "ServiceAccount") => ("serviceaccounts", true),
+        (_, "Role") => ("roles", true),
+        (_, "RoleBinding") => ("rolebindings", true),
+        (_, "ClusterRole") => ("clusterroles", false),
+        (_, "ClusterRoleBinding") => ("clusterrolebindings", false),
+        (_, "ServiceMonitor") => ("servicemonitors", true),
+        (_, "PrometheusRule") => ("prometheusrules", true),
         _ => panic!("no plural known for {api_version} {kind}"),
     }
 }
@@ -206,6 +216,9 @@ async fn setup(k: &Kube) {
         yaml_docs(&repo().join("iso-config/example/operator/00-clusterrequests-crd.yaml"));
     for f in [
         r.join("rancher/crds/provisioning.cattle.io_clusters.yaml"),
+        r.join("rancher/crds/management.cattle.io_clusterroletemplatebindings.yaml"),
+        r.join("rancher/crds/management.cattle.io_roletemplates.yaml"),
+        r.join("rancher/crds/rke.cattle.io_etcdsnapshots.yaml"),
         r.join("longhorn/crds/nodes.longhorn.io.yaml"),
         r.join("longhorn/crds/volumes.longhorn.io.yaml"),
         r.join("longhorn/crds/replicas.longhorn.io.yaml"),
@@ -240,9 +253,20 @@ async fn setup(k: &Kube) {
     let mut names = Vec::new();
     for c in crds {
         let name = c["metadata"]["name"].as_str().unwrap().to_string();
-        let typed = serde_json::from_value(c).unwrap();
+        let ours = name.ends_with(".rackplan.io");
+        let mut typed: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition =
+            serde_json::from_value(c).unwrap();
         match api.create(&PostParams::default(), &typed).await {
             Ok(_) => {}
+            // rackplan's own CRD follows the code (a server kept from an earlier run may
+            // hold an older one); the reference CRDs are kept as they are.
+            Err(kube::Error::Api(s)) if s.code == 409 && ours => {
+                let old = api.get(&name).await.unwrap();
+                typed.metadata.resource_version = old.metadata.resource_version;
+                api.replace(&name, &PostParams::default(), &typed)
+                    .await
+                    .unwrap_or_else(|e| panic!("CRD {name}: {e}"));
+            }
             Err(kube::Error::Api(s)) if s.code == 409 => {}
             Err(e) => panic!("CRD {name}: {e}"),
         }
@@ -280,6 +304,48 @@ async fn setup(k: &Kube) {
     }
     let puts = items.iter().map(|i| k.put(i));
     futures_util::future::join_all(puts).await;
+}
+
+/// A client of the test API server acting with `token` (a static token user the API
+/// server was started with, or a service account token).
+pub fn client_with_token(k: &Kube, token: &str) -> kube::Client {
+    let path = kubeconfig();
+    let _g = k.rt.enter();
+    k.rt.block_on(async {
+        let mut kc = kube::config::Kubeconfig::read_from(&path).unwrap();
+        for u in &mut kc.auth_infos {
+            if let Some(a) = u.auth_info.as_mut() {
+                a.token = Some(token.to_string().into());
+            }
+        }
+        let cfg = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+            .await
+            .unwrap();
+        kube::Client::try_from(cfg).unwrap()
+    })
+}
+
+/// A kubeconfig file for the test API server with `token` in place of the admin's.
+pub fn kubeconfig_with_token(dir: &Path, token: &str) -> PathBuf {
+    let text = std::fs::read_to_string(kubeconfig()).unwrap();
+    let mut v: Value = serde_saphyr::from_str(&text).unwrap();
+    for u in v["users"].as_array_mut().unwrap() {
+        u["user"] = json!({"token": token});
+    }
+    let out = dir.join(format!(
+        "kubeconfig-{:x}",
+        token.len() ^ std::process::id() as usize
+    ));
+    std::fs::write(&out, serde_json::to_string(&v).unwrap()).unwrap();
+    out
+}
+
+/// The static token users of the test API server (`.ci/run` starts it with them).
+pub mod users {
+    /// In group `local://g-paiement`.
+    pub const ALICE: &str = "rackplan-test-alice";
+    /// In group `local://g-logistique`.
+    pub const BOB: &str = "rackplan-test-bob";
 }
 
 /// The API server with the CRDs and the fleet in place (once per test process).
@@ -330,6 +396,16 @@ pub struct Operator {
     pub metrics: String,
 }
 
+/// How an operator process is started beyond its flags.
+#[derive(Default)]
+pub struct Launch<'a> {
+    /// A command the operator runs under (`prlimit --nofile=256 --`).
+    pub wrapper: &'a [&'a str],
+    pub env: &'a [(&'a str, &'a str)],
+    /// Its kubeconfig; the admin's when absent.
+    pub kubeconfig: Option<PathBuf>,
+}
+
 impl Operator {
     pub fn start(
         dir: &Path,
@@ -338,11 +414,30 @@ impl Operator {
         scenario: &Path,
         extra: &[&str],
     ) -> Operator {
+        Self::launch(dir, ns, catalogue, scenario, extra, &Launch::default())
+    }
+
+    pub fn launch(
+        dir: &Path,
+        ns: &str,
+        catalogue: &Path,
+        scenario: &Path,
+        extra: &[&str],
+        how: &Launch<'_>,
+    ) -> Operator {
         // Each replica its own files (a test may run two side by side).
         let port = super::sushy::free_port();
         let out = dir.join(format!("operator-{port}.out"));
         let err = dir.join(format!("operator-{port}.err"));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rackplan"));
+        let bin = env!("CARGO_BIN_EXE_rackplan");
+        let mut cmd = match how.wrapper.split_first() {
+            Some((w, rest)) => {
+                let mut c = Command::new(w);
+                c.args(rest).arg(bin);
+                c
+            }
+            None => Command::new(bin),
+        };
         cmd.args([
             "operator",
             "--namespace",
@@ -350,10 +445,10 @@ impl Operator {
             "--resync-seconds",
             "1",
             "--lease-seconds",
-            "3",
+            "5",
         ])
         .arg("--kubeconfig")
-        .arg(kubeconfig())
+        .arg(how.kubeconfig.clone().unwrap_or_else(kubeconfig))
         .arg("--catalogue")
         .arg(catalogue)
         .arg("--scenario")
@@ -361,6 +456,7 @@ impl Operator {
         .args(["--listen", &format!("127.0.0.1:{port}")])
         .args(extra)
         .env("RUST_LOG", "warn")
+        .envs(how.env.iter().copied())
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap());
@@ -377,6 +473,30 @@ impl Operator {
             http_get(&m, "/healthz").filter(|b| b.contains("ok"))
         });
         op
+    }
+
+    /// The operator's process id (the wrapper's, which `exec`s it, when there is one).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Send a signal (`STOP`, `CONT`, `TERM`).
+    pub fn signal(&self, sig: &str) {
+        let _ = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(self.child.id().to_string())
+            .status();
+    }
+
+    /// The process's peak resident memory, KiB (`VmHWM`).
+    pub fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
     }
 
     pub fn stdout(&self) -> String {
