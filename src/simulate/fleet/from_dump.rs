@@ -199,6 +199,22 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
                 .unwrap_or_default()
         })
         .collect();
+    topo.disk_names = nodes
+        .iter()
+        .map(|n| {
+            lh.get(n.name.as_str())
+                .map(|l| l.disks.iter().map(|d| d.name.clone()).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    topo.disk_reserved = nodes
+        .iter()
+        .map(|n| {
+            lh.get(n.name.as_str())
+                .map(|l| l.disks.iter().map(|d| d.reserved.unwrap_or(0.0)).collect())
+                .unwrap_or_default()
+        })
+        .collect();
     let on_cordon = state
         .settings
         .longhorn
