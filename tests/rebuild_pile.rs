@@ -10,9 +10,11 @@
 
 use rackplan::simulate::failure::rebuild::{rebuild_input, simulate};
 use rackplan::simulate::fleet::{Host, Topology};
-use rackplan::simulate::place::{Placement, Vm, Volume};
+use rackplan::simulate::place::{Placement, Volume};
 use rackplan::simulate::scenario::Scenario;
 use serde_json::Value;
+
+use crate::rebuild_longhorn::holder_of;
 
 const TB: f64 = 1e12;
 const GB: f64 = 1e9;
@@ -29,6 +31,15 @@ struct Disk {
     node: &'static str,
     max: f64,
     used: f64,
+}
+
+/// A candidate disk of `max_tb` TB holding `used_tb` TB.
+fn disk(node: &'static str, max_tb: f64, used_tb: f64) -> Disk {
+    Disk {
+        node,
+        max: max_tb * TB,
+        used: used_tb * TB,
+    }
 }
 
 /// Five kinds of node in one zone: `f` fails; `s0` and `s1` hold the other two replicas of
@@ -81,18 +92,7 @@ fn fleet(disks: &[Disk], platform: &str) -> (Scenario, Placement) {
         let k = disks[..i].iter().filter(|e| e.node == d.node).count();
         volumes.push(vol(vec![(n, k)], d.used));
     }
-    let vms = vec![Vm {
-        cluster: 0,
-        pool: String::new(),
-        group: None,
-        vcpu: 0.0,
-        mem_gib: 0.0,
-        cpu_req: 0.0,
-        mem_req: 0.0,
-        mem_actual: 0.0,
-        volumes: (0..volumes.len()).collect(),
-        running: false,
-    }];
+    let vms = holder_of(volumes.len());
     let s: Scenario = serde_saphyr::from_str(&format!(
         "name: pile\nplatform: {{harvester_version: v1.7, rebuild_limit: 2, stream_mbps: 100, detection_s: 45, replenishment_wait_s: 600, {platform}}}\n"
     ))
@@ -179,21 +179,9 @@ fn the_two_emptiest_disks_on_one_node_take_the_whole_burst_and_the_time_doubles(
     let op = 0.275;
     let platform = "overcommit_storage_pct: 27.5";
     let together = [
-        Disk {
-            node: "n0",
-            max: 10.0 * TB,
-            used: 1.0 * TB,
-        },
-        Disk {
-            node: "n0",
-            max: 10.0 * TB,
-            used: 1.02 * TB,
-        },
-        Disk {
-            node: "n1",
-            max: 10.0 * TB,
-            used: 1.5 * TB,
-        },
+        disk("n0", 10.0, 1.0),
+        disk("n0", 10.0, 1.02),
+        disk("n1", 10.0, 1.5),
     ];
     let (taken, none) = by_rule(&together, op, 0.25);
     assert_eq!(
@@ -209,21 +197,9 @@ fn the_two_emptiest_disks_on_one_node_take_the_whole_burst_and_the_time_doubles(
 
     // The same, but the second emptiest disk is n1's: three rounds on each node.
     let apart = [
-        Disk {
-            node: "n0",
-            max: 10.0 * TB,
-            used: 1.0 * TB,
-        },
-        Disk {
-            node: "n0",
-            max: 10.0 * TB,
-            used: 1.5 * TB,
-        },
-        Disk {
-            node: "n1",
-            max: 10.0 * TB,
-            used: 1.02 * TB,
-        },
+        disk("n0", 10.0, 1.0),
+        disk("n0", 10.0, 1.5),
+        disk("n1", 10.0, 1.02),
     ];
     let (taken, _) = by_rule(&apart, op, 0.25);
     assert_eq!(taken, [6, 0, 6], "the rule's own answer");
@@ -239,26 +215,10 @@ fn the_two_emptiest_disks_on_one_node_take_the_whole_burst_and_the_time_doubles(
 fn only_over_provisioning_moves_the_pile_on_to_the_next_disks() {
     // One disk per node, free space before the failure 9.0 > 8.9 > 8.8 > 8.7 TB.
     let disks = [
-        Disk {
-            node: "n0",
-            max: 10.0 * TB,
-            used: 1.0 * TB,
-        },
-        Disk {
-            node: "n1",
-            max: 10.0 * TB,
-            used: 1.1 * TB,
-        },
-        Disk {
-            node: "n2",
-            max: 10.0 * TB,
-            used: 1.2 * TB,
-        },
-        Disk {
-            node: "n3",
-            max: 10.0 * TB,
-            used: 1.3 * TB,
-        },
+        disk("n0", 10.0, 1.0),
+        disk("n1", 10.0, 1.1),
+        disk("n2", 10.0, 1.2),
+        disk("n3", 10.0, 1.3),
     ];
     // Harvester's 200 %: all 12 on n0, even with storage-minimal-available-percentage at
     // 85 %, which 1.2 TB of new data would cross on n0 (9.0 - 1.2 < 8.5): during the burst
@@ -300,18 +260,7 @@ fn a_pile_past_a_disks_free_space_is_named_and_has_no_time() {
     // (250 GB nominal). At 200 % every replica fits n0's over-provisioning (0.83 + 12 x
     // 0.25 TB <= 4 TB) and its actual-space rule reads 1.5 TB free the whole burst, so
     // all 12 go there: 1.8 TB of data onto 1.5 TB free.
-    let disks = [
-        Disk {
-            node: "n0",
-            max: 2.0 * TB,
-            used: 0.5 * TB,
-        },
-        Disk {
-            node: "n1",
-            max: 2.0 * TB,
-            used: 0.6 * TB,
-        },
-    ];
+    let disks = [disk("n0", 2.0, 0.5), disk("n1", 2.0, 0.6)];
     let (s, mut pl) = fleet(&disks, "overcommit_storage_pct: 200");
     let mut vols = pl.volumes().to_vec();
     for v in vols.iter_mut().take(LOST) {
