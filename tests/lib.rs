@@ -31,6 +31,7 @@ mod output_schemas;
 mod plan;
 mod props;
 mod rebuild_longhorn;
+mod rebuild_pile;
 mod redfish_faults;
 mod redfish_mockups;
 mod redfish_tls;

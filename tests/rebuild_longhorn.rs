@@ -89,7 +89,7 @@ fn queues(s: &Scenario, pl: &Placement) -> (Vec<(String, usize, f64)>, f64) {
 
 /// One stopped VM holding every volume: the rebuild sees the volumes, the placement no
 /// VM load.
-fn holder_of(volumes: usize) -> Vec<Vm> {
+pub(crate) fn holder_of(volumes: usize) -> Vec<Vm> {
     vec![Vm {
         cluster: 0,
         pool: String::new(),

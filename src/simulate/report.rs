@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::simulate::failure::headroom::{Headroom, HeadroomVerdict, Slack};
-use crate::simulate::failure::rebuild::{NodeLoad, SweepPoint, Window};
+use crate::simulate::failure::rebuild::{DiskLoad, NodeLoad, SweepPoint, Window};
 use crate::simulate::failure::restart::Restart;
 use crate::simulate::failure::risk::{Rate, RiskResult};
 use crate::simulate::fleet::{Assumption, LiveSummary};
@@ -172,10 +172,72 @@ pub struct RebuildReport {
     /// Every node that receives replicas, the slowest first, and the same per rack.
     pub(crate) receivers: Vec<NodeLoad>,
     pub(crate) by_rack: Vec<RackLoad>,
+    /// Every disk that receives replicas (node, disk, replicas, data against its free space
+    /// before the failure), the overfilled first.
+    pub(crate) receiving_disks: Vec<DiskLoad>,
+    /// Receiving disks whose data exceeds their free space: the rebuild then fails.
+    pub(crate) overfilled_disks: usize,
+    /// When disks overfill: what would stop it, each computed on the same fleet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) overfill_fix: Option<OverfillFix>,
+    /// Set when some replica's disk was drawn among exactly tied disks, which Longhorn
+    /// decides by Go's map order: how many, and what other draws give.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) ties: Option<TieSpread>,
+    /// After how many new replicas of the burst the scheduler sees `storageScheduled`
+    /// refreshed (`platform.scheduled_refresh_every`; 1: at once, 0: never).
+    pub(crate) scheduled_refresh_every: u32,
     /// The same rebuild under the other Longhorn disk rule (most available space up to
     /// v1.10, the balance score from v1.11), to show what the version changes.
     pub(crate) other_rule: Option<OtherRule>,
     pub(crate) windows: Vec<Window>,
+}
+
+/// What stops a burst from overfilling its disks, each found by creating the burst and
+/// running the rebuild again on the same fleet.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct OverfillFix {
+    /// The highest `storage-over-provisioning-percentage` below the scenario's (whole
+    /// percents, down to 1) at which no disk overfills and full redundancy returns, and
+    /// the hours it then takes; `None`: none does.
+    pub(crate) over_provisioning_pct: Option<u32>,
+    /// The scenario's (or the live fleet's) percentage, rounded up.
+    pub(crate) from_pct: u32,
+    pub(crate) hours_at_that: Option<f64>,
+    /// The receiving disks at that percentage.
+    pub(crate) disks_at_that: usize,
+    /// The other disk rule's answer on the same fleet: hours (`None`: never) and the disks
+    /// it overfills; `rule` names it.
+    pub(crate) other_rule: String,
+    pub(crate) other_rule_hours: Option<f64>,
+    pub(crate) other_rule_overfilled: usize,
+}
+
+/// Exact ties among the candidate disks: Longhorn keeps the last of Go's map order, a new
+/// order on every call, so the answer is one draw among several.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TieSpread {
+    /// Replicas drawn among tied disks, and the most disks one tie had.
+    pub(crate) tied_replicas: usize,
+    pub(crate) widest_tie: usize,
+    /// Draws run, the answer's own included; the fewest and most hours they give (`None`
+    /// when none completes), how many never complete, and the fewest and most receiving
+    /// nodes.
+    pub(crate) draws: u32,
+    pub(crate) hours_min: Option<f64>,
+    pub(crate) hours_max: Option<f64>,
+    pub(crate) draws_never: u32,
+    pub(crate) receiving_nodes_min: usize,
+    pub(crate) receiving_nodes_max: usize,
+}
+
+/// When the scheduler sees `storageScheduled` refreshed during a burst, in words.
+pub(crate) fn refresh_words(every: u32) -> String {
+    match every {
+        1 => "after every new replica".into(),
+        0 => "never during the burst".into(),
+        n => format!("after every {n} new replicas"),
+    }
 }
 
 /// The sentence given instead of rebuild and risk figures when there is no volume.
@@ -197,10 +259,15 @@ pub struct RackLoad {
 /// The rebuild at the scenario's limit under the other disk rule.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct OtherRule {
+    pub(crate) rule: crate::simulate::place::DiskChoice,
     pub(crate) longhorn: String,
     pub(crate) placement_rule: String,
     pub(crate) hours_to_full_redundancy: Option<f64>,
     pub(crate) bottleneck: String,
+    /// Its receiving nodes and disks, and the disks it overfills.
+    pub(crate) receiving_nodes: usize,
+    pub(crate) receiving_disks: usize,
+    pub(crate) overfilled_disks: usize,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

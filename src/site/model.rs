@@ -416,6 +416,8 @@ pub struct StorageNetwork {
 pub struct LonghornSpec {
     #[serde(default = "default_replicas")]
     pub(crate) replica_count: u32,
+    /// Longhorn `concurrent-replica-rebuild-per-node-limit`, rendered as a Setting; unset:
+    /// 2, the reference design's recommendation (Longhorn's own default is 5).
     #[serde(default = "default_rebuild_limit")]
     pub(crate) concurrent_replica_rebuild_per_node_limit: u32,
 }

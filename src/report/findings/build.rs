@@ -126,6 +126,9 @@ fn verdict(r: &Report) -> Section {
 
 fn fix(r: &Report) -> Section {
     let mut f = Section::new("fix", "What would fix it");
+    if let Some(o) = &r.rebuild.overfill_fix {
+        super::storage::overfill_fix(&mut f, o, r.rebuild.overfilled_disks);
+    }
     let Some(x) = &r.fix else {
         f.text(if r.verdict.passes() {
             "Nothing needs fixing: the verdict passes."

@@ -67,7 +67,7 @@ fn rate(per_year: f64, draws: u64, hits: u64) -> Rate {
 
 /// Four nodes in two racks; losing rack r02 strands three VMs.
 #[allow(clippy::too_many_lines)] // one report, every field by hand
-fn report() -> Report {
+pub(super) fn report() -> Report {
     Report {
         scenario: "hand-made".into(),
         verdict: HeadroomVerdict::Fail,
@@ -212,11 +212,20 @@ fn rebuild() -> RebuildReport {
             tib: 2.0,
             transfer_hours: Some(3.2),
         }],
+        receiving_disks: Vec::new(),
+        overfilled_disks: 0,
+        overfill_fix: None,
+        ties: None,
+        scheduled_refresh_every: 1,
         other_rule: Some(OtherRule {
+            rule: crate::simulate::place::DiskChoice::BalanceScore,
             longhorn: "Longhorn v1.11".into(),
             placement_rule: "the balance score".into(),
             hours_to_full_redundancy: None,
             bottleneck: "no disk takes the replicas".into(),
+            receiving_nodes: 0,
+            receiving_disks: 0,
+            overfilled_disks: 0,
         }),
         windows: Vec::new(),
     }
@@ -329,7 +338,7 @@ fn live_report() -> Report {
 
 /// The HTML as a reader sees it: the text of every element, one per line, without the
 /// style sheet and the charts (pinned by their own snapshots).
-fn visible(html: &str) -> String {
+pub(super) fn visible(html: &str) -> String {
     let mut s = html.to_string();
     for (open, close) in [("<style>", "</style>"), ("<figure", "</figure>")] {
         while let Some(a) = s.find(open) {

@@ -7,6 +7,8 @@ mod storage;
 
 #[cfg(test)]
 mod findings_tests;
+#[cfg(test)]
+mod storage_tests;
 
 pub(crate) use build::findings;
 pub(crate) use model::{Block, Findings};

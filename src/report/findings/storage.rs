@@ -1,10 +1,15 @@
 //! The storage sections of the review: the rebuild after losing a node (where its replicas
-//! go, how long, the limit sweep and the recommended limit with the rule behind it), and the
-//! risk of data loss with every figure's interval and method.
+//! go, node by node and disk by disk, the disks the pile overfills and what Longhorn then
+//! does, how long, the limit sweep and the recommended limit with the rule behind it), and
+//! the risk of data loss with every figure's interval and method.
 
 use super::model::Section;
 use crate::simulate::failure::risk::{EXACT_EXPECTATION, Rate};
-use crate::simulate::report::{Estimate, RebuildReport, RiskFigures};
+use crate::simulate::place::DiskChoice;
+use crate::simulate::report::{
+    Estimate, OtherRule, OverfillFix, RebuildReport, RiskFigures, TieSpread, refresh_words,
+};
+use crate::units::TIB;
 use crate::words::{group, hours, pct, round_count, sentence, share};
 
 /// A rate of events per year with its 95 % interval, read aloud: "2.43e-7 per year (95 %
@@ -95,14 +100,14 @@ pub(crate) fn rebuild_section(rb: &RebuildReport) -> Section {
                 .collect(),
         );
     }
+    if !rb.receiving_disks.is_empty() {
+        receiving_disks(&mut b, rb);
+    }
+    if let Some(t) = &rb.ties {
+        b.text(ties_text(t));
+    }
     if let Some(o) = &rb.other_rule {
-        b.text(format!(
-            "With the disk rule of {}, it would be {} ({}).",
-            o.longhorn,
-            o.hours_to_full_redundancy
-                .map_or_else(|| "never complete".into(), |h| format!("{h:.2} h")),
-            o.bottleneck
-        ));
+        b.text(other_rule_text(o, rb.scheduled_refresh_every));
     }
     b.text(match (rb.exposure_hours_median, rb.exposure_hours_max) {
         (Some(m), Some(x)) => format!(
@@ -157,6 +162,143 @@ pub(crate) fn rebuild_section(rb: &RebuildReport) -> Section {
     });
     b.chart("rebuild-limit.svg");
     b
+}
+
+/// Rows of the receiving disks a screen shows.
+const DISK_ROWS: usize = 8;
+
+/// The receiving disks, each with its data against its free space before the failure; when
+/// some overfill, what Longhorn then does.
+fn receiving_disks(b: &mut super::model::Section, rb: &RebuildReport) {
+    let tib = |x: f64| format!("{:.2}", x / TIB);
+    let mut nodes: Vec<&str> = rb.receiving_disks.iter().map(|d| d.node.as_str()).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    b.text(format!(
+        "Receiving disks ({} on {} node(s)): the data each receives against its free space before the failure, which the scheduler reads for the whole burst.",
+        rb.receiving_disks.len(),
+        nodes.len()
+    ));
+    b.long_table(
+        &[
+            "node",
+            "disk",
+            "replicas",
+            "TiB",
+            "free TiB",
+            "over TiB",
+            "full at h",
+        ],
+        rb.receiving_disks
+            .iter()
+            .map(|d| {
+                vec![
+                    d.node.clone(),
+                    d.disk.clone(),
+                    d.replicas.to_string(),
+                    tib(d.bytes),
+                    tib(d.free_bytes),
+                    if d.overfill_bytes > 0.0 {
+                        tib(d.overfill_bytes)
+                    } else {
+                        "-".into()
+                    },
+                    d.full_after_h
+                        .map_or_else(|| "-".into(), |h| format!("{h:.2}")),
+                ]
+            })
+            .collect(),
+        DISK_ROWS,
+    );
+    if rb.overfilled_disks > 0 {
+        b.text(format!(
+            "{} disk(s) overfill: Longhorn checks no free space when a rebuild starts. On a full disk the engine sets each replica whose write fails to ERR, rebuilding or healthy (longhorn-engine handleDiskNoSpaceErrorForReplicas); longhorn-manager marks it failed, deletes a failed new replica (created never to be reused) and creates another by the same rule, which avoids the disk only once its next statfs (every 30 s) makes it unschedulable; the volumes whose healthy replicas failed there are degraded in turn. No finite time is given; \"full at h\" is when the disk fills, hours after the failure.",
+            rb.overfilled_disks
+        ));
+    }
+}
+
+/// What would stop the burst overfilling its disks, each computed: a lower
+/// over-provisioning percentage, the other disk rule (for the "What would fix it" section).
+pub(crate) fn overfill_fix(f: &mut super::model::Section, o: &OverfillFix, overfilled: usize) {
+    f.text(match (o.over_provisioning_pct, o.hours_at_that) {
+        (Some(pct), Some(h)) => format!(
+            "The rebuild overfills {overfilled} disk(s). Lowering storage-over-provisioning-percentage to {pct} % (from {} %) stops it: full redundancy in {h:.2} h over {} receiving disk(s) (found by creating the burst again at each whole percent; what is placed stays where it is).",
+            o.from_pct, o.disks_at_that
+        ),
+        _ => format!(
+            "The rebuild overfills {overfilled} disk(s), and no storage-over-provisioning-percentage below {} % stops it (each whole percent tried).",
+            o.from_pct
+        ),
+    });
+    f.text(format!(
+        "Or the disk rule of {}: {} on the same fleet, {}.",
+        o.other_rule,
+        o.other_rule_hours.map_or_else(
+            || "full redundancy never returns".into(),
+            |h| format!("{h:.2} h")
+        ),
+        match o.other_rule_overfilled {
+            0 => "no disk overfilled".to_string(),
+            k => format!("{k} disk(s) overfilled"),
+        }
+    ));
+}
+
+/// Exactly tied disks: one draw of Go's map order, and what other draws give.
+fn ties_text(t: &TieSpread) -> String {
+    let spread = match (t.hours_min, t.hours_max) {
+        (Some(lo), Some(hi)) if t.draws_never == 0 => format!("{lo:.2} h to {hi:.2} h"),
+        (Some(lo), Some(hi)) => format!(
+            "{lo:.2} h to {hi:.2} h, and never in {} of them",
+            t.draws_never
+        ),
+        _ => format!("never in all {}", t.draws),
+    };
+    let nodes = if t.receiving_nodes_min == t.receiving_nodes_max {
+        format!("{} receiving node(s)", t.receiving_nodes_min)
+    } else {
+        format!(
+            "{} to {} receiving nodes",
+            t.receiving_nodes_min, t.receiving_nodes_max
+        )
+    };
+    format!(
+        "Ties: {} replica(s) went to one of up to {} disks that Longhorn ranks exactly equal; it takes the last of Go's map order, a new order each time, so this answer is one draw: it and {} others give {spread} ({nodes}).",
+        t.tied_replicas,
+        t.widest_tie,
+        t.draws.saturating_sub(1)
+    )
+}
+
+/// The same rebuild under the other disk rule, with the refresh the balance score assumes.
+fn other_rule_text(o: &OtherRule, refresh_every: u32) -> String {
+    let spread = match (o.receiving_disks, o.overfilled_disks) {
+        (0, _) => String::new(),
+        (d, 0) => format!(
+            "; {} node(s), {d} disk(s), none overfilled",
+            o.receiving_nodes
+        ),
+        (d, k) => format!(
+            "; {} node(s), {d} disk(s), {k} overfilled",
+            o.receiving_nodes
+        ),
+    };
+    let assumes = match (o.rule, refresh_every) {
+        (DiskChoice::BalanceScore, 1) => "; a best case: its spread assumes the scheduler sees each new replica in storageScheduled before it places the next (platform.scheduled_refresh_every: 1); a lagging refresh piles the burst up".to_string(),
+        (DiskChoice::BalanceScore, n) => format!(
+            "; with storageScheduled seen refreshed {} (platform.scheduled_refresh_every)",
+            refresh_words(n)
+        ),
+        (DiskChoice::MostAvailable, _) => String::new(),
+    };
+    format!(
+        "With the disk rule of {}, it would be {} ({}{spread}){assumes}.",
+        o.longhorn,
+        o.hours_to_full_redundancy
+            .map_or_else(|| "never complete".into(), |h| format!("{h:.2} h")),
+        o.bottleneck,
+    )
 }
 
 /// The risk section: every figure a rate with its interval, the method named.

@@ -191,14 +191,19 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
                 .unwrap_or_default()
         })
         .collect();
-    topo.tags.disk = nodes
-        .iter()
-        .map(|n| {
-            lh.get(n.name.as_str())
-                .map(|l| l.disks.iter().map(|d| d.tags.clone()).collect())
-                .unwrap_or_default()
-        })
-        .collect();
+    // Per node, its disks' tags, names and storageReserved.
+    for n in &nodes {
+        let disks = lh
+            .get(n.name.as_str())
+            .map_or(&[][..], |l| l.disks.as_slice());
+        topo.tags
+            .disk
+            .push(disks.iter().map(|d| d.tags.clone()).collect());
+        topo.disk_names
+            .push(disks.iter().map(|d| d.name.clone()).collect());
+        topo.disk_reserved
+            .push(disks.iter().map(|d| d.reserved.unwrap_or(0.0)).collect());
+    }
     let on_cordon = state
         .settings
         .longhorn

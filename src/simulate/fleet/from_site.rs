@@ -12,6 +12,7 @@ pub(crate) fn site_topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f6
     let mut racks: Vec<String> = Vec::new();
     let mut hosts = Vec::new();
     let mut zones = Vec::new();
+    let mut disk_names = Vec::new();
     for n in &inputs.inventory.nodes {
         zones.push(n.annotations.zone.clone().unwrap_or_default());
         let rack_name = n
@@ -26,20 +27,18 @@ pub(crate) fn site_topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f6
             racks.len() - 1
         };
         let role = roles.get(&n.id).map(|d| d.role);
-        let disks: Vec<f64> = match role.and_then(|r| inputs.profiles.get(r)) {
-            Some(p) => select_disks(n, p)
-                .data
-                .iter()
-                .filter_map(|&i| n.disks[i].capacity_bytes)
-                .map(|b| b as f64)
-                .collect(),
-            None => n
-                .disks
-                .iter()
-                .filter_map(|d| d.capacity_bytes)
-                .map(|b| b as f64)
-                .collect(),
+        let picked: Vec<usize> = match role.and_then(|r| inputs.profiles.get(r)) {
+            Some(p) => select_disks(n, p).data,
+            None => (0..n.disks.len()).collect(),
         };
+        let (names, disks): (Vec<String>, Vec<f64>) = picked
+            .iter()
+            .filter_map(|&i| {
+                let d = &n.disks[i];
+                d.capacity_bytes.map(|b| (d.id.clone(), b as f64))
+            })
+            .unzip();
+        disk_names.push(names);
         let threads = n
             .cpu
             .as_ref()
@@ -59,5 +58,6 @@ pub(crate) fn site_topology(inputs: &Inputs, reserved_cpu: f64, reserved_mem: f6
     let power = vec![None; racks.len()];
     let mut topo = Topology::build(hosts, racks, &power);
     topo.set_zones(&zones);
+    topo.disk_names = disk_names;
     topo
 }

@@ -79,6 +79,12 @@ pub struct Topology {
     pub(crate) no_replicas: Vec<bool>,
     /// Longhorn node and disk tags, and the volumes' selectors.
     pub(crate) tags: Tags,
+    /// Per host, its disks' names where the fleet names them (a dump's Longhorn disk
+    /// names, a site's device paths); `disk_name` falls back to the position.
+    pub(crate) disk_names: Vec<Vec<String>>,
+    /// Per host, each disk's Longhorn `storageReserved`, bytes, where a dump states it;
+    /// none elsewhere.
+    pub(crate) disk_reserved: Vec<Vec<f64>>,
     graph: DiGraph<Domain, ()>,
     roots: Vec<NodeIndex>,
 }
@@ -175,6 +181,8 @@ impl Topology {
             zones: racks.clone(),
             no_replicas: vec![false; hosts.len()],
             tags: Tags::default(),
+            disk_names: Vec::new(),
+            disk_reserved: Vec::new(),
             hosts,
             inv_cap,
             racks,
@@ -209,7 +217,29 @@ impl Topology {
         }
         topo.no_replicas[..self.hosts.len()].copy_from_slice(&self.no_replicas);
         topo.tags = self.tags.clone();
+        topo.disk_names.clone_from(&self.disk_names);
+        topo.disk_reserved.clone_from(&self.disk_reserved);
         topo
+    }
+
+    /// Disk `d` of host `n` as its fleet names it, else by position ("disk-2").
+    pub(crate) fn disk_name(&self, n: usize, d: usize) -> String {
+        self.disk_names
+            .get(n)
+            .and_then(|x| x.get(d))
+            .filter(|x| !x.is_empty())
+            .cloned()
+            .unwrap_or_else(|| format!("disk-{}", d + 1))
+    }
+
+    /// Longhorn's `storageReserved` on disk `d` of host `n`, bytes (0 unless stated).
+    pub(crate) fn reserved(&self, n: usize, d: usize) -> f64 {
+        self.disk_reserved
+            .get(n)
+            .and_then(|x| x.get(d))
+            .copied()
+            .unwrap_or(0.0)
+            .max(0.0)
     }
 
     pub fn host_index(&self, name: &str) -> Option<usize> {

@@ -61,7 +61,8 @@ impl Free {
 #[serde(rename_all = "kebab-case")]
 pub enum DiskChoice {
     /// Up to v1.10: the disk with the most `storageAvailable - storageReserved`
-    /// (`getDiskWithMostUsableStorage`); what is merely scheduled does not count.
+    /// (`getDiskWithMostUsableStorage`); what is merely scheduled does not count, so in a
+    /// burst the same disk wins until over-provisioning refuses it.
     MostAvailable,
     /// From v1.11: the node, then the disk, whose usable space
     /// (`available - reserved - scheduled`) after taking the replica leaves the candidates
@@ -82,7 +83,7 @@ impl DiskChoice {
     pub(crate) fn describe(self) -> &'static str {
         match self {
             DiskChoice::MostAvailable => {
-                "the disk with the most available space (getDiskWithMostUsableStorage)"
+                "the disk with the most available space less its reserved space as it was before the failure (getDiskWithMostUsableStorage; the new, still empty replicas do not lower it), so the same disk takes one replica after another until the over-provisioning rule refuses it"
             }
             DiskChoice::BalanceScore => {
                 "the node, then the disk, that leaves usable space most even (getDiskWithMostBalanceScore)"

@@ -6,7 +6,7 @@
 //! zone anti-affinity, racks as zones), on the disk with most room, subject to Longhorn's
 //! two storage rules (minimal available percentage, over-provisioning).
 
-use super::free::{DiskChoice, Free, StorageRules};
+use super::free::{Free, StorageRules};
 use super::replica_scheduler::pick_disk;
 use super::vm_scheduler::{ScoreIndex, pick_node};
 use super::workload::{Vm, Volume};
@@ -256,9 +256,10 @@ impl Placement {
         self.volumes.push(vol);
     }
 
-    /// The same placement under another Longhorn disk rule (for what comes next).
-    pub(crate) fn set_disk_choice(&mut self, choice: DiskChoice) {
-        self.rules.choice = choice;
+    /// The same placement under other Longhorn rules for what comes next (another disk
+    /// rule, another over-provisioning percentage); what is placed stays where it is.
+    pub(crate) fn rules_mut(&mut self) -> &mut StorageRules {
+        &mut self.rules
     }
 
     /// Without the score index: the plain scan it speeds up (tests compare the two).

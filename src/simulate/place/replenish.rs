@@ -10,23 +10,42 @@
 //! one under soft node anti-affinity). A replica on a node Longhorn no longer schedules to,
 //! the failed one included, does not mark its zone used (`getCurrentNodesAndZones`), so
 //! with three replicas in three zones the replacement goes back to the lost node's zone.
-//! Among the candidates the version's rule decides, exactly:
+//! Among the candidates the version's rule decides. Line numbers below are longhorn-manager
+//! v1.10.2's.
 //!
-//! - up to v1.10, `getDiskWithMostUsableStorage`: the disk with the most
-//!   `storageAvailable - storageReserved`. The replicas created in the burst hold no data
-//!   yet, so they do not lower it, and every replacement goes to the same disk until the
-//!   storage rules refuse it (longhorn/longhorn#12587 reports this pile-up). Exact ties are
-//!   drawn from, as Go's map order does;
+//! - up to v1.10, `getDiskWithMostUsableStorage` (`scheduler/replica_scheduler.go`
+//!   706-724, called by `scheduleReplicaToDisk` 690-703): the disk with the most
+//!   `StorageAvailable - StorageReserved`. `StorageAvailable` is what statfs reported at
+//!   the disk monitor's last pass (every 30 s, `controller/monitor/disk_monitor.go` 30),
+//!   rounded down to 100 MiB (`controller/node_controller.go` 803-811); the replicas
+//!   created in the burst hold no data yet, so every disk keeps its free space from before
+//!   the failure for the whole burst, and the same disk wins every time. Ties: the loop
+//!   (713-721) keeps the last disk of Go's map order among equals, a different order on
+//!   every call, so exact ties are drawn from with a seeded draw and reported (the rebuild
+//!   answer gives the spread of other draws);
 //! - from v1.11, `getDiskWithMostBalanceScore` (`selectBestNode`, then `selectBestDisk`):
 //!   the node whose usable space (`available - reserved - scheduled`, summed over its
 //!   candidate disks) after taking the replica leaves `(max - min) / mean` over the
 //!   candidate nodes smallest, then the disk on it by the same score. `storageScheduled`
-//!   counts the new replicas at once, so the burst spreads. When no node has room for the
-//!   replica's size, Longhorn takes an arbitrary candidate: a seeded draw here.
+//!   counts the new replicas as soon as it is refreshed, so the burst spreads. When no node
+//!   has room for the replica's size, Longhorn takes an arbitrary candidate: a seeded draw.
 //!
-//! The storage rules are checked with the new replicas' data counted at once (Longhorn
-//! reads `storageAvailable`, which they lower only as they fill), so no disk is filled past
-//! its minimal-available share.
+//! The storage rules (`IsSchedulableToDisk`, 983-1020, from `filterNodeDisksForReplica`
+//! 556-582) are read two ways:
+//!
+//! - [`Space::AsCreated`], the burst as Longhorn creates it (the rebuild): the actual-space
+//!   rule (995-1005, `StorageAvailable - actualSize > StorageMaximum x minimal-available`)
+//!   reads the free space from before the failure, which the burst does not lower; the
+//!   scheduling rule (1007-1017, `StorageScheduled + size <= (StorageMaximum -
+//!   StorageReserved) x over-provisioning`) counts the burst's replicas in
+//!   `StorageScheduled`, which each receiving node's controller recomputes from its
+//!   replicas when one is created (`controller/node_controller.go` 133-144, 875-906): by
+//!   default at once; `platform.scheduled_refresh_every` makes it lag. Over-provisioning is
+//!   then the only brake on a pile, and nothing checks that the data fits: the rebuild
+//!   model says which disks overfill;
+//! - [`Space::Settled`], the headroom question: whether the survivors have room for what
+//!   was lost once it is rebuilt, so each replacement's data counts at once and no disk is
+//!   filled past its minimal-available share.
 
 use super::free::{DiskChoice, Free};
 use super::placement::Placement;
@@ -43,13 +62,30 @@ pub(crate) struct BurstIndex {
     pos: Vec<Vec<u32>>,
 }
 
+/// Longhorn reports a filesystem disk's `StorageAvailable` rounded down to this
+/// (`controller/node_controller.go` 803-811, `truncateTo`).
+pub(crate) const AVAILABLE_STEP: f64 = 100.0 * 1024.0 * 1024.0;
+
 impl BurstIndex {
+    /// Ranked by the room before the failure (max - used), for the headroom question.
     pub(crate) fn new(topo: &Topology, base: &Free) -> BurstIndex {
+        BurstIndex::ranked(topo, base, |_, _, avail| avail)
+    }
+
+    /// Ranked as `getDiskWithMostUsableStorage` sees the disks in a burst:
+    /// `StorageAvailable` (rounded down to 100 MiB) less `StorageReserved`.
+    pub(crate) fn as_created(topo: &Topology, base: &Free) -> BurstIndex {
+        BurstIndex::ranked(topo, base, |n, d, avail| {
+            (avail / AVAILABLE_STEP).floor() * AVAILABLE_STEP - topo.reserved(n, d)
+        })
+    }
+
+    fn ranked(topo: &Topology, base: &Free, key: impl Fn(usize, usize, f64) -> f64) -> BurstIndex {
         let mut order: Vec<(f64, u32, u32)> = Vec::new();
         for (n, h) in topo.hosts.iter().enumerate() {
             for (d, &max) in h.disks.iter().enumerate() {
                 let used = base.disk.get(n).and_then(|x| x.get(d)).map_or(0.0, |x| x.1);
-                order.push((max - used, n as u32, d as u32));
+                order.push((key(n, d, max - used), n as u32, d as u32));
             }
         }
         order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2))));
@@ -61,11 +97,33 @@ impl BurstIndex {
     }
 }
 
-/// One replica the failure took and where its replacement goes (`None`: nowhere).
+/// One replica the failure took and where its replacement goes (`None`: nowhere), and
+/// among how many equally ranked candidates it was drawn (1: no tie).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Replacement {
     pub(crate) volume: usize,
     pub(crate) target: Option<(usize, usize)>,
+    pub(crate) tied: usize,
+}
+
+/// How the storage rules read a disk during a burst (the module docs say why two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Space {
+    /// Each replacement's data counted at once: room for what was lost (headroom).
+    Settled,
+    /// As Longhorn creates the replicas: free space from before the failure, the burst's
+    /// sizes in `StorageScheduled` (the rebuild).
+    AsCreated,
+}
+
+/// How a burst is created as Longhorn does it: how often the scheduler's view of
+/// `StorageScheduled` catches up (after every `refresh_every` new replicas; 1: at once, 0:
+/// never during the burst), and a salt that changes every draw among exact ties (0: the
+/// answer's own draws).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BurstHow {
+    pub(crate) refresh_every: u32,
+    pub(crate) salt: u64,
 }
 
 /// The state one burst is decided in: the fleet before the failure (`base`, whose
@@ -75,6 +133,7 @@ pub(crate) struct Burst<'a> {
     pub(crate) pl: &'a Placement,
     pub(crate) alive: &'a [bool],
     pub(crate) index: &'a BurstIndex,
+    space: Space,
     zone_open: Vec<bool>,
     /// Positions of `index` no replica of the burst can go to (closed node, or no room for
     /// the smallest replica of the burst; room only shrinks during a burst), skipped by
@@ -107,8 +166,24 @@ impl Closed {
     }
 }
 
+/// What one pick reads: `free`, the fleet with the burst's earlier replacements on it,
+/// and `seen`, the `StorageScheduled` the scheduler last saw (`free` when refreshed at once).
+#[derive(Clone, Copy)]
+pub(crate) struct View<'f> {
+    pub(crate) free: &'f Free,
+    pub(crate) seen: &'f Free,
+}
+
+/// A pick: the (node, disk), and among how many equally ranked candidates it was drawn.
+pub(crate) type Pick = (Option<(usize, usize)>, usize);
+
 impl<'a> Burst<'a> {
-    pub(crate) fn new(pl: &'a Placement, alive: &'a [bool], index: &'a BurstIndex) -> Burst<'a> {
+    pub(crate) fn new(
+        pl: &'a Placement,
+        alive: &'a [bool],
+        index: &'a BurstIndex,
+        space: Space,
+    ) -> Burst<'a> {
         let mut zone_open = vec![false; pl.topo().zones.len()];
         for n in 0..pl.topo().hosts.len() {
             if node_open(pl.topo(), alive, 0, n) {
@@ -119,6 +194,7 @@ impl<'a> Burst<'a> {
             pl,
             alive,
             index,
+            space,
             zone_open,
             closed: None,
         }
@@ -130,10 +206,11 @@ impl<'a> Burst<'a> {
         pl: &'a Placement,
         alive: &'a [bool],
         index: &'a BurstIndex,
+        space: Space,
         free: &Free,
         least: (f64, f64),
     ) -> Burst<'a> {
-        let mut b = Burst::new(pl, alive, index);
+        let mut b = Burst::new(pl, alive, index, space);
         let len = index.order.len();
         let mut closed = Closed {
             next: (0..=len as u32).collect(),
@@ -156,10 +233,20 @@ impl<'a> Burst<'a> {
         !node_open(topo, self.alive, 0, n)
             || !self.pl.rules().fits(
                 topo.hosts[n].disks[d],
-                free.disk[n][d],
+                self.state(free, free, n, d),
                 closed.least.0,
                 closed.least.1,
             )
+    }
+
+    /// (scheduled, used) of disk `d` of node `n` as the storage rules read it: `free` is
+    /// the fleet with the burst's earlier replacements on it, `seen` what the scheduler
+    /// last saw of `StorageScheduled` (`free` itself when it is refreshed at once).
+    fn state(&self, free: &Free, seen: &Free, n: usize, d: usize) -> (f64, f64) {
+        match self.space {
+            Space::Settled => free.disk[n][d],
+            Space::AsCreated => (seen.disk[n][d].0, self.pl.free().disk[n][d].1),
+        }
     }
 
     /// Disk `d` of node `n` took a replica: close it if it is now full.
@@ -175,12 +262,17 @@ impl<'a> Burst<'a> {
 
     /// Longhorn's tier for a new replica of `vol` on disk `d` of node `n` (0 best), or
     /// `None` when it may not go there.
-    fn tier(&self, vol: &Volume, free: &Free, used: &[usize], n: usize, d: usize) -> Option<u8> {
+    fn tier(&self, vol: &Volume, view: View<'_>, used: &[usize], n: usize, d: usize) -> Option<u8> {
         let topo = self.pl.topo();
         let rules = self.pl.rules();
         if !node_open(topo, self.alive, vol.selector, n)
             || !topo.tags.disk_ok(vol.selector, n, d)
-            || !rules.fits(topo.hosts[n].disks[d], free.disk[n][d], vol.size, vol.data)
+            || !rules.fits(
+                topo.hosts[n].disks[d],
+                self.state(view.free, view.seen, n, d),
+                vol.size,
+                vol.data,
+            )
         {
             return None;
         }
@@ -202,25 +294,19 @@ impl<'a> Burst<'a> {
         }
     }
 
-    /// The (node, disk) of the replacement of one lost replica of `vol`, given `free` (the
-    /// fleet with the burst's earlier replacements on it).
-    pub(crate) fn pick(&self, vol: &Volume, free: &Free, draw: u64) -> Option<(usize, usize)> {
+    /// The (node, disk) of the replacement of one lost replica of `vol`, and among how many
+    /// equal candidates it was drawn.
+    pub(crate) fn pick(&self, vol: &Volume, view: View<'_>, draw: u64) -> Pick {
         let used = used_zones(vol, self.pl.topo(), self.alive);
         match self.pl.rules().choice {
-            DiskChoice::MostAvailable => self.most_available(vol, free, &used, draw),
-            DiskChoice::BalanceScore => self.balance_score(vol, free, &used, draw),
+            DiskChoice::MostAvailable => self.most_available(vol, view, &used, draw),
+            DiskChoice::BalanceScore => self.balance_score(vol, view, &used, draw),
         }
     }
 
     /// The best tier's disks with the most available space before the burst; exact ties
     /// drawn from.
-    fn most_available(
-        &self,
-        vol: &Volume,
-        free: &Free,
-        used: &[usize],
-        draw: u64,
-    ) -> Option<(usize, usize)> {
+    fn most_available(&self, vol: &Volume, view: View<'_>, used: &[usize], draw: u64) -> Pick {
         // The best tier any disk can be in: 0 if a zone without a replica has a node that
         // takes replicas; else 1.
         let best_possible = u8::from(
@@ -250,7 +336,7 @@ impl<'a> Burst<'a> {
                 break;
             }
             let (n, d) = (n as usize, d as usize);
-            let Some(t) = self.tier(vol, free, used, n, d) else {
+            let Some(t) = self.tier(vol, view, used, n, d) else {
                 continue;
             };
             match best {
@@ -264,26 +350,23 @@ impl<'a> Burst<'a> {
             }
         }
         if tied.is_empty() {
-            return None;
+            return (None, 0);
         }
-        Some(tied[(mix(draw) % tied.len() as u64) as usize])
+        (
+            Some(tied[(mix(draw) % tied.len() as u64) as usize]),
+            tied.len(),
+        )
     }
 
     /// `selectBestNode` then `selectBestDisk` over the best tier's disks.
-    fn balance_score(
-        &self,
-        vol: &Volume,
-        free: &Free,
-        used: &[usize],
-        draw: u64,
-    ) -> Option<(usize, usize)> {
+    fn balance_score(&self, vol: &Volume, view: View<'_>, used: &[usize], draw: u64) -> Pick {
         let topo = self.pl.topo();
         let base = self.pl.free();
         let mut cands: Vec<(usize, usize)> = Vec::new();
         let mut best_t = u8::MAX;
         for (n, h) in topo.hosts.iter().enumerate() {
             for d in 0..h.disks.len() {
-                if let Some(t) = self.tier(vol, free, used, n, d) {
+                if let Some(t) = self.tier(vol, view, used, n, d) {
                     if t < best_t {
                         best_t = t;
                         cands.clear();
@@ -295,15 +378,15 @@ impl<'a> Burst<'a> {
             }
         }
         if cands.is_empty() {
-            return None;
+            return (None, 0);
         }
         if cands.len() == 1 {
-            return Some(cands[0]);
+            return (Some(cands[0]), 1);
         }
-        // Usable: available before the burst less what is scheduled now (the new replicas
-        // count in storageScheduled at once), never below zero.
+        // Usable: available before the burst less what is scheduled as last seen (the new
+        // replicas count in storageScheduled once it is refreshed), never below zero.
         let usable = |n: usize, d: usize| {
-            (topo.hosts[n].disks[d] - base.disk[n][d].1 - free.disk[n][d].0).max(0.0)
+            (topo.hosts[n].disks[d] - base.disk[n][d].1 - view.seen.disk[n][d].0).max(0.0)
         };
         let mut nodes: Vec<(usize, f64)> = Vec::new();
         for &(n, d) in &cands {
@@ -312,20 +395,26 @@ impl<'a> Burst<'a> {
                 _ => nodes.push((n, usable(n, d))),
             }
         }
-        let pick_min = |vals: &[f64]| -> Option<usize> {
+        let pick_min = |vals: &[f64]| -> Option<(usize, usize)> {
             let best = best_balance(vals, vol.size)?;
-            Some(best[(mix(draw) % best.len() as u64) as usize])
+            Some((best[(mix(draw) % best.len() as u64) as usize], best.len()))
         };
         let node_vals: Vec<f64> = nodes.iter().map(|x| x.1).collect();
-        let fallback = || Some(cands[(mix(draw ^ 0x5EED) % cands.len() as u64) as usize]);
-        let Some(i) = pick_min(&node_vals) else {
+        // No candidate has room for the size: Longhorn's fallback, any candidate.
+        let fallback = || {
+            (
+                Some(cands[(mix(draw ^ 0x5EED) % cands.len() as u64) as usize]),
+                cands.len(),
+            )
+        };
+        let Some((i, node_ties)) = pick_min(&node_vals) else {
             return fallback();
         };
         let n = nodes[i].0;
         let disks: Vec<usize> = cands.iter().filter(|c| c.0 == n).map(|c| c.1).collect();
         let disk_vals: Vec<f64> = disks.iter().map(|&d| usable(n, d)).collect();
         match pick_min(&disk_vals) {
-            Some(j) => Some((n, disks[j])),
+            Some((j, disk_ties)) => (Some((n, disks[j])), node_ties.max(disk_ties)),
             None => fallback(),
         }
     }
@@ -395,7 +484,8 @@ pub(crate) fn best_balance(vals: &[f64], size: f64) -> Option<Vec<usize>> {
 /// The replacements of every replica on the `failed` hosts, in the order Longhorn creates
 /// them: attached volumes first (they replenish together after the wait), then detached
 /// ones (replenished when they attach; their room must exist too), each in volume order.
-/// `free` starts as the placement's and ends with the replacements on it.
+/// `free` starts as the placement's and ends with the replacements on it. The headroom
+/// question: each replacement's data counts at once ([`Space::Settled`]).
 pub(crate) fn replace_lost(
     pl: &Placement,
     alive: &[bool],
@@ -403,17 +493,44 @@ pub(crate) fn replace_lost(
     index: &BurstIndex,
     free: &mut Free,
 ) -> Vec<Replacement> {
-    replace_lost_skipping(pl, alive, failed, index, free, true)
+    let how = BurstHow {
+        refresh_every: 1,
+        salt: 0,
+    };
+    replace_lost_skipping(pl, alive, failed, (index, Space::Settled), free, how, true)
 }
 
-/// `replace_lost`; with `skip`, the disks no replica of the burst can go to are skipped
-/// (`Burst::with_closed`), which changes no answer (tested against the plain scan).
-fn replace_lost_skipping(
+/// The same burst as Longhorn creates it ([`Space::AsCreated`]), for the rebuild: `index`
+/// from `BurstIndex::as_created`, `StorageScheduled` refreshed as `how` says.
+pub(crate) fn create_burst(
     pl: &Placement,
     alive: &[bool],
     failed: &[usize],
     index: &BurstIndex,
     free: &mut Free,
+    how: BurstHow,
+) -> Vec<Replacement> {
+    replace_lost_skipping(
+        pl,
+        alive,
+        failed,
+        (index, Space::AsCreated),
+        free,
+        how,
+        true,
+    )
+}
+
+/// `replace_lost` and `create_burst`; with `skip`, the disks no replica of the burst can go
+/// to are skipped (`Burst::with_closed`), which changes no answer (tested against the plain
+/// scan). A lagging `StorageScheduled` is read from a copy taken at each refresh.
+pub(super) fn replace_lost_skipping(
+    pl: &Placement,
+    alive: &[bool],
+    failed: &[usize],
+    (index, space): (&BurstIndex, Space),
+    free: &mut Free,
+    how: BurstHow,
     skip: bool,
 ) -> Vec<Replacement> {
     let mut affected: Vec<usize> = failed
@@ -428,108 +545,45 @@ fn replace_lost_skipping(
         .fold((f64::INFINITY, f64::INFINITY), |(s, d), &v| {
             (s.min(pl.volumes()[v].size), d.min(pl.volumes()[v].data))
         });
+    let prompt = how.refresh_every == 1;
     let burst = if skip
+        && prompt
         && pl.rules().choice == DiskChoice::MostAvailable
         && index.pos.len() == pl.topo().hosts.len()
     {
-        Burst::with_closed(pl, alive, index, free, least)
+        Burst::with_closed(pl, alive, index, space, free, least)
     } else {
-        Burst::new(pl, alive, index)
+        Burst::new(pl, alive, index, space)
     };
+    // What the scheduler last saw of `StorageScheduled` when it lags behind `free`.
+    let mut seen: Option<Free> = (!prompt).then(|| free.clone());
+    let mut created = 0u32;
     let mut out = Vec::new();
     for vi in affected {
         let mut v = pl.volumes()[vi].clone();
         let lost = v.replicas.iter().filter(|&&(h, _)| !alive[h]).count();
         for k in 0..lost {
-            let draw = (vi as u64) << 8 | k as u64;
-            let target = burst.pick(&v, free, draw);
+            let draw = ((vi as u64) << 8 | k as u64) ^ how.salt;
+            let view = View {
+                free,
+                seen: seen.as_ref().unwrap_or(free),
+            };
+            let (target, tied) = burst.pick(&v, view, draw);
             if let Some((h, d)) = target {
                 free.add_replica(pl.topo(), h, d, &v);
                 burst.took(free, h, d);
                 v.replicas.push((h, d));
+                created += 1;
+                if how.refresh_every > 1 && created.is_multiple_of(how.refresh_every) {
+                    seen = Some(free.clone());
+                }
             }
-            out.push(Replacement { volume: vi, target });
+            out.push(Replacement {
+                volume: vi,
+                target,
+                tied,
+            });
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Skipping the disks no replica of a burst can go to re-homes every replica where
-    /// the plain scan does, for every node and rack failure of fleets filled from a
-    /// little to past full, with volumes of two sizes.
-    #[test]
-    fn skipping_closed_disks_changes_no_replacement() {
-        use crate::simulate::fleet::Host;
-        use crate::simulate::place::workload;
-        use crate::simulate::scenario::{Platform, Pool};
-        let hosts = (0..12)
-            .map(|i| Host {
-                name: format!("n{i}"),
-                rack: i % 3,
-                cpu: 64.0,
-                mem_gib: 512.0,
-                disks: vec![1.5e12 + (i % 4) as f64 * 2e11, 9e11],
-            })
-            .collect();
-        let topo = Topology::build(
-            hosts,
-            vec!["a".into(), "b".into(), "c".into()],
-            &[None, None, None],
-        );
-        let pools = [Pool {
-            name: "w".into(),
-            count: 3,
-            vcpu: 4.0,
-            memory_gib: 8.0,
-            disks_gib: vec![50.0, 400.0],
-            anti_affinity: false,
-            running: true,
-        }];
-        let p = Platform::default();
-        let mut compared = 0;
-        let mut stranded = 0;
-        for clusters in [10, 40, 80, 120] {
-            let list: Vec<&[Pool]> = std::iter::repeat_n(&pools[..], clusters).collect();
-            let (vms, vols) = workload(&list, &p);
-            let pl = Placement::build(topo.clone(), vms, vols, &p);
-            let index = BurstIndex::new(pl.topo(), pl.free());
-            for (_, failed) in pl.topo().failure_domains() {
-                let mut alive = vec![true; pl.topo().hosts.len()];
-                for &f in &failed {
-                    alive[f] = false;
-                }
-                let (mut a, mut b) = (pl.free().clone(), pl.free().clone());
-                let fast = replace_lost_skipping(&pl, &alive, &failed, &index, &mut a, true);
-                let plain = replace_lost_skipping(&pl, &alive, &failed, &index, &mut b, false);
-                let key =
-                    |r: &[Replacement]| r.iter().map(|x| (x.volume, x.target)).collect::<Vec<_>>();
-                assert_eq!(key(&fast), key(&plain), "{clusters} clusters, {failed:?}");
-                assert_eq!(format!("{:?}", a.disk), format!("{:?}", b.disk));
-                compared += fast.len();
-                stranded += fast.iter().filter(|r| r.target.is_none()).count();
-            }
-        }
-        assert!(compared > 1000, "{compared} replacements compared");
-        assert!(stranded > 0, "the fullest fleet strands replicas");
-    }
-
-    #[test]
-    fn the_balance_score_takes_the_node_with_most_usable_space() {
-        // Usable 10, 7, 4; a replica of 2: taking it from 10 leaves (8, 7, 4): range 4;
-        // from 7: (10, 5, 4): 6; from 4: (10, 7, 2): 8.
-        assert_eq!(best_balance(&[10.0, 7.0, 4.0], 2.0), Some(vec![0]));
-        // A replica larger than all but one node's space goes there.
-        assert_eq!(best_balance(&[1.0, 9.0, 1.0], 5.0), Some(vec![1]));
-        // Ties are all returned.
-        assert_eq!(best_balance(&[5.0, 5.0], 1.0), Some(vec![0, 1]));
-        // No room anywhere: Longhorn's fallback.
-        assert_eq!(best_balance(&[1.0, 1.0], 5.0), None);
-        // A big replica can make the largest node the new minimum: then another wins.
-        // (10, 9, 9), replica 8: from 10 -> (2, 9, 9) range 7; from 9 -> (10, 1, 9) 9.
-        assert_eq!(best_balance(&[10.0, 9.0, 9.0], 8.0), Some(vec![0]));
-    }
 }

@@ -1,16 +1,27 @@
 //! The rebuild after losing a node, as the review reports it: the model at the scenario's
 //! limit, the limit sweep with its recommendation and the rule behind it, the receiving
-//! nodes per rack, and the same rebuild under the other Longhorn disk rule; and the
-//! placement assumptions (zones, Longhorn version, anti-affinity) every report states.
+//! nodes per rack and the receiving disks with the data each takes against its free space,
+//! the same rebuild under the other Longhorn disk rule, the spread of other draws where
+//! exactly tied disks were drawn from, and, when the burst overfills a disk, what would
+//! stop it (a lower over-provisioning percentage, the other rule), each computed; and the
+//! placement assumptions (zones, Longhorn version, anti-affinity, the refresh of
+//! `storageScheduled`) every report states.
 
-use crate::simulate::failure::rebuild::{self, RebuildResult, rebuild_input};
+use rayon::prelude::*;
+
+use crate::simulate::failure::rebuild::{self, RebuildResult, rebuild_input, rebuild_input_with};
 use crate::simulate::fleet::Assumption;
 use crate::simulate::place::{DiskChoice, Placement};
-use crate::simulate::report::{OtherRule, RackLoad, RebuildReport};
-use crate::simulate::scenario::longhorn_of;
+use crate::simulate::report::{
+    OtherRule, OverfillFix, RackLoad, RebuildReport, TieSpread, refresh_words,
+};
+use crate::simulate::scenario::{Scenario, longhorn_of};
 use crate::simulate::study::Study;
 
 use crate::units::TIB;
+
+/// Draws among exactly tied disks run besides the answer's own, for its spread.
+const TIE_DRAWS: u32 = 16;
 
 /// The Longhorn version modelled and how a new replica's place is chosen, in words.
 fn rule_words(choice: DiskChoice, p: &crate::simulate::scenario::Platform) -> String {
@@ -24,8 +35,18 @@ fn rule_words(choice: DiskChoice, p: &crate::simulate::scenario::Platform) -> St
     } else {
         ""
     };
+    let refresh = if choice == DiskChoice::BalanceScore && p.scheduled_refresh_every == 1 {
+        "; this assumes each node's Longhorn manager counts a new replica in its disk's storageScheduled before the next one is placed (platform.scheduled_refresh_every)".to_string()
+    } else if p.scheduled_refresh_every == 1 {
+        String::new()
+    } else {
+        format!(
+            "; the scheduler sees storageScheduled refreshed {} (platform.scheduled_refresh_every)",
+            refresh_words(p.scheduled_refresh_every)
+        )
+    };
     format!(
-        "each new replica's node and disk are chosen when it is created: {zone}{node}; among those, {}; it then waits on that node for a rebuild slot",
+        "each new replica's node and disk are chosen when it is created: {zone}{node}; among those, {}{refresh}; it then waits on that node for a rebuild slot",
         choice.describe()
     )
 }
@@ -89,9 +110,16 @@ pub(crate) fn rebuild_report(
     let choice = pl.rules().choice;
     let (alt, alt_name) = other(choice);
     let mut alt_pl = pl.clone();
-    alt_pl.set_disk_choice(alt);
+    alt_pl.rules_mut().choice = alt;
     let (alt_input, _) = rebuild_input(s, &alt_pl, failed, p.rebuild_limit);
     let alt_r = rebuild::simulate(&alt_input);
+    let ties = (input.tied_replicas > 0).then(|| tie_spread(s, pl, failed, (&input, &r)));
+    let overfill_fix = (r.overfilled > 0).then(|| OverfillFix {
+        other_rule: alt_name.to_string(),
+        other_rule_hours: alt_r.hours_to_full_redundancy,
+        other_rule_overfilled: alt_r.overfilled,
+        ..lower_over_provisioning(s, pl, failed)
+    });
     let report = RebuildReport {
         failed_node: topo
             .hosts
@@ -131,15 +159,86 @@ pub(crate) fn rebuild_report(
         placement_rule: rule_words(choice, p),
         receivers: r.receivers.clone(),
         by_rack,
+        receiving_disks: r.disks.clone(),
+        overfilled_disks: r.overfilled,
+        overfill_fix,
+        ties,
+        scheduled_refresh_every: p.scheduled_refresh_every,
         other_rule: (!input.jobs.is_empty()).then(|| OtherRule {
+            rule: alt,
             longhorn: alt_name.to_string(),
             placement_rule: rule_words(alt, p),
             hours_to_full_redundancy: alt_r.hours_to_full_redundancy,
             bottleneck: alt_r.bottleneck.clone(),
+            receiving_nodes: alt_r.receivers.len(),
+            receiving_disks: alt_r.disks.len(),
+            overfilled_disks: alt_r.overfilled,
         }),
         windows: r.windows.clone(),
     };
     (report, r)
+}
+
+/// The same burst drawn again among its exactly tied disks, `TIE_DRAWS` times: the spread
+/// of hours and receiving nodes Go's map order allows, the answer's own draw (`own`)
+/// included.
+fn tie_spread(
+    s: &Scenario,
+    pl: &Placement,
+    failed: usize,
+    (input, own): (&rebuild::RebuildInput, &RebuildResult),
+) -> TieSpread {
+    let limit = s.platform.rebuild_limit;
+    let runs: Vec<RebuildResult> = (1..=u64::from(TIE_DRAWS))
+        .into_par_iter()
+        .map(|i| {
+            let salt = crate::simulate::place::mix(i);
+            rebuild::simulate(&rebuild_input_with(s, pl, failed, limit, salt).0)
+        })
+        .collect();
+    let hours: Vec<f64> = runs
+        .iter()
+        .filter_map(|r| r.hours_to_full_redundancy)
+        .chain(own.hours_to_full_redundancy)
+        .collect();
+    let nodes = runs
+        .iter()
+        .map(|r| r.receivers.len())
+        .chain([own.receivers.len()]);
+    TieSpread {
+        tied_replicas: input.tied_replicas,
+        widest_tie: input.widest_tie,
+        draws: TIE_DRAWS + 1,
+        hours_min: hours.iter().copied().reduce(f64::min),
+        hours_max: hours.iter().copied().reduce(f64::max),
+        draws_never: TIE_DRAWS + 1 - u32::try_from(hours.len()).unwrap_or(TIE_DRAWS + 1),
+        receiving_nodes_min: nodes.clone().min().unwrap_or(0),
+        receiving_nodes_max: nodes.max().unwrap_or(0),
+    }
+}
+
+/// The highest over-provisioning percentage below the scenario's at which the burst
+/// overfills no disk and the rebuild completes, found by creating the burst again at each
+/// whole percent from the scenario's down; what is placed stays where it is, as it would on
+/// a running fleet whose setting is lowered.
+fn lower_over_provisioning(s: &Scenario, pl: &Placement, failed: usize) -> OverfillFix {
+    let from = s.platform.overcommit_storage_pct.ceil() as u32;
+    let mut low = pl.clone();
+    let found = (1..from).rev().find_map(|pct| {
+        low.rules_mut().overprovision = f64::from(pct) / 100.0;
+        let (input, _) = rebuild_input(s, &low, failed, s.platform.rebuild_limit);
+        let r = rebuild::simulate(&input);
+        r.hours_to_full_redundancy.map(|h| (pct, h, r.disks.len()))
+    });
+    OverfillFix {
+        over_provisioning_pct: found.map(|f| f.0),
+        from_pct: from,
+        hours_at_that: found.map(|f| f.1),
+        disks_at_that: found.map_or(0, |f| f.2),
+        other_rule: String::new(),
+        other_rule_hours: None,
+        other_rule_overfilled: 0,
+    }
 }
 
 /// The inputs every replica placement rests on, with their sources: the zones, the
@@ -255,6 +354,15 @@ pub(crate) fn placement_assumptions(l: &Study, pl: &Placement) -> Vec<Assumption
             note: Some("platform.replica_disk_choice, over the Longhorn version's own rule".into()),
         });
     }
+    out.push(Assumption {
+        input: "storageScheduled refresh".into(),
+        value: refresh_words(p.scheduled_refresh_every),
+        source: scenario_or_default(&["platform", "scheduled_refresh_every"]),
+        note: Some(
+            "when the scheduler sees a burst's replicas in storageScheduled: the balance score and over-provisioning read it"
+                .into(),
+        ),
+    });
     for (input, key, value) in [
         (
             "Longhorn zone soft anti-affinity",

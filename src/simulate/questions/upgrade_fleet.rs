@@ -113,6 +113,9 @@ impl Fleet<'_> {
             wait_s: 0.0,
             abort_s: p.rebuild_abort_h * 3600.0,
             racks: self.pl.topo().racks.clone(),
+            disks: Vec::new(),
+            tied_replicas: 0,
+            widest_tie: 1,
         };
         rebuild::simulate(&input)
             .hours_to_full_redundancy

@@ -189,6 +189,7 @@ fn host_step(
                     bytes: vol.data,
                     holders,
                     target: Some(t),
+                    disk: None,
                 });
                 pl.move_replica(i, d, t, k);
                 evicted += 1;
@@ -253,6 +254,7 @@ fn host_step(
                         .filter(|&h| h != d)
                         .collect(),
                     target: Some(d),
+                    disk: None,
                 }
             })
             .collect();

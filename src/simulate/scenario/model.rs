@@ -179,6 +179,9 @@ pub struct Platform {
     /// Memory added to every VM's request (virt-launcher overhead), GiB.
     pub vm_memory_overhead_gib: f64,
     pub replicas: u32,
+    /// Longhorn `concurrent-replica-rebuild-per-node-limit`; unset: Longhorn's default, 5
+    /// (`types/setting.go`). The reference design recommends 2 and its scenarios say so; a
+    /// live fleet's own setting always wins.
     pub(crate) rebuild_limit: u32,
     pub(crate) replenishment_wait_s: f64,
     pub(crate) detection_s: f64,
@@ -206,6 +209,12 @@ pub struct Platform {
     /// `getDiskWithMostBalanceScore`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) replica_disk_choice: Option<DiskRule>,
+    /// During a burst of new replicas, after how many the scheduler sees each disk's
+    /// `storageScheduled` recomputed (each node's Longhorn manager recomputes its disks'
+    /// when a replica is created there): 1, the default, after every one (a prompt
+    /// refresh); N after every N; 0 never within the burst. The balance score (v1.11) and
+    /// the over-provisioning rule read it; a lagging refresh piles the burst up.
+    pub(crate) scheduled_refresh_every: u32,
     /// Longhorn `replica-soft-anti-affinity`: two replicas of a volume may share a node
     /// when no other node can take one.
     pub(crate) replica_soft_anti_affinity: bool,
@@ -262,7 +271,7 @@ impl Default for Platform {
             reserved_memory_gib: 8.0,
             vm_memory_overhead_gib: 0.25,
             replicas: 3,
-            rebuild_limit: 2,
+            rebuild_limit: 5,
             replenishment_wait_s: 600.0,
             detection_s: 45.0,
             minimal_available_pct: 25.0,
@@ -274,6 +283,7 @@ impl Default for Platform {
             harvester_version: "v1.7".into(),
             longhorn_version: None,
             replica_disk_choice: None,
+            scheduled_refresh_every: 1,
             replica_soft_anti_affinity: false,
             replica_zone_soft_anti_affinity: true,
             replica_disk_soft_anti_affinity: true,

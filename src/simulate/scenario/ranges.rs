@@ -100,6 +100,12 @@ pub(super) fn check_ranges(
         ),
         ("rebuild_limit", f64::from(p.rebuild_limit), 1.0, 64.0),
         (
+            "scheduled_refresh_every",
+            f64::from(p.scheduled_refresh_every),
+            0.0,
+            1e6,
+        ),
+        (
             "replenishment_wait_s",
             p.replenishment_wait_s,
             0.0,

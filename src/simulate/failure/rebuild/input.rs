@@ -1,10 +1,12 @@
 //! The rebuild model's input from a placement: the surviving nodes' links and disks less
 //! foreground traffic, and one job per volume that lost a replica on the failed node, on
-//! the node Longhorn's scheduler creates its new replica on (`place::replace_lost`, the
-//! same burst the headroom analysis re-homes by).
+//! the node and disk Longhorn's scheduler creates its new replica on
+//! (`place::create_burst`: the burst as Longhorn creates it, each disk keeping its free
+//! space from before the failure), with each receiving disk's free space, so the model can
+//! say which disks the rebuild overfills.
 
-use super::model::{Job, NodeCaps, RebuildInput, wire_efficiency};
-use crate::simulate::place::{BurstIndex, Placement, replace_lost};
+use super::model::{Job, NodeCaps, RebuildInput, ReceivingDisk, wire_efficiency};
+use crate::simulate::place::{BurstHow, BurstIndex, Placement, create_burst};
 use crate::simulate::scenario::{BondMode, Scenario};
 
 /// Rebuild inputs for losing `failed` in a placement; also the replicas of detached
@@ -14,6 +16,18 @@ pub fn rebuild_input(
     pl: &Placement,
     failed: usize,
     limit: u32,
+) -> (RebuildInput, usize) {
+    rebuild_input_with(s, pl, failed, limit, 0)
+}
+
+/// `rebuild_input` with the draws among exactly tied disks salted (`salt` 0: the
+/// answer's own draws), for the spread Go's map order gives.
+pub(crate) fn rebuild_input_with(
+    s: &Scenario,
+    pl: &Placement,
+    failed: usize,
+    limit: u32,
+    salt: u64,
 ) -> (RebuildInput, usize) {
     let p = &s.platform;
     let net = &s.network;
@@ -62,14 +76,35 @@ pub fn rebuild_input(
         *a = false;
     }
     let mut free = pl.free().clone();
-    let index = BurstIndex::new(pl.topo(), pl.free());
-    let placed = replace_lost(pl, &alive, &[failed], &index, &mut free);
+    let index = BurstIndex::as_created(pl.topo(), pl.free());
+    let how = BurstHow {
+        refresh_every: p.scheduled_refresh_every,
+        salt,
+    };
+    let placed = create_burst(pl, &alive, &[failed], &index, &mut free, how);
     let detached = placed.iter().filter(|r| !rebuilt(r.volume)).count();
+    let mut disks: Vec<ReceivingDisk> = Vec::new();
+    let mut disk_of: std::collections::HashMap<(usize, usize), usize> =
+        std::collections::HashMap::new();
+    let mut tied = (0usize, 1usize);
     let jobs = placed
         .iter()
         .filter(|r| rebuilt(r.volume))
         .map(|r| {
             let v = &pl.volumes()[r.volume];
+            if r.tied > 1 {
+                tied = (tied.0 + 1, tied.1.max(r.tied));
+            }
+            let disk = r.target.map(|(n, d)| {
+                *disk_of.entry((n, d)).or_insert_with(|| {
+                    disks.push(ReceivingDisk {
+                        node: index_of[n],
+                        name: pl.topo().disk_name(n, d),
+                        free: (pl.topo().hosts[n].disks[d] - pl.free().disk[n][d].1).max(0.0),
+                    });
+                    disks.len() - 1
+                })
+            });
             Job {
                 volume: r.volume,
                 bytes: v.data,
@@ -80,6 +115,7 @@ pub fn rebuild_input(
                     .map(|&(n, _)| index_of[n])
                     .collect(),
                 target: r.target.map(|(n, _)| index_of[n]),
+                disk,
             }
         })
         .collect();
@@ -94,6 +130,9 @@ pub fn rebuild_input(
             wait_s: p.replenishment_wait_s,
             abort_s: p.rebuild_abort_h * 3600.0,
             racks: pl.topo().racks.clone(),
+            disks,
+            tied_replicas: tied.0,
+            widest_tie: tied.1,
         },
         detached,
     )

@@ -2,8 +2,8 @@
 //!
 //! Each volume that had a replica on the lost node is one job (Longhorn rebuilds one replica
 //! per volume at a time: `controller/volume_controller.go` `replenishReplicas`). The job's
-//! receiving node was fixed when its replica was created (`place::replace_lost`, Longhorn's
-//! scheduler, which never looks at rebuild slots); there it waits for a slot under
+//! receiving node and disk were fixed when its replica was created (`place::create_burst`,
+//! Longhorn's scheduler, which never looks at rebuild slots); there it waits for a slot under
 //! `concurrent-replica-rebuild-per-node-limit`, which Longhorn counts on the receiving node
 //! only (`controller/replica_controller.go` `CanStartRebuildingReplica`; a waiting replica
 //! stays stopped). Waiting replicas start in the order they were created (Longhorn
@@ -14,6 +14,22 @@
 //! disk read/write throughput. Detection delay and the replenishment wait come before; a
 //! single replica that would take longer than Longhorn's 24 h gRPC timeout is reported as
 //! aborted.
+//!
+//! Each receiving disk's data is counted against its free space before the failure, as it
+//! arrives. Nothing in longhorn-manager v1.10.2 checks free space when a rebuild starts
+//! (the scheduler reads the space from before the burst, `place::replenish`), so a pile can
+//! overfill its disk; the model then says which disk, by how much and when it fills, and
+//! gives no time to full redundancy. What Longhorn does next is no finite rebuild: the
+//! engine sets a replica on a full disk to ERR when its write fails, a rebuilding (WO) one
+//! and a healthy (RW) one alike (longhorn-engine v1.10.2 `pkg/controller/control.go`
+//! `handleDiskNoSpaceErrorForReplicas`, 1256-1299); the manager marks it failed
+//! (`controller/volume_controller.go` `ReconcileEngineReplicaState`, 714-739), deletes a
+//! failed replacement because it was created never to be reused (`createReplica` sets
+//! `RebuildRetryCount` to the maximum, 3938-3944; `shouldCleanUpFailedReplica`, 5264-5268)
+//! and creates another by the same rule (`replenishReplicas`, 2485-2504), which avoids the
+//! disk only once the disk monitor's next statfs pass (30 s) makes it unschedulable
+//! (`controller/node_controller.go` 914-920); the volumes whose healthy replicas failed on
+//! the full disk are degraded in turn.
 
 use serde::Serialize;
 
@@ -29,6 +45,17 @@ pub struct Job {
     pub(crate) holders: Vec<usize>,
     /// The node the new replica was created on; `None`: no node could take it.
     pub(crate) target: Option<usize>,
+    /// Its disk, an index of `RebuildInput::disks`; `None` where disks are not modelled.
+    pub(crate) disk: Option<usize>,
+}
+
+/// A disk that receives new replicas: its node (an index of `RebuildInput::nodes`), its
+/// name, and its free space before the failure, bytes.
+#[derive(Debug, Clone)]
+pub(crate) struct ReceivingDisk {
+    pub(crate) node: usize,
+    pub(crate) name: String,
+    pub(crate) free: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -45,6 +72,28 @@ pub struct RebuildInput {
     pub(crate) abort_s: f64,
     /// Rack names, for the bottleneck's words.
     pub(crate) racks: Vec<String>,
+    /// The disks the jobs go to.
+    pub(crate) disks: Vec<ReceivingDisk>,
+    /// Replicas whose disk was drawn among exactly tied candidates (Go's map order decides
+    /// in Longhorn), and the most candidates one such tie had (1: none).
+    pub(crate) tied_replicas: usize,
+    pub(crate) widest_tie: usize,
+}
+
+/// What one receiving disk took, against its free space before the failure.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DiskLoad {
+    pub node: String,
+    pub disk: String,
+    pub replicas: usize,
+    pub(crate) bytes: f64,
+    pub(crate) free_bytes: f64,
+    /// Data past the free space (0: it fits).
+    pub(crate) overfill_bytes: f64,
+    /// Hours after the failure (detection and the replenishment wait included) when the
+    /// disk is full; `None`: it never fills (it fits, or the writes that would fill it
+    /// never run).
+    pub(crate) full_after_h: Option<f64>,
 }
 
 /// What one receiving node took: its replicas, their data, and when its last one was done
@@ -98,6 +147,11 @@ pub struct RebuildResult {
     pub(crate) peak_source_streams: usize,
     /// Every node that received replicas, the slowest first.
     pub receivers: Vec<NodeLoad>,
+    /// Every disk that received replicas: the overfilled first (most over first), then by
+    /// data received.
+    pub disks: Vec<DiskLoad>,
+    /// Receiving disks whose data exceeds their free space.
+    pub(crate) overfilled: usize,
     pub(crate) windows: Vec<Window>,
 }
 
@@ -144,6 +198,10 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
     // Peak rebuild share of each node resource: ingress, egress, disk write, disk read.
     let mut peak = [0.0f64; 4];
     let total: f64 = input.jobs.iter().map(|j| j.bytes).sum();
+    // Per receiving disk: data written so far, and when it filled (transfer seconds).
+    let mut written = vec![0.0f64; input.disks.len()];
+    let mut full_at: Vec<Option<f64>> = vec![None; input.disks.len()];
+    let disk_of = |s: &Stream| input.jobs[s.job].disk.filter(|&d| d < input.disks.len());
     let mut steps = 0usize;
     loop {
         steps += 1;
@@ -231,9 +289,25 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
             })
             .fold(f64::INFINITY, f64::min)
             .max(0.0);
+        // A disk fills during this step when what flows into it reaches its free space.
+        let mut inflow = vec![0.0f64; input.disks.len()];
+        for s in &active {
+            if let Some(d) = disk_of(s) {
+                inflow[d] += s.rate;
+            }
+        }
+        for (d, rate) in inflow.into_iter().enumerate() {
+            let left = input.disks[d].free - written[d];
+            if full_at[d].is_none() && rate > 0.0 && rate * dt >= left {
+                full_at[d] = Some(t + (left / rate).max(0.0));
+            }
+        }
         for s in &mut active {
             let moved = s.rate * dt;
             s.remaining -= moved;
+            if let Some(d) = disk_of(s) {
+                written[d] += moved;
+            }
             // A stream at the full per-stream rate while replicas wait on its node: the
             // limit times the rate is what holds that node back.
             let cat = if s.limited_by == 0 && waiting && !queue[s.dst].is_empty() {
@@ -262,7 +336,11 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
                 });
             } else {
                 if t - active[i].started >= input.abort_s - 1e-6 {
-                    // Longhorn aborts the attempt and starts the rebuild again from scratch.
+                    // Longhorn aborts the attempt and starts the rebuild again from scratch,
+                    // over the data it wrote.
+                    if let Some(d) = disk_of(&active[i]) {
+                        written[d] -= input.jobs[active[i].job].bytes - active[i].remaining;
+                    }
                     let s = &mut active[i];
                     s.remaining = input.jobs[s.job].bytes;
                     s.started = t;
@@ -277,6 +355,34 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
             for s in &mut active {
                 s.looping = false;
             }
+        }
+    }
+    // Per receiving disk: replicas and data. The volumes rebuilt onto an overfilled disk,
+    // and the node holding it, never finish.
+    let mut disk_load: Vec<(usize, f64)> = vec![(0, 0.0); input.disks.len()];
+    for j in &input.jobs {
+        if let Some(d) = j.disk.filter(|&d| d < input.disks.len()) {
+            disk_load[d].0 += 1;
+            disk_load[d].1 += j.bytes;
+        }
+    }
+    let overfull = |d: usize| disk_load[d].1 > input.disks[d].free;
+    for (d, disk) in input.disks.iter().enumerate() {
+        if overfull(d)
+            && let Some(x) = done_at.get_mut(disk.node)
+        {
+            *x = None;
+        }
+    }
+    let lost: std::collections::HashSet<usize> = input
+        .jobs
+        .iter()
+        .filter(|j| j.disk.is_some_and(|d| d < input.disks.len() && overfull(d)))
+        .map(|j| j.volume)
+        .collect();
+    for w in &mut windows {
+        if lost.contains(&w.volume) {
+            w.hours = None;
         }
     }
     for &j in &never_jobs {
@@ -298,6 +404,9 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
             load[t].1 += j.bytes;
         }
     }
+    let start_h = (input.detect_s + input.wait_s) / 3600.0;
+    let disks = disk_loads(input, &disk_load, &full_at, start_h);
+    let overfilled = disks.iter().filter(|d| d.overfill_bytes > 0.0).count();
     let rack_name = |r: usize| input.racks.get(r).cloned().unwrap_or_default();
     let mut receivers: Vec<NodeLoad> = (0..nodes.len())
         .filter(|&n| load[n].0 > 0)
@@ -340,6 +449,9 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
             "{blocked} replica(s) wait forever for a rebuild slot those restarts hold"
         ));
     }
+    if let Some(first) = disks.first().filter(|d| d.overfill_bytes > 0.0) {
+        why.push(overfill_words(first, overfilled));
+    }
     let complete = why.is_empty();
     RebuildResult {
         limit: input.limit,
@@ -367,8 +479,72 @@ pub fn simulate(input: &RebuildInput) -> RebuildResult {
         peak_source_share: peak[1].max(peak[3]),
         peak_source_streams: peak_src,
         receivers,
+        disks,
+        overfilled,
         windows,
     }
+}
+
+impl DiskLoad {
+    /// "node/disk".
+    pub(crate) fn label(&self) -> String {
+        format!("{}/{}", self.node, self.disk)
+    }
+}
+
+/// Each receiving disk's replicas and data (`load`) against its free space, the overfilled
+/// first; `full_at` in transfer seconds, `start_h` the hours before the rebuilds begin.
+fn disk_loads(
+    input: &RebuildInput,
+    load: &[(usize, f64)],
+    full_at: &[Option<f64>],
+    start_h: f64,
+) -> Vec<DiskLoad> {
+    let mut out: Vec<DiskLoad> = input
+        .disks
+        .iter()
+        .zip(load)
+        .zip(full_at)
+        .filter(|((_, l), _)| l.0 > 0)
+        .map(|((d, &(replicas, bytes)), &full)| DiskLoad {
+            node: input
+                .nodes
+                .get(d.node)
+                .map_or_else(String::new, |n| n.name.clone()),
+            disk: d.name.clone(),
+            replicas,
+            bytes,
+            free_bytes: d.free,
+            overfill_bytes: (bytes - d.free).max(0.0),
+            full_after_h: full.map(|s| start_h + s / 3600.0),
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.overfill_bytes
+            .total_cmp(&a.overfill_bytes)
+            .then(b.bytes.total_cmp(&a.bytes))
+            .then((&a.node, &a.disk).cmp(&(&b.node, &b.disk)))
+    });
+    out
+}
+
+/// Why an overfilled pile has no time: the worst disk, with how many more.
+fn overfill_words(d: &DiskLoad, overfilled: usize) -> String {
+    let tib = |b: f64| b / crate::units::TIB;
+    let when = d.full_after_h.map_or_else(String::new, |h| {
+        format!(", full {h:.2} h after the failure")
+    });
+    let more = match overfilled {
+        0 | 1 => String::new(),
+        k => format!(" ({} more disk(s) overfill)", k - 1),
+    };
+    format!(
+        "{} receives {:.2} TiB of rebuilt data with {:.2} TiB free ({:.2} TiB over{when}){more}; on a full disk Longhorn fails the replicas that write to it, rebuilding or healthy, and creates new ones, so the rebuild has no finite end here",
+        d.label(),
+        tib(d.bytes),
+        tib(d.free_bytes),
+        tib(d.overfill_bytes),
+    )
 }
 
 /// The bottleneck in words: what limited the bytes moved most, and where. When the
@@ -398,181 +574,5 @@ fn describe(
         ),
         0 => format!("per-stream rate ({mbps:.0} MB/s; {nodes} in rack {rack}, no replica waits)"),
         c => format!("{} ({nodes} in rack {rack})", CATS[c]),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    use crate::units::{GIB, TIB};
-
-    fn caps(n: usize, rack: usize, ingress: f64, egress: f64) -> NodeCaps {
-        NodeCaps {
-            name: format!("n{n}"),
-            rack,
-            ingress,
-            egress,
-            disk_write: 2e9,
-            disk_read: 2e9,
-        }
-    }
-
-    fn input(
-        nodes: Vec<NodeCaps>,
-        jobs: Vec<Job>,
-        limit: u32,
-        rate: f64,
-        flow: f64,
-    ) -> RebuildInput {
-        RebuildInput {
-            nodes,
-            jobs,
-            limit,
-            stream_rate: rate,
-            flow_cap: flow,
-            detect_s: 0.0,
-            wait_s: 0.0,
-            abort_s: 86_400.0,
-            racks: vec!["r0".into(), "r1".into(), "r2".into(), "r3".into()],
-        }
-    }
-
-    /// capacity-model.md §1.5: 15 TiB on the failed node in 300 replicas, the largest
-    /// 500 GiB; 25 GbE; disks 2 GB/s; no foreground load; +600 s wait +45 s detection. The
-    /// published figures assume the new replicas spread evenly over the survivors, so each
-    /// job (largest first) goes to the survivor not holding the volume with the least data
-    /// given so far.
-    fn worked(nodes: usize, k: u32, rate: f64, one_big: Option<f64>) -> f64 {
-        let link = 25e9 / 8.0 * wire_efficiency(9000);
-        let survivors = nodes - 1;
-        let caps = (0..survivors).map(|i| caps(i, i % 3, link, link)).collect();
-        let mut jobs = Vec::new();
-        if let Some(b) = one_big {
-            jobs.push(Job {
-                volume: 0,
-                bytes: b,
-                holders: vec![0, 1],
-                target: Some(2),
-            });
-        } else {
-            let rest = (15.0 * TIB - 500.0 * GIB) / 299.0;
-            let mut given = vec![0.0f64; survivors];
-            for v in 0..300 {
-                let bytes = if v == 0 { 500.0 * GIB } else { rest };
-                let holders = vec![v % survivors, (v + 1) % survivors];
-                let t = (0..survivors)
-                    .filter(|n| !holders.contains(n))
-                    .min_by(|&a, &b| given[a].total_cmp(&given[b]).then(a.cmp(&b)))
-                    .unwrap();
-                given[t] += bytes;
-                jobs.push(Job {
-                    volume: v,
-                    bytes,
-                    target: Some(t),
-                    holders,
-                });
-            }
-        }
-        let mut i = input(caps, jobs, k, rate, link);
-        i.detect_s = 45.0;
-        i.wait_s = 600.0;
-        simulate(&i).hours_to_full_redundancy.expect("completes")
-    }
-
-    #[track_caller]
-    fn within_10pct(got: f64, want: f64) {
-        assert!(
-            (got - want).abs() / want <= 0.10,
-            "got {got:.2} h, published {want} h"
-        );
-    }
-
-    #[test]
-    fn reproduces_the_worked_examples() {
-        within_10pct(worked(16, 2, 100e6, None), 1.7);
-        within_10pct(worked(16, 2, 60e6, None), 2.7);
-        within_10pct(worked(16, 2, 364.0 * 1024.0 * 1024.0, None), 0.6);
-        within_10pct(worked(6, 2, 100e6, None), 4.8);
-        within_10pct(worked(6, 5, 100e6, None), 2.0);
-        within_10pct(worked(4, 2, 100e6, None), 7.8);
-        within_10pct(worked(16, 2, 100e6, Some(8e12)), 22.0);
-    }
-
-    #[test]
-    fn wire_efficiency_matches_the_table() {
-        // TCP + timestamps + 802.1Q: 93.90 % at 1500, 98.96 % at 9000.
-        assert!((wire_efficiency(1500) - 0.9390).abs() < 0.0005);
-        assert!((wire_efficiency(9000) - 0.9896).abs() < 0.0005);
-    }
-
-    #[test]
-    fn a_slow_link_becomes_the_bottleneck() {
-        let nodes: Vec<NodeCaps> = (0..4).map(|i| caps(i, i, 50e6, 1e9)).collect();
-        let jobs = (0..20)
-            .map(|v| Job {
-                volume: v,
-                bytes: 10e9,
-                holders: vec![v % 4],
-                target: Some((v + 1) % 4),
-            })
-            .collect();
-        let r = simulate(&input(nodes, jobs, 4, 100e6, 1e9));
-        assert!(
-            r.bottleneck.starts_with("network ingress of target nodes"),
-            "{}",
-            r.bottleneck
-        );
-        // 200 GB over 4 targets at 50 MB/s each = 1000 s.
-        assert!(
-            (r.transfer_hours * 3600.0 - 1000.0).abs() < 1.0,
-            "{}",
-            r.transfer_hours * 3600.0
-        );
-    }
-
-    #[test]
-    fn replicas_wait_on_the_node_they_were_given() {
-        // Six replicas of 360 GB all created on node 0 while nodes 1 and 2 hold the
-        // sources: at limit 2 and 100 MB/s node 0 runs three rounds of two streams, 3600 s
-        // each; nodes 1 and 2 never receive, whatever slots they have.
-        let nodes: Vec<NodeCaps> = (0..3).map(|i| caps(i, i, 1e9, 1e9)).collect();
-        let jobs = (0..6)
-            .map(|v| Job {
-                volume: v,
-                bytes: 360e9,
-                holders: vec![1 + v % 2],
-                target: Some(0),
-            })
-            .collect();
-        let r = simulate(&input(nodes, jobs, 2, 100e6, 1e9));
-        assert!(
-            (r.transfer_hours - 3.0).abs() < 1e-6,
-            "{}",
-            r.transfer_hours
-        );
-        assert_eq!(r.receivers.len(), 1);
-        assert_eq!(r.receivers[0].replicas, 6);
-        assert_eq!(
-            r.bottleneck,
-            "1 receiving node in rack r0 x limit 2 x 100 MB/s"
-        );
-    }
-
-    #[test]
-    fn the_24h_abort_is_flagged() {
-        let nodes: Vec<NodeCaps> = (0..3).map(|i| caps(i, i, 1e9, 1e9)).collect();
-        let jobs = vec![Job {
-            volume: 0,
-            bytes: 10e12,
-            holders: vec![0],
-            target: Some(1),
-        }];
-        let r = simulate(&input(nodes, jobs, 2, 100e6, 1e9));
-        assert_eq!(r.aborted, 1);
-        assert!(r.abort_restarts >= 1);
-        assert_eq!(r.hours_to_full_redundancy, None, "never completes");
-        assert!(r.never.as_deref().unwrap().contains("restart forever"));
-        assert_eq!(r.windows[0].hours, None);
     }
 }
