@@ -77,6 +77,13 @@ pub(crate) fn sections(out: &str) -> BTreeMap<String, String> {
     map
 }
 
+/// The section an output stops in, when it stops before the closing marker (a cut or a
+/// host that died mid-answer); `sections` leaves that section out.
+pub(crate) fn unfinished(out: &str) -> Option<&str> {
+    let last = out.lines().rev().find_map(|l| l.strip_prefix(MARK))?;
+    (last != "end").then_some(last)
+}
+
 /// `lscpu -J`: model, sockets, physical cores, online threads.
 pub(crate) fn lscpu(text: &str) -> Option<Cpu> {
     let v: Value = serde_json::from_str(text).ok()?;
@@ -526,5 +533,10 @@ mod tests {
         assert!(lsblk(&s["lsblk"], &BTreeMap::new()).is_empty());
         assert_eq!(meminfo_gib(&s["meminfo"]), Some(1.0));
         assert!(sections("random text\nwithout markers\n").is_empty());
+        assert_eq!(unfinished(out), None);
+        let cut = "@@rackplan:meminfo\nMemTotal: 1 kB\n@@rackplan:lldp\n{\"lldp\": {\"interf";
+        assert_eq!(unfinished(cut), Some("lldp"));
+        assert!(!sections(cut).contains_key("lldp"));
+        assert_eq!(unfinished("no markers"), None);
     }
 }
