@@ -300,6 +300,27 @@ pub(crate) fn from_lldpcli(out: &str, seen_at: &str) -> Result<LldpdView, Lldpcl
     Ok(view)
 }
 
+/// The interfaces the host's lldpd runs LLDP on (`lldpcli -f json show interfaces`), at
+/// most 512, names checked: each is a port a switch should answer on, so one that is up
+/// and hears nobody is a port whose switch sends no LLDP. Anything else reads as none.
+pub(crate) fn served_interfaces(out: &str) -> Vec<String> {
+    let Ok(v) = serde_json::from_str::<Value>(out.trim()) else {
+        return Vec::new();
+    };
+    let lldp = match v.get("lldp") {
+        Some(Value::Array(a)) => a.first().cloned().unwrap_or(Value::Null),
+        Some(x) => x.clone(),
+        None => return Vec::new(),
+    };
+    let mut ignored = Vec::new();
+    list(lldp.get("interface"))
+        .into_iter()
+        .take(MAX_INTERFACES)
+        .filter_map(named)
+        .filter_map(|(name, _)| text(Some(&Value::String(name)), "interface", &mut ignored))
+        .collect()
+}
+
 /// One neighbour entry of lldpcli's answer, heard on `iface`.
 fn neighbour(iface: &str, body: &Value, seen_at: &str, notes: &mut Vec<String>) -> Option<Lldp> {
     let at = |k: &str| format!("{iface}: LLDP {k}");
@@ -484,6 +505,21 @@ mod tests {
             "the look-alike kept, the repeated first one not"
         );
         assert!(v.neighbours["eth1"].others.is_empty());
+    }
+
+    #[test]
+    fn the_interfaces_lldpd_serves() {
+        // lldpcli 1.0.16 `-f json show interfaces`, two ports (a list) and one (collapsed).
+        let two = r#"{"lldp": {"interface": [{"eth0": {"status": "RX and TX",
+            "chassis": {"n5": {"id": {"type": "mac", "value": "aa"}}}, "port": {"id": {"type": "mac", "value": "bb"}}}},
+            {"eth3": {"status": "RX and TX"}}]}}"#;
+        assert_eq!(served_interfaces(two), ["eth0", "eth3"]);
+        assert_eq!(
+            served_interfaces(r#"{"lldp": {"interface": {"eth1": {}}}}"#),
+            ["eth1"]
+        );
+        assert!(served_interfaces("lldpcli: not found").is_empty());
+        assert!(served_interfaces(r#"{"lldp": {"interface": {"e$(x)": {}}}}"#).is_empty());
     }
 
     #[test]

@@ -44,6 +44,11 @@ pub(crate) fn script() -> String {
         ("nvme", "nvme list -o json"),
         ("machineid", "cat /etc/machine-id"),
         (
+            "lldpifs",
+            "PATH=$PATH:/usr/sbin; lldpcli -f json show interfaces 2>/dev/null || sudo -n lldpcli -f json show interfaces 2>/dev/null",
+        ),
+        // Last: the section a flood of LLDP speakers inflates (a cut there keeps the rest).
+        (
             "lldp",
             "PATH=$PATH:/usr/sbin; if command -v lldpcli >/dev/null 2>&1; then lldpcli -f json show neighbors details 2>/dev/null || sudo -n lldpcli -f json show neighbors details 2>/dev/null || echo 'rackplan: lldpcli failed'; else echo 'rackplan: lldpcli missing'; fi",
         ),

@@ -171,6 +171,7 @@ pub(crate) fn node_from_probe(
     let mut nics = probe::nics(get("iplink"), &sysnet);
     let lldp_at = lldp_neighbours(
         (!lldp_cut).then(|| get("lldp")),
+        get("lldpifs"),
         get("iplink"),
         &sysnet,
         &mut nics,
@@ -216,10 +217,12 @@ pub(crate) fn node_from_probe(
 }
 
 /// The host's LLDP neighbours (lldpd's `lldpcli`), put on its NICs by interface name; a
-/// link `probe::nics` left out as virtual joins them when a neighbour talks on it. The time
-/// they were read, when lldpd answered.
+/// link `probe::nics` left out as virtual joins them when a neighbour talks on it, or when
+/// it is up and the host's lldpd runs LLDP on it (`served`: a cabled port whose switch
+/// sends no LLDP). The time they were read, when lldpd answered.
 fn lldp_neighbours(
     out: Option<&str>,
+    served: &str,
     iplink: &str,
     sysnet: &BTreeMap<String, probe::SysNet>,
     nics: &mut Vec<Nic>,
@@ -254,17 +257,25 @@ fn lldp_neighbours(
     };
     notes.extend(view.notes);
     let mut links = probe::ether_links(iplink);
-    for (iface, n) in view.neighbours {
-        if let Some(nic) = nics.iter_mut().find(|x| x.name.as_deref() == Some(&iface)) {
-            nic.lldp = Some(n);
-        } else if let Some(mut nic) = links.remove(&iface) {
-            nic.speed_mbps = sysnet.get(&iface).and_then(|s| s.speed);
-            if let Some(c) = sysnet.get(&iface).and_then(|s| s.carrier) {
+    let mut join = |iface: &str, lldp: Option<crate::inventory::Lldp>, nics: &mut Vec<Nic>| {
+        if let Some(nic) = nics.iter_mut().find(|x| x.name.as_deref() == Some(iface)) {
+            nic.lldp = lldp.or(nic.lldp.take());
+        } else if let Some(mut nic) = links.remove(iface) {
+            nic.speed_mbps = sysnet.get(iface).and_then(|s| s.speed);
+            if let Some(c) = sysnet.get(iface).and_then(|s| s.carrier) {
                 nic.link = if c { LinkState::Up } else { LinkState::Down };
             }
-            nic.lldp = Some(n);
-            nics.push(nic);
+            if lldp.is_some() || nic.link == LinkState::Up {
+                nic.lldp = lldp;
+                nics.push(nic);
+            }
         }
+    };
+    for (iface, n) in view.neighbours {
+        join(&iface, Some(n), nics);
+    }
+    for iface in crate::discover::lldp::served_interfaces(served) {
+        join(&iface, None, nics);
     }
     Some(now.to_string())
 }
