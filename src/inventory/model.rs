@@ -234,8 +234,9 @@ pub struct Lldp {
     pub(crate) port: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) port_description: Option<String>,
-    /// VLANs the switch port advertises (802.1 VLAN name TLVs), ascending; empty when it
-    /// advertises none or the source cannot say (Redfish).
+    /// VLANs the switch port names (802.1 VLAN name TLVs), ascending; empty when it names
+    /// none or the source cannot say (Redfish). A native VLAN sent only as the port VLAN
+    /// ID is `pvid`, not listed here; `check --cabling` shows tagged and native apart.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) vlans: Vec<u16>,
     /// The port's untagged (native) VLAN (802.1 port VLAN ID TLV), when advertised. It is
