@@ -138,9 +138,8 @@ impl NodeCheck<'_, '_> {
             };
             (
                 format!(
-                    "{} {nic} ({net}) {link} but no LLDP neighbour since LLDP was read ({})",
-                    self.name,
-                    self.node.sources.lldp.as_deref().unwrap_or("?")
+                    "{} {nic} ({net}) {link} but no LLDP neighbour, though LLDP was read on the node",
+                    self.name
                 ),
                 "the switch sends no LLDP on that port (LLDP is off there), or the NIC's firmware LLDP agent consumes the frames before the host sees them: where this cable ends cannot be checked".to_string(),
                 format!("turn LLDP on for the switch port {nic} is cabled to{hint}, or turn off the NIC firmware's LLDP agent; then rediscover"),
