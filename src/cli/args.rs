@@ -254,8 +254,8 @@ pub struct CheckArgs {
     /// everything in --output json).
     #[arg(long, value_enum)]
     pub(crate) severity: Option<SeverityArg>,
-    /// The cabling table instead: every NIC's network, switch, port, VLANs and MTU from
-    /// LLDP, its verdict, and the ports of each switch.
+    /// The cabling table instead: every NIC's network, switch, port (from LLDP) and
+    /// verdict, then each switch's ports with speed, tagged and native VLANs and frame size.
     #[arg(long)]
     pub(crate) cabling: bool,
 }

@@ -18,6 +18,14 @@
 //!   802.1 VLAN name TLVs: `vlan-id`, `pvid`). lldpcli's JSON writer collapses a list of
 //!   one into the object itself, so every list is read as "an object or an array of them".
 //!   `networkctl lldp` is not used: it shows neither the VLAN nor the frame-size TLVs.
+//!   lldpcli writes one `interface` entry per neighbour (`display_interfaces`), so a port
+//!   that hears two speakers appears twice under one name: every neighbour of a port is
+//!   kept (the first as the neighbour, the rest in `others`) and `check` reports the port.
+//!   A port VLAN ID with no VLAN name TLV for it is written as a `vlan` entry with `pvid`
+//!   and no name (`display_vlans`): that is the native VLAN, not a VLAN the port names.
+//!
+//! An answer is bounded: at most 512 neighbour entries and 4094 VLANs per port are read,
+//! and a note says how many more there were.
 //!
 //! Every string is at most 255 characters (the longest an LLDP TLV can carry) and free of
 //! control and shell characters; a value that is not is refused (the neighbour field is
@@ -28,14 +36,24 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::inventory::text::{shown, unsafe_char};
-use crate::inventory::{Lldp, LldpSource};
+use crate::inventory::{Lldp, LldpPeer, LldpSource};
 
 /// The longest text an LLDP TLV carries (a 9-bit length, less the subtype octet).
 pub(crate) const MAX_TEXT: usize = 255;
 /// Most VLANs kept per port (802.1Q has 4094).
 const MAX_VLANS: usize = 4094;
-/// Most neighbours read from one lldpcli answer.
+/// Most neighbour entries read from one lldpcli answer.
 const MAX_INTERFACES: usize = 512;
+
+/// An lldpcli answer that says nothing about the host's neighbours: its lldpd state is
+/// unknown, which is not "no neighbours".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LldpcliError {
+    #[error("not lldpcli's JSON ({0})")]
+    NotJson(#[source] serde_json::Error),
+    #[error("no `lldp` object in lldpcli's answer")]
+    NoLldp,
+}
 
 /// A checked text value: trimmed, non-empty, short, without control or shell characters.
 /// A refused value becomes a note naming `what`.
@@ -125,6 +143,7 @@ pub(crate) fn from_redfish(
             .filter(|v| *v <= 4095),
         seen_at: seen_at.to_string(),
         source: LldpSource::Redfish,
+        others: Vec::new(),
     })
 }
 
@@ -176,6 +195,7 @@ pub(crate) fn from_dell_switch_connection(
         management_vlan: None,
         seen_at: seen_at.to_string(),
         source: LldpSource::Redfish,
+        others: Vec::new(),
     })
 }
 
@@ -230,16 +250,22 @@ pub(crate) struct LldpdView {
 
 /// Parse `lldpcli -f json show neighbors details`. An answer that is not lldpcli's JSON
 /// is an error (the host's lldpd state is then unknown, not "no neighbours").
-pub(crate) fn from_lldpcli(out: &str, seen_at: &str) -> Result<LldpdView, String> {
-    let v: Value =
-        serde_json::from_str(out.trim()).map_err(|e| format!("not lldpcli's JSON ({e})"))?;
+pub(crate) fn from_lldpcli(out: &str, seen_at: &str) -> Result<LldpdView, LldpcliError> {
+    let v: Value = serde_json::from_str(out.trim()).map_err(LldpcliError::NotJson)?;
     let lldp = match v.get("lldp") {
         Some(Value::Array(a)) => a.first().cloned().unwrap_or(Value::Null),
         Some(x) => x.clone(),
-        None => return Err("no `lldp` object in lldpcli's answer".into()),
+        None => return Err(LldpcliError::NoLldp),
     };
     let mut view = LldpdView::default();
-    for entry in list(lldp.get("interface")).into_iter().take(MAX_INTERFACES) {
+    let entries = list(lldp.get("interface"));
+    if entries.len() > MAX_INTERFACES {
+        view.notes.push(format!(
+            "lldpcli listed {} neighbour entries; only the first {MAX_INTERFACES} were read (a port hears one switch: so many is a flood of LLDP speakers or a loop)",
+            entries.len()
+        ));
+    }
+    for entry in entries.into_iter().take(MAX_INTERFACES) {
         let Some((iface, body)) = named(entry) else {
             continue;
         };
@@ -249,77 +275,135 @@ pub(crate) fn from_lldpcli(out: &str, seen_at: &str) -> Result<LldpdView, String
             &mut view.notes,
         );
         let Some(iface) = iface_ok else { continue };
-        let at = |k: &str| format!("{iface}: LLDP {k}");
-        let notes = &mut view.notes;
-        let chassis = list(body.get("chassis")).into_iter().next();
-        let (system, chassis) = match chassis.and_then(named) {
-            // Keyed by the system name, unless the key is one of the chassis's own fields.
-            Some((k, inner)) if !matches!(k.as_str(), "id" | "descr" | "name") => (Some(k), inner),
-            _ => (None, chassis.unwrap_or(&Value::Null)),
-        };
-        let system = match system {
-            Some(s) => text(Some(&Value::String(s)), &at("system name"), notes),
-            None => text(value_of(chassis.get("name")), &at("system name"), notes),
-        };
-        let chassis_id = text(value_of(chassis.get("id")), &at("chassis id"), notes);
-        let port = list(body.get("port"))
-            .into_iter()
-            .next()
-            .unwrap_or(&Value::Null);
-        let port_id = text(value_of(port.get("id")), &at("port id"), notes);
-        let port_descr = text(value_of(port.get("descr")), &at("port description"), notes);
-        let mtu = number(port.get("mfs")).and_then(|m| u32::try_from(m).ok());
-        let mut vlans = Vec::new();
-        let mut pvid = None;
-        for vl in list(body.get("vlan")).into_iter().take(MAX_VLANS) {
-            let Some(id) = number(vl.get("vlan-id")).filter(|id| (1..=4094).contains(id)) else {
-                continue;
-            };
-            let id = id as u16;
-            if !vlans.contains(&id) {
-                vlans.push(id);
-            }
-            let is_pvid = match vl.get("pvid") {
-                Some(Value::Bool(b)) => *b,
-                Some(Value::String(s)) => s == "yes" || s == "true",
-                _ => false,
-            };
-            if is_pvid {
-                pvid = Some(id);
-            }
-        }
-        vlans.sort_unstable();
-        if let Some(Value::String(p)) = body.get("pvid")
-            && let Ok(p) = p.trim().parse::<u16>()
-        {
-            pvid = pvid.or(Some(p));
-        }
-        if system.is_none() && chassis_id.is_none() && port_id.is_none() {
+        let Some(n) = neighbour(&iface, body, seen_at, &mut view.notes) else {
             continue;
+        };
+        match view.neighbours.get_mut(&iface) {
+            Some(first) => {
+                let peer = LldpPeer {
+                    switch: n.switch,
+                    chassis_id: n.chassis_id,
+                    port: n.port,
+                };
+                let same = first.switch == peer.switch
+                    && first.chassis_id == peer.chassis_id
+                    && first.port == peer.port;
+                if !same && !first.others.contains(&peer) {
+                    first.others.push(peer);
+                }
+            }
+            None => {
+                view.neighbours.insert(iface, n);
+            }
         }
-        let management = text(
-            value_of(chassis.get("mgmt-ip")),
-            &at("management address"),
-            notes,
-        );
-        view.neighbours.insert(
-            iface,
-            Lldp {
-                switch: system.or_else(|| chassis_id.clone()),
-                chassis_id,
-                port: port_id,
-                port_description: port_descr,
-                vlans,
-                pvid,
-                mtu,
-                management_address: management,
-                management_vlan: None,
-                seen_at: seen_at.to_string(),
-                source: LldpSource::Ssh,
-            },
-        );
     }
     Ok(view)
+}
+
+/// The interfaces the host's lldpd runs LLDP on (`lldpcli -f json show interfaces`), at
+/// most 512, names checked: each is a port a switch should answer on, so one that is up
+/// and hears nobody is a port whose switch sends no LLDP. Anything else reads as none.
+pub(crate) fn served_interfaces(out: &str) -> Vec<String> {
+    let Ok(v) = serde_json::from_str::<Value>(out.trim()) else {
+        return Vec::new();
+    };
+    let lldp = match v.get("lldp") {
+        Some(Value::Array(a)) => a.first().cloned().unwrap_or(Value::Null),
+        Some(x) => x.clone(),
+        None => return Vec::new(),
+    };
+    let mut ignored = Vec::new();
+    list(lldp.get("interface"))
+        .into_iter()
+        .take(MAX_INTERFACES)
+        .filter_map(named)
+        .filter_map(|(name, _)| text(Some(&Value::String(name)), "interface", &mut ignored))
+        .collect()
+}
+
+/// One neighbour entry of lldpcli's answer, heard on `iface`.
+fn neighbour(iface: &str, body: &Value, seen_at: &str, notes: &mut Vec<String>) -> Option<Lldp> {
+    let at = |k: &str| format!("{iface}: LLDP {k}");
+    let chassis = list(body.get("chassis")).into_iter().next();
+    let (system, chassis) = match chassis.and_then(named) {
+        // Keyed by the system name, unless the key is one of the chassis's own fields.
+        Some((k, inner)) if !matches!(k.as_str(), "id" | "descr" | "name") => (Some(k), inner),
+        _ => (None, chassis.unwrap_or(&Value::Null)),
+    };
+    let system = match system {
+        Some(s) => text(Some(&Value::String(s)), &at("system name"), notes),
+        None => text(value_of(chassis.get("name")), &at("system name"), notes),
+    };
+    let chassis_id = text(value_of(chassis.get("id")), &at("chassis id"), notes);
+    let port = list(body.get("port"))
+        .into_iter()
+        .next()
+        .unwrap_or(&Value::Null);
+    let port_id = text(value_of(port.get("id")), &at("port id"), notes);
+    let port_descr = text(value_of(port.get("descr")), &at("port description"), notes);
+    let mtu = number(port.get("mfs")).and_then(|m| u32::try_from(m).ok());
+    let (vlans, mut pvid) = vlans(iface, body, notes);
+    if let Some(Value::String(p)) = body.get("pvid")
+        && let Ok(p) = p.trim().parse::<u16>()
+    {
+        pvid = pvid.or(Some(p));
+    }
+    if system.is_none() && chassis_id.is_none() && port_id.is_none() {
+        return None;
+    }
+    let management = text(
+        value_of(chassis.get("mgmt-ip")),
+        &at("management address"),
+        notes,
+    );
+    Some(Lldp {
+        switch: system.or_else(|| chassis_id.clone()),
+        chassis_id,
+        port: port_id,
+        port_description: port_descr,
+        vlans,
+        pvid,
+        mtu,
+        management_address: management,
+        management_vlan: None,
+        seen_at: seen_at.to_string(),
+        source: LldpSource::Ssh,
+        others: Vec::new(),
+    })
+}
+
+/// The VLANs a port names (VLAN name TLVs), ascending, and its native VLAN. An entry with
+/// `pvid` and no name is lldpcli's rendering of the port VLAN ID TLV alone: native only.
+fn vlans(iface: &str, body: &Value, notes: &mut Vec<String>) -> (Vec<u16>, Option<u16>) {
+    let entries = list(body.get("vlan"));
+    if entries.len() > MAX_VLANS {
+        notes.push(format!(
+            "{iface}: LLDP lists {} VLANs; only the first {MAX_VLANS} were read",
+            entries.len()
+        ));
+    }
+    let mut vlans = Vec::new();
+    let mut pvid = None;
+    for vl in entries.into_iter().take(MAX_VLANS) {
+        let Some(id) = number(vl.get("vlan-id")).filter(|id| (1..=4094).contains(id)) else {
+            continue;
+        };
+        let id = id as u16;
+        let is_pvid = match vl.get("pvid") {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::String(s)) => s == "yes" || s == "true",
+            _ => false,
+        };
+        if is_pvid {
+            pvid = Some(id);
+        }
+        let named = vl.get("value").is_some_and(|n| !n.is_null());
+        if (named || !is_pvid) && !vlans.contains(&id) {
+            vlans.push(id);
+        }
+    }
+    vlans.sort_unstable();
+    (vlans, pvid)
 }
 
 #[cfg(test)]
@@ -369,7 +453,8 @@ mod tests {
             v.neighbours["eno1"].switch.as_deref(),
             Some("aa:bb:cc:00:00:01")
         );
-        assert_eq!(v.neighbours["eno1"].vlans, [30]);
+        // A port VLAN ID without a VLAN name: the native VLAN, not a VLAN the port names.
+        assert!(v.neighbours["eno1"].vlans.is_empty());
         assert_eq!(v.neighbours["eno1"].pvid, Some(30));
         assert_eq!(v.neighbours["eno2"].switch.as_deref(), Some("sw-b"));
         // json0: every value a list, names as fields.
@@ -382,7 +467,80 @@ mod tests {
         // No neighbours at all.
         let v = from_lldpcli(r#"{"lldp": {}}"#, "t").unwrap();
         assert!(v.neighbours.is_empty());
-        assert!(from_lldpcli("lldpcli: command not found", "t").is_err());
+        assert!(matches!(
+            from_lldpcli("lldpcli: command not found", "t"),
+            Err(LldpcliError::NotJson(_))
+        ));
+        let e = from_lldpcli(r#"{"neighbours": []}"#, "t").unwrap_err();
+        assert!(matches!(e, LldpcliError::NoLldp));
+        assert_eq!(e.to_string(), "no `lldp` object in lldpcli's answer");
+    }
+
+    /// lldpcli 1.0.16's answer for a port that hears its switch and a second speaker (a
+    /// host on an unmanaged switch between), as `display_interfaces` writes it: the
+    /// interface twice.
+    #[test]
+    fn two_neighbours_on_one_port_are_both_kept() {
+        let text = r#"{"lldp": {"interface": [
+          {"eth0": {"chassis": {"mgmt-a": {"id": {"type": "local", "value": "0c:29:ef:00:00:01"}}},
+                    "port": {"id": {"type": "ifname", "value": "swp5"}, "mfs": "9022"},
+                    "vlan": {"vlan-id": "1", "pvid": "yes"}}},
+          {"eth0": {"chassis": {"mgmt-а": {"id": {"type": "mac", "value": "02:00:00:00:00:99"}}},
+                    "port": {"id": {"type": "ifname", "value": "eth0"}}}},
+          {"eth0": {"chassis": {"mgmt-a": {"id": {"type": "local", "value": "0c:29:ef:00:00:01"}}},
+                    "port": {"id": {"type": "ifname", "value": "swp5"}}}},
+          {"eth1": {"chassis": {"mgmt-b": {"id": {"type": "mac", "value": "0c:29:ef:00:00:02"}}},
+                    "port": {"id": {"type": "ifname", "value": "swp5"}}}}]}}"#;
+        let v = from_lldpcli(text, "t").unwrap();
+        let n = &v.neighbours["eth0"];
+        assert_eq!(n.switch.as_deref(), Some("mgmt-a"));
+        assert_eq!((n.vlans.len(), n.pvid), (0, Some(1)), "native VLAN 1 apart");
+        assert_eq!(
+            n.others,
+            [LldpPeer {
+                switch: Some("mgmt-\u{430}".into()),
+                chassis_id: Some("02:00:00:00:00:99".into()),
+                port: Some("eth0".into()),
+            }],
+            "the look-alike kept, the repeated first one not"
+        );
+        assert!(v.neighbours["eth1"].others.is_empty());
+    }
+
+    #[test]
+    fn the_interfaces_lldpd_serves() {
+        // lldpcli 1.0.16 `-f json show interfaces`, two ports (a list) and one (collapsed).
+        let two = r#"{"lldp": {"interface": [{"eth0": {"status": "RX and TX",
+            "chassis": {"n5": {"id": {"type": "mac", "value": "aa"}}}, "port": {"id": {"type": "mac", "value": "bb"}}}},
+            {"eth3": {"status": "RX and TX"}}]}}"#;
+        assert_eq!(served_interfaces(two), ["eth0", "eth3"]);
+        assert_eq!(
+            served_interfaces(r#"{"lldp": {"interface": {"eth1": {}}}}"#),
+            ["eth1"]
+        );
+        assert!(served_interfaces("lldpcli: not found").is_empty());
+        assert!(served_interfaces(r#"{"lldp": {"interface": {"e$(x)": {}}}}"#).is_empty());
+    }
+
+    #[test]
+    fn more_entries_than_the_bound_are_cut_with_a_note() {
+        let entry = |i: usize| {
+            json!({format!("eth{i}"): {"chassis": {"sw": {"id": {"value": "aa"}}},
+                "port": {"id": {"value": format!("p{i}")}},
+                "vlan": (1..=4095).map(|v| json!({"vlan-id": v.to_string(), "value": "v"})).take(if i == 0 { 4095 } else { 1 }).collect::<Vec<_>>()}})
+        };
+        let all: Vec<Value> = (0..600).map(entry).collect();
+        let text = json!({"lldp": {"interface": all}}).to_string();
+        let v = from_lldpcli(&text, "t").unwrap();
+        assert_eq!(v.neighbours.len(), 512);
+        assert_eq!(v.neighbours["eth0"].vlans.len(), 4094);
+        assert_eq!(
+            v.notes,
+            [
+                "lldpcli listed 600 neighbour entries; only the first 512 were read (a port hears one switch: so many is a flood of LLDP speakers or a loop)",
+                "eth0: LLDP lists 4095 VLANs; only the first 4094 were read"
+            ]
+        );
     }
 
     #[test]

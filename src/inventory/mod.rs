@@ -15,8 +15,8 @@ pub use model::Node;
 pub use model::Protocol;
 pub use model::Stale;
 pub(crate) use model::{
-    Bios, BiosSetting, BiosState, Bmc, Cpu, Disk, Firmware, Gpu, Lldp, LldpSource, Media, Nic,
-    PathOrigin, Sources,
+    Bios, BiosSetting, BiosState, Bmc, Cpu, Disk, Firmware, Gpu, Lldp, LldpPeer, LldpSource, Media,
+    Nic, PathOrigin, Sources,
 };
 mod stamp;
 

@@ -234,15 +234,17 @@ pub struct Lldp {
     pub(crate) port: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) port_description: Option<String>,
-    /// VLANs the switch port advertises (802.1 VLAN name TLVs), ascending; empty when it
-    /// advertises none or the source cannot say (Redfish).
+    /// VLANs the switch port names (802.1 VLAN name TLVs), ascending; empty when it names
+    /// none or the source cannot say (Redfish). A native VLAN sent only as the port VLAN
+    /// ID is `pvid`, not listed here; `check --cabling` shows tagged and native apart.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) vlans: Vec<u16>,
-    /// The port's untagged (native) VLAN, when advertised.
+    /// The port's untagged (native) VLAN (802.1 port VLAN ID TLV), when advertised. It is
+    /// in `vlans` only when the switch also names it in a VLAN name TLV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) pvid: Option<u16>,
     /// The switch port's maximum frame size in bytes (802.3 MFS TLV): Ethernet header and
-    /// FCS included, so an MTU of 9000 needs at least 9018 (9022 tagged).
+    /// FCS included, so an MTU of 9000 needs at least 9018 untagged, 9022 with a VLAN tag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) mtu: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -252,6 +254,25 @@ pub struct Lldp {
     /// When it was read (RFC 3339 UTC).
     pub(crate) seen_at: String,
     pub(crate) source: LldpSource,
+    /// Further neighbours heard on the same port, in the order lldpd listed them (the
+    /// fields above are the first). A cable ends on one switch port: more than one
+    /// neighbour is a device between the NIC and the switch, a loop, a host sending LLDP,
+    /// or a cable moved less than a TTL ago; `check` reports it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) others: Vec<LldpPeer>,
+}
+
+/// Another neighbour heard on a port that already has one: who it says it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LldpPeer {
+    /// Its LLDP system name, else its chassis id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) switch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) chassis_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) port: Option<String>,
 }
 
 /// Where an LLDP neighbour was read.

@@ -393,6 +393,7 @@ mod tests {
             management_vlan: None,
             seen_at: "t0".into(),
             source,
+            others: Vec::new(),
         };
         let nic = |l: Option<Lldp>| Nic {
             mac: "aa:bb:cc:dd:ee:01".into(),

@@ -9,12 +9,25 @@ pub(crate) fn unsafe_char(c: char) -> bool {
     c.is_control() || matches!(c, '$' | '{' | '}' | '\\' | '|' | '&' | ';' | '`' | '"')
 }
 
-/// `v` safe to show: control characters replaced, at most 60 characters.
+/// `v` safe to show, and nothing in it hidden: at most 60 of its characters, each one
+/// outside printable ASCII written as a visible mark (`<U+200B>`), so a control character,
+/// a zero-width or bidi-control character and a look-alike letter (a Cyrillic `а` in
+/// `st-а`) are all seen for what they are; `...` when it was cut. Names a switch or a BMC
+/// sends (system names, port ids, serials) are ASCII in practice, so marks are rare; where
+/// one shows, the name is not the ASCII one it resembles.
 pub(crate) fn shown(v: &str) -> String {
-    v.chars()
-        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-        .take(60)
-        .collect()
+    let mut out = String::with_capacity(v.len().min(64));
+    for c in v.chars().take(60) {
+        if c == ' ' || c.is_ascii_graphic() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        }
+    }
+    if v.chars().nth(60).is_some() {
+        out.push_str("...");
+    }
+    out
 }
 
 /// Every discovered string of a node that holds an unsafe character, by field name, with
@@ -59,6 +72,12 @@ pub(crate) fn untrusted_fields(node: &Node) -> Vec<(String, String)> {
                 &format!("nics[{i}].lldp.port_description"),
                 l.port_description.as_ref(),
             ));
+            for (k, o) in l.others.iter().enumerate() {
+                let at = |f: &str| format!("nics[{i}].lldp.others[{k}].{f}");
+                fields.extend(opt(&at("switch"), o.switch.as_ref()));
+                fields.extend(opt(&at("chassis_id"), o.chassis_id.as_ref()));
+                fields.extend(opt(&at("port"), o.port.as_ref()));
+            }
         }
     }
     for (i, g) in node.gpus.iter().enumerate() {
@@ -108,4 +127,20 @@ pub(crate) fn placeholder(serial: &str) -> bool {
         || t.chars().all(|c| c == '.' || c == ' ' || c == '-')
         || PLACEHOLDER_SERIALS.contains(&lower.as_str())
         || t.starts_with("01234567890123456789")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+
+    #[test]
+    fn hidden_and_look_alike_characters_are_shown_as_marks() {
+        assert_eq!(shown("leaf-a Eth1/7"), "leaf-a Eth1/7");
+        // A zero-width space, a Cyrillic `а`, a right-to-left override, an escape.
+        assert_eq!(shown("st-a\u{200b}"), "st-a<U+200B>");
+        assert_eq!(shown("st-\u{0430}"), "st-<U+0430>");
+        assert_eq!(shown("a\u{202e}b\u{1b}[2J"), "a<U+202E>b<U+001B>[2J");
+        let long = "x".repeat(61);
+        assert_eq!(shown(&long), format!("{}...", "x".repeat(60)));
+    }
 }

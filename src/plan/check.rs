@@ -75,7 +75,14 @@ pub fn check(inputs: &Inputs) -> CheckReport {
         findings.extend(untrusted_text(node));
     }
     findings.extend(site_findings(inputs, &roles));
-    findings.extend(super::cabling::cabling_with(inputs, &roles).findings);
+    // Cabling's notes (LLDP never read, on a site without a design) belong to
+    // `check --cabling`: a site that does not check its cabling is not told each time.
+    findings.extend(
+        super::cabling::cabling_with(inputs, &roles)
+            .findings
+            .into_iter()
+            .filter(|f| f.severity != Severity::Info),
+    );
     findings.sort_by(|a, b| {
         (a.node == "site", &a.node, a.severity, a.code).cmp(&(
             b.node == "site",

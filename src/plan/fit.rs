@@ -20,7 +20,7 @@ pub(crate) fn meets_profile(node: &Node, profile: &Profile) -> bool {
         .any(|f| f.severity == Severity::Error)
 }
 
-fn gbe(mbps: u32) -> String {
+pub(crate) fn gbe(mbps: u32) -> String {
     if mbps.is_multiple_of(1000) {
         format!("{} GbE", mbps / 1000)
     } else {

@@ -8,7 +8,7 @@ mod bytesize;
 mod select;
 pub use crate::vocab::{NetworkKind, Role};
 pub(crate) use bytesize::{ByteSize, SizeError};
-pub(crate) use select::{select_disks, select_ports};
+pub(crate) use select::{PortChoice, select_disks, select_ports};
 mod model;
 
 pub use model::GpuSpec;

@@ -13,6 +13,7 @@ mod validate;
 
 pub(crate) use load::{LoadedSite, load};
 pub(crate) use model::{
-    Bond, BondMode, Cabling, Catalogue, Image, ManagementNetwork, Pool, Site, Tenant, VmNetwork,
+    Bond, BondMode, Cabling, Catalogue, Image, ManagementNetwork, Pool, Site, SwitchSide, Tenant,
+    VmNetwork,
 };
 pub(crate) use types::{ClusterNetworkName, Mtu};

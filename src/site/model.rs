@@ -45,8 +45,9 @@ pub struct Site {
     pub(crate) firmware_baseline: BTreeMap<String, BTreeMap<String, String>>,
     /// The switch side of the three networks, held against each NIC's LLDP neighbour by
     /// `check` (and shown by `check --cabling`). Without it, `check` still finds bond
-    /// members on one switch, two nodes on one switch port and switch frame sizes below
-    /// the site's MTUs.
+    /// members on one switch, one-member bonds, two nodes on one switch port, several LLDP
+    /// neighbours on one port, links slower than the profile and switch frame sizes below
+    /// what the site's MTUs need (MTU + 18, + 4 on a VLAN-tagged network).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cabling: Option<Cabling>,
 }
@@ -76,9 +77,9 @@ fn dedicated_default() -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchSide {
-    /// The switches (LLDP system names, or chassis ids) this network's ports must be
-    /// cabled to; an MLAG pair is its two members. A bond's members go to two of them
-    /// when there are two.
+    /// The switches (LLDP system names, or chassis ids; either matches, without case)
+    /// this network's ports must be cabled to; an MLAG pair is its two members. A bond's
+    /// members go to two of them when there are two.
     pub(crate) switches: Vec<String>,
     /// VLANs the switch ports must carry besides the ones site.yaml already names for the
     /// network (the management VLAN, the tenants' VLANs, the storage VLAN).

@@ -11,6 +11,14 @@
 //!   `/etc/machine-id` (so each host is its own node). sshd listens on a veth address the
 //!   test gives the host in 198.18.0.0/15 (the benchmarking range).
 //!
+//! - A switch may send a chassis id of its own (`configure system chassisid`), and a port
+//!   may have LLDP switched off (`lldp status disabled`) while its link stays up.
+//! - A host NIC may report a slower link than the veth's 10 Gb/s (its `speed` attribute in
+//!   sysfs overlaid, in the host's own mount namespace, as the probe reads it).
+//! - A cable may run through a hub (a Linux bridge forwarding LLDP's group address, as an
+//!   unmanaged switch between a NIC and its switch does), with a rogue host sending LLDP
+//!   under a name of its choosing on it.
+//!
 //! Everything started is killed and every namespace deleted when the rack is dropped.
 
 use std::path::{Path, PathBuf};
@@ -50,11 +58,23 @@ pub fn available() -> Result<(), String> {
     Ok(())
 }
 
-/// One port of a switch: the VLANs and frame size it advertises.
+/// One port of a switch: the VLANs and frame size it advertises, and whether it sends
+/// LLDP at all.
 #[derive(Clone)]
 pub struct PortSpec {
     pub vlans: Vec<u16>,
     pub mfs: u16,
+    pub lldp: bool,
+}
+
+impl PortSpec {
+    pub fn new(vlans: &[u16], mfs: u16) -> PortSpec {
+        PortSpec {
+            vlans: vlans.to_vec(),
+            mfs,
+            lldp: true,
+        }
+    }
 }
 
 pub struct Rack {
@@ -67,6 +87,13 @@ pub struct Rack {
     known_hosts: String,
     net: u8,
     switch_ports: Vec<SwitchPorts>,
+    /// Switch name -> the chassis id it sends.
+    chassis: Vec<(String, String)>,
+    /// (host, NIC, Mb/s): links that report a lower speed.
+    speeds: Vec<(String, String, u32)>,
+    /// Per rogue: (namespace name, system name), and how many extra neighbours its host
+    /// hears.
+    rogues: Vec<(String, String, String)>,
     children: Vec<std::process::Child>,
 }
 
@@ -85,6 +112,9 @@ impl Rack {
             known_hosts: String::new(),
             net: u8::try_from(pid % 200).unwrap() + 20,
             switch_ports: Vec::new(),
+            chassis: Vec::new(),
+            speeds: Vec::new(),
+            rogues: Vec::new(),
             children: Vec::new(),
         }
     }
@@ -127,17 +157,102 @@ impl Rack {
         self.hosts.push((name.to_string(), b));
     }
 
-    /// A cable from `host`'s `nic` to the next port of `switch`, that port carrying `spec`.
-    pub fn cable(&mut self, host: &str, nic: &str, switch: &str, spec: &PortSpec) {
-        let hns = self.ns(host);
+    /// `switch` sends `id` as its chassis id.
+    pub fn chassis(&mut self, switch: &str, id: &str) {
+        self.chassis.push((switch.to_string(), id.to_string()));
+    }
+
+    /// `host`'s `nic` reports a link of `mbps`.
+    pub fn speed(&mut self, host: &str, nic: &str, mbps: u32) {
+        self.speeds.push((host.to_string(), nic.to_string(), mbps));
+    }
+
+    /// A cable from `host`'s `nic` through a hub to the next port of `switch`, with a rogue
+    /// host on the hub sending LLDP as `rogue_name`.
+    pub fn cable_through_hub(
+        &mut self,
+        host: &str,
+        nic: &str,
+        switch: &str,
+        spec: &PortSpec,
+        rogue_name: &str,
+    ) {
+        let k = self.rogues.len();
+        let hub_name = format!("hub{k}");
+        let rogue = format!("rogue{k}");
+        let hub = self.add_ns(&hub_name);
+        self.add_ns(&rogue);
+        ip(&["-n", &hub, "link", "add", "br0", "type", "bridge"]);
+        // LLDP's group address (01:80:c2:00:00:0e) is bit 14: forwarded, as a hub would.
+        ip(&[
+            "-n",
+            &hub,
+            "link",
+            "set",
+            "br0",
+            "type",
+            "bridge",
+            "group_fwd_mask",
+            "0x4000",
+        ]);
+        ip(&["-n", &hub, "link", "set", "br0", "up"]);
+        // The host's NIC to the hub.
+        self.cable_ns(host, nic, &hub_name, "h0");
+        // The rogue's NIC to the hub.
+        self.cable_ns(&rogue, "eth0", &hub_name, "h1");
+        for p in ["h0", "h1"] {
+            ip(&["-n", &hub, "link", "set", p, "master", "br0"]);
+        }
+        // The hub to the switch: the switch port's far end is the hub, its description
+        // still the host's NIC (that is where the cable the engineer traces goes).
+        let tmp = format!("{}x{k}", self.tag);
+        ip(&[
+            "link", "add", &tmp, "mtu", "9000", "type", "veth", "peer", "name", "h2", "mtu",
+            "9000", "netns", &hub,
+        ]);
+        let port = self.next_port(switch);
         let sns = self.ns(switch);
+        ip(&["link", "set", &tmp, "netns", &sns]);
+        ip(&["-n", &sns, "link", "set", &tmp, "name", &port]);
+        ip(&["-n", &sns, "link", "set", &port, "up"]);
+        ip(&["-n", &hub, "link", "set", "h2", "master", "br0"]);
+        ip(&["-n", &hub, "link", "set", "h2", "up"]);
+        self.rogues
+            .push((rogue, rogue_name.to_string(), host.to_string()));
+        self.switch_ports
+            .iter_mut()
+            .find(|(s, _)| s == switch)
+            .expect("switch declared")
+            .1
+            .push((port, spec.clone(), format!("{host} {nic}")));
+    }
+
+    /// A veth from namespace `a`'s `a_if` to namespace `b`'s `b_if`, both up.
+    fn cable_ns(&mut self, a: &str, a_if: &str, b: &str, b_if: &str) {
+        let (ans, bns) = (self.ns(a), self.ns(b));
+        ip(&[
+            "-n", &ans, "link", "add", a_if, "mtu", "9000", "type", "veth", "peer", "name", b_if,
+            "mtu", "9000", "netns", &bns,
+        ]);
+        ip(&["-n", &ans, "link", "set", a_if, "up"]);
+        ip(&["-n", &bns, "link", "set", b_if, "up"]);
+    }
+
+    fn next_port(&self, switch: &str) -> String {
         let k = self
             .switch_ports
             .iter()
             .find(|(s, _)| s == switch)
             .map_or(0, |(_, p)| p.len())
             + 1;
-        let port = format!("swp{k}");
+        format!("swp{k}")
+    }
+
+    /// A cable from `host`'s `nic` to the next port of `switch`, that port carrying `spec`.
+    pub fn cable(&mut self, host: &str, nic: &str, switch: &str, spec: &PortSpec) {
+        let hns = self.ns(host);
+        let sns = self.ns(switch);
+        let port = self.next_port(switch);
         let tmp = format!(
             "{}t{}",
             self.tag,
@@ -194,7 +309,13 @@ impl Rack {
             let mut conf = format!(
                 "configure system hostname {sw}\nconfigure lldp portidsubtype ifname\nconfigure lldp tx-interval 1\n"
             );
+            if let Some((_, id)) = self.chassis.iter().find(|(s, _)| s == sw) {
+                conf.push_str(&format!("configure system chassisid {id}\n"));
+            }
             for (port, spec, descr) in ports {
+                if !spec.lldp {
+                    conf.push_str(&format!("configure ports {port} lldp status disabled\n"));
+                }
                 conf.push_str(&format!(
                     "configure ports {port} lldp portdescription \"{descr}\"\n"
                 ));
@@ -227,6 +348,24 @@ impl Rack {
             );
             let ns = self.ns(sw);
             spawns.push((ns, script, sd.join("lldpd.log")));
+        }
+        for (rogue, name, _) in &self.rogues {
+            let rd = d.join(format!("rogue-{rogue}"));
+            std::fs::create_dir_all(rd.join("run/lldpd")).unwrap();
+            std::fs::write(
+                rd.join("lldpd.conf"),
+                format!(
+                    "configure system hostname {name}\nconfigure lldp portidsubtype ifname\nconfigure lldp tx-interval 1\n"
+                ),
+            )
+            .unwrap();
+            // Heard after the switch, so lldpd lists it second.
+            let script = format!(
+                "mount --bind {r} /run && sleep 3 && exec /usr/sbin/lldpd -d -I 'eth*' -O {c}",
+                r = rd.join("run").display(),
+                c = rd.join("lldpd.conf").display()
+            );
+            spawns.push((self.ns(rogue), script, rd.join("lldpd.log")));
         }
         let mut known = String::new();
         for (i, (host, addr)) in self.hosts.iter().enumerate() {
@@ -262,8 +401,17 @@ impl Rack {
             } else {
                 String::new()
             };
+            let mut speed_binds = String::new();
+            for (_, nic, mbps) in self.speeds.iter().filter(|(h, _, _)| h == host) {
+                let f = hd.join(format!("speed-{nic}"));
+                std::fs::write(&f, format!("{mbps}\n")).unwrap();
+                speed_binds.push_str(&format!(
+                    " && mount --bind {} /sys/class/net/{nic}/speed",
+                    f.display()
+                ));
+            }
             let script = format!(
-                "mount --bind {h}/run /run && mount --bind {h}/machine-id /etc/machine-id{dmi_bind} && \
+                "mount --bind {h}/run /run && mount --bind {h}/machine-id /etc/machine-id{dmi_bind}{speed_binds} && \
                  (/usr/sbin/lldpd -d -I 'eth*' -O {h}/lldpd.conf > {h}/lldpd.log 2>&1 &) && \
                  exec /usr/sbin/sshd -D -e -f {h}/sshd_config",
                 h = hd.display()
@@ -289,8 +437,9 @@ impl Rack {
                 .switch_ports
                 .iter()
                 .flat_map(|(_, p)| p)
-                .filter(|(_, _, descr)| descr.starts_with(&format!("{host} ")))
-                .count();
+                .filter(|(_, spec, descr)| spec.lldp && descr.starts_with(&format!("{host} ")))
+                .count()
+                + self.rogues.iter().filter(|(_, _, h)| h == host).count();
             loop {
                 let listening = std::net::TcpStream::connect_timeout(
                     &format!("{addr}:22").parse().unwrap(),

@@ -122,8 +122,14 @@ pub(crate) enum SshError {
     Channel(russh::Error),
     #[error("cannot run the probe: {0}")]
     Exec(russh::Error),
-    #[error("the probe printed more than {0} bytes")]
-    TooMuchOutput(usize),
+}
+
+/// What the probe printed: at most the bound it was run with; `cut` when it printed more
+/// (the rest was not read, and the channel was closed).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Answer {
+    pub(crate) text: String,
+    pub(crate) cut: bool,
 }
 
 impl SshError {
@@ -243,7 +249,8 @@ async fn login(
     }
 }
 
-/// Run `script` on the host; the output, or an error in words.
+/// Run `script` on the host; its output (at most `max_output` bytes: what comes after is
+/// not read, and the answer says it was cut), or an error in words.
 pub(crate) async fn run(
     t: &Target,
     auth: Arc<Auth>,
@@ -252,7 +259,7 @@ pub(crate) async fn run(
     timeout: Duration,
     script: &str,
     max_output: usize,
-) -> Result<(String, KeyCheck), SshError> {
+) -> Result<(Answer, KeyCheck), SshError> {
     let result = Arc::new(Mutex::new(KeyCheck::NotReached));
     let handler = Handler {
         host: t.host.clone(),
@@ -309,11 +316,15 @@ pub(crate) async fn run(
         .map_err(SshError::Channel)?;
     channel.exec(true, script).await.map_err(SshError::Exec)?;
     let mut out = Vec::new();
+    let mut cut = false;
     while let Some(msg) = channel.wait().await {
         match msg {
             russh::ChannelMsg::Data { data } => {
-                if out.len() + data.len() > max_output {
-                    return Err(SshError::TooMuchOutput(max_output));
+                let room = max_output - out.len();
+                if data.len() > room {
+                    out.extend_from_slice(&data[..room]);
+                    cut = true;
+                    break;
                 }
                 out.extend_from_slice(&data);
             }
@@ -324,7 +335,8 @@ pub(crate) async fn run(
     let _ = session
         .disconnect(russh::Disconnect::ByApplication, "", "en")
         .await;
-    Ok((String::from_utf8_lossy(&out).into_owned(), check))
+    let text = String::from_utf8_lossy(&out).into_owned();
+    Ok((Answer { text, cut }, check))
 }
 
 /// Load a private key file (ed25519, ECDSA or RSA), decrypting it with `passphrase` when it
@@ -372,7 +384,6 @@ mod tests {
             .is_final()
         );
         assert!(SshError::HostKeyCheck("cannot read known_hosts".into()).is_final());
-        assert!(!SshError::TooMuchOutput(8).is_final());
         assert!(!SshError::Connect(russh::Error::Disconnect).is_final());
         assert_eq!(
             SshError::Auth {

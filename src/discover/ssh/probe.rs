@@ -44,6 +44,11 @@ pub(crate) fn script() -> String {
         ("nvme", "nvme list -o json"),
         ("machineid", "cat /etc/machine-id"),
         (
+            "lldpifs",
+            "PATH=$PATH:/usr/sbin; lldpcli -f json show interfaces 2>/dev/null || sudo -n lldpcli -f json show interfaces 2>/dev/null",
+        ),
+        // Last: the section a flood of LLDP speakers inflates (a cut there keeps the rest).
+        (
             "lldp",
             "PATH=$PATH:/usr/sbin; if command -v lldpcli >/dev/null 2>&1; then lldpcli -f json show neighbors details 2>/dev/null || sudo -n lldpcli -f json show neighbors details 2>/dev/null || echo 'rackplan: lldpcli failed'; else echo 'rackplan: lldpcli missing'; fi",
         ),
@@ -75,6 +80,13 @@ pub(crate) fn sections(out: &str) -> BTreeMap<String, String> {
         }
     }
     map
+}
+
+/// The section an output stops in, when it stops before the closing marker (a cut or a
+/// host that died mid-answer); `sections` leaves that section out.
+pub(crate) fn unfinished(out: &str) -> Option<&str> {
+    let last = out.lines().rev().find_map(|l| l.strip_prefix(MARK))?;
+    (last != "end").then_some(last)
 }
 
 /// `lscpu -J`: model, sockets, physical cores, online threads.
@@ -526,5 +538,10 @@ mod tests {
         assert!(lsblk(&s["lsblk"], &BTreeMap::new()).is_empty());
         assert_eq!(meminfo_gib(&s["meminfo"]), Some(1.0));
         assert!(sections("random text\nwithout markers\n").is_empty());
+        assert_eq!(unfinished(out), None);
+        let cut = "@@rackplan:meminfo\nMemTotal: 1 kB\n@@rackplan:lldp\n{\"lldp\": {\"interf";
+        assert_eq!(unfinished(cut), Some("lldp"));
+        assert!(!sections(cut).contains_key("lldp"));
+        assert_eq!(unfinished("no markers"), None);
     }
 }

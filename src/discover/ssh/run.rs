@@ -118,8 +118,19 @@ pub(crate) struct HostOutcome {
     pub(crate) spec_node: Option<String>,
 }
 
-/// Turn a probe's output into a node record (OS view only).
-pub(crate) fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec<String>) {
+/// Most bytes read of one host's answer. Past it the answer is cut: a cut in the LLDP
+/// section (the last, and the one a flood of LLDP speakers inflates) drops that section
+/// with a note; a cut anywhere else fails the host.
+const MAX_ANSWER: usize = 8 << 20;
+
+/// Turn a probe's output into a node record (OS view only); `lldp_cut` when the answer was
+/// cut inside its LLDP section.
+pub(crate) fn node_from_probe(
+    out: &str,
+    lldp_cut: bool,
+    address: &str,
+    now: &str,
+) -> (Node, Vec<String>) {
     let s = probe::sections(out);
     let get = |k: &str| s.get(k).map_or("", String::as_str);
     let mut notes = Vec::new();
@@ -159,7 +170,8 @@ pub(crate) fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec
     let sysnet = probe::sysnet(get("sysnet"));
     let mut nics = probe::nics(get("iplink"), &sysnet);
     let lldp_at = lldp_neighbours(
-        get("lldp"),
+        (!lldp_cut).then(|| get("lldp")),
+        get("lldpifs"),
         get("iplink"),
         &sysnet,
         &mut nics,
@@ -205,16 +217,25 @@ pub(crate) fn node_from_probe(out: &str, address: &str, now: &str) -> (Node, Vec
 }
 
 /// The host's LLDP neighbours (lldpd's `lldpcli`), put on its NICs by interface name; a
-/// link `probe::nics` left out as virtual joins them when a neighbour talks on it. The time
-/// they were read, when lldpd answered.
+/// link `probe::nics` left out as virtual joins them when a neighbour talks on it, or when
+/// it is up and the host's lldpd runs LLDP on it (`served`: a cabled port whose switch
+/// sends no LLDP). The time they were read, when lldpd answered.
 fn lldp_neighbours(
-    out: &str,
+    out: Option<&str>,
+    served: &str,
     iplink: &str,
     sysnet: &BTreeMap<String, probe::SysNet>,
     nics: &mut Vec<Nic>,
     now: &str,
     notes: &mut Vec<String>,
 ) -> Option<String> {
+    let Some(out) = out else {
+        notes.push(format!(
+            "the host's answer passed {} MiB inside its LLDP section (lldpcli's JSON): that section was dropped and no LLDP neighbours read; the rest of the inventory is complete (so many neighbours is a flood of LLDP speakers or a loop: look at the switch ports)",
+            MAX_ANSWER >> 20
+        ));
+        return None;
+    };
     if out.contains("rackplan: lldpcli missing") {
         notes.push(
             "lldpcli is not installed on the host: no LLDP neighbours read (install lldpd, or read them from the BMC)".into(),
@@ -236,17 +257,25 @@ fn lldp_neighbours(
     };
     notes.extend(view.notes);
     let mut links = probe::ether_links(iplink);
-    for (iface, n) in view.neighbours {
-        if let Some(nic) = nics.iter_mut().find(|x| x.name.as_deref() == Some(&iface)) {
-            nic.lldp = Some(n);
-        } else if let Some(mut nic) = links.remove(&iface) {
-            nic.speed_mbps = sysnet.get(&iface).and_then(|s| s.speed);
-            if let Some(c) = sysnet.get(&iface).and_then(|s| s.carrier) {
+    let mut join = |iface: &str, lldp: Option<crate::inventory::Lldp>, nics: &mut Vec<Nic>| {
+        if let Some(nic) = nics.iter_mut().find(|x| x.name.as_deref() == Some(iface)) {
+            nic.lldp = lldp.or(nic.lldp.take());
+        } else if let Some(mut nic) = links.remove(iface) {
+            nic.speed_mbps = sysnet.get(iface).and_then(|s| s.speed);
+            if let Some(c) = sysnet.get(iface).and_then(|s| s.carrier) {
                 nic.link = if c { LinkState::Up } else { LinkState::Down };
             }
-            nic.lldp = Some(n);
-            nics.push(nic);
+            if lldp.is_some() || nic.link == LinkState::Up {
+                nic.lldp = lldp;
+                nics.push(nic);
+            }
         }
+    };
+    for (iface, n) in view.neighbours {
+        join(&iface, Some(n), nics);
+    }
+    for iface in crate::discover::lldp::served_interfaces(served) {
+        join(&iface, None, nics);
     }
     Some(now.to_string())
 }
@@ -272,7 +301,7 @@ async fn one(h: &HostSpec, key: Arc<exec::Auth>, opts: &Options, now: &str) -> H
                 opts.accept_new,
                 opts.timeout,
                 &script,
-                8 << 20,
+                MAX_ANSWER,
             ),
         )
         .await;
@@ -305,8 +334,15 @@ async fn one(h: &HostSpec, key: Arc<exec::Auth>, opts: &Options, now: &str) -> H
         spec_node: h.node.clone(),
     };
     match result {
-        Some(text) => {
-            let (node, notes) = node_from_probe(&text, &h.host, now);
+        Some(answer) if answer.cut && probe::unfinished(&answer.text) != Some("lldp") => {
+            out.error = Some(format!(
+                "the host's answer passed {} MiB in its `{}` section; nothing of it was kept (is this a Linux shell printing what the probe asked?)",
+                MAX_ANSWER >> 20,
+                probe::unfinished(&answer.text).unwrap_or("first")
+            ));
+        }
+        Some(answer) => {
+            let (node, notes) = node_from_probe(&answer.text, answer.cut, &h.host, now);
             out.notes = notes;
             if node.cpu.is_none() && node.disks.is_empty() && node.nics.is_empty() {
                 out.error = Some("the probe's output made no sense (no CPU, disk or port found); is this a Linux shell?".into());
