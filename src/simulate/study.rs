@@ -128,6 +128,9 @@ pub struct Study {
     pub(crate) expiries: Vec<fleet::Expiry>,
     /// What a dump says that a delivery's time depends on.
     pub(crate) delivery_live: Option<crate::simulate::delivery::LiveFacts>,
+    /// What the site's catalogue says (its image, user-data and shapes), when the caller
+    /// read it.
+    pub delivery_site: Option<crate::simulate::delivery::SiteCatalogue>,
 }
 
 impl Study {
@@ -182,6 +185,7 @@ impl Study {
             harvester_version_note: None,
             expiries: Vec::new(),
             delivery_live: None,
+            delivery_site: None,
         };
         if study
             .source

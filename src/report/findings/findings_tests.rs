@@ -166,6 +166,7 @@ fn report() -> Report {
         }],
         provenance: None,
         upgrade: None,
+        delivery: None,
     }
 }
 

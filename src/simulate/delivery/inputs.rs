@@ -1,6 +1,6 @@
 //! The inputs of a prediction, gathered from what a study knows: the scenario's
 //! `delivery:` block, the site's golden image and the user-data its catalogue renders (the
-//! caller reads those, as [`SiteImage`]), a dump's images, disks, deliveries and rebuilds,
+//! caller reads those, as [`SiteCatalogue`]), a dump's images, disks, deliveries and rebuilds,
 //! and the rebuild model's storage figures. Each input says where it came from; what
 //! nothing says is a default, named as one.
 
@@ -16,16 +16,19 @@ use super::spec::{DEFAULT_TARGET_MINUTES, OnDisksSpec, OnDisksWord};
 use crate::simulate::scenario::Pool;
 use crate::simulate::study::Study;
 
-/// What the site says of the image the catalogue's VMs boot from; the caller reads it
-/// from the site and the catalogue it renders.
+/// What the site's catalogue says: the image its VMs boot from, the user-data it gives
+/// them, the shapes it offers. The caller reads it from the site and the catalogue it
+/// renders.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SiteImage {
+pub struct SiteCatalogue {
     /// `images[].name`.
     pub name: String,
     /// The image's kind, when the site's image definition carries one.
     pub kind: Option<ImageKind>,
     /// The cloud-init user-data the catalogue gives the machines, when rendered.
     pub user_data: Option<String>,
+    /// The shapes the catalogue offers (`catalogue.shapes`); `None`: all of the scenario's.
+    pub shapes: Option<Vec<String>>,
 }
 
 /// The machine pools of a shape with the roles the catalogue gives them
@@ -77,7 +80,7 @@ pub(crate) fn read_user_data(text: &str) -> (bool, bool) {
     (installs, agent)
 }
 
-fn kind_of(study: &Study, site: Option<&SiteImage>) -> Given<ImageKind> {
+fn kind_of(study: &Study, site: Option<&SiteCatalogue>) -> Given<ImageKind> {
     if let Some(k) = study.scenario.delivery.image.kind {
         return Given::new(k, "scenario delivery.image.kind");
     }
@@ -92,30 +95,29 @@ fn kind_of(study: &Study, site: Option<&SiteImage>) -> Given<ImageKind> {
 
 /// The image facts: kind, what the user-data does at boot, size and where its backing
 /// file is.
-fn image_facts(study: &Study, site: Option<&SiteImage>, disks: u32) -> ImageFacts {
+fn image_facts(study: &Study, site: Option<&SiteCatalogue>, disks: u32) -> ImageFacts {
     let spec = &study.scenario.delivery.image;
     let kind = kind_of(study, site);
     let live = study.delivery_live.as_ref();
     let live_image = live.and_then(|l| l.image(site.map(|s| s.name.as_str())));
-    let (installs_packages, agent_in_user_data) = match site.and_then(|s| s.user_data.as_deref()) {
-        Some(ud) => {
+    let (installs_packages, agent_in_user_data) =
+        if let Some(ud) = site.and_then(|s| s.user_data.as_deref()) {
             let (i, a) = read_user_data(ud);
             (
                 Given::new(i, "site catalogue user-data"),
                 Given::new(a, "site catalogue user-data"),
             )
-        }
-        None => (
-            Given::new(
-                true,
-                "default: rackplan's catalogue user-data (package_update, qemu-guest-agent)",
-            ),
-            Given::new(
-                true,
-                "default: rackplan's catalogue user-data installs qemu-guest-agent",
-            ),
-        ),
-    };
+        } else {
+            // No catalogue read: the user-data a kind of image goes with (a generic image
+            // installs the guest agent with its packages; a prepared one installs nothing).
+            let generic = kind.value == ImageKind::Generic;
+            let from = if generic {
+                "default: a generic image's user-data installs packages and the guest agent"
+            } else {
+                "default: a prepared image's user-data installs nothing"
+            };
+            (Given::new(generic, from), Given::new(generic, from))
+        };
     let guest_agent = if kind.value == ImageKind::Prepared && !agent_in_user_data.value {
         Given::new(true, "a prepared image carries the guest agent")
     } else {
@@ -201,17 +203,18 @@ pub(crate) fn target_of(study: &Study, shape: &str) -> Given<f64> {
     }
 }
 
-/// The inputs of delivering `concurrent` requests of `shape` (`pools`) on the study's
-/// fleet, with `site` the site's image when known and `replicas_without_room` what the
-/// placement found no room for.
+/// The inputs of delivering `concurrent` clusters of `shape` (`pools`) together on the
+/// study's fleet, with its site's catalogue when the caller read it
+/// (`Study::delivery_site`) and `replicas_without_room` what the placement found no room
+/// for.
 pub fn inputs_for(
     study: &Study,
     shape: &str,
     pools: &[Pool],
-    site: Option<&SiteImage>,
     concurrent: u32,
     replicas_without_room: Option<usize>,
 ) -> DeliveryInputs {
+    let site = study.delivery_site.as_ref();
     let p = &study.scenario.platform;
     let topo = study.topology();
     let live = study.delivery_live.as_ref();

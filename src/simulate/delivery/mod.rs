@@ -16,12 +16,12 @@ mod review;
 mod spec;
 
 #[cfg(test)]
-mod predict_tests;
+pub(crate) mod predict_tests;
 #[cfg(test)]
 mod timelines_tests;
 
 pub use constants::Constant;
-pub use inputs::{SiteImage, inputs_for, machine_pools};
+pub use inputs::{SiteCatalogue, inputs_for, machine_pools};
 pub use live::LiveFacts;
 pub use model::{
     ConstantUse, DeliveryAnswer, DeliveryInputs, Given, ImageFacts, ImageKind, InputUse, Load,
@@ -30,6 +30,8 @@ pub use model::{
 };
 pub use predict::predict;
 pub use preflight::preflight;
-pub use review::{DeliveryReview, ShapeDelivery, answer, replicas_without_room, review};
+pub use review::{
+    DeliveryReview, ShapeDelivery, answer, replicas_without_room, request_answer, review,
+};
 pub(crate) use spec::check_spec;
 pub use spec::{DeliverySpec, ImageSpec, OnDisksSpec, OnDisksWord};

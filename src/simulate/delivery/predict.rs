@@ -293,19 +293,21 @@ fn inputs_used(inp: &DeliveryInputs, cp: &Copies) -> Vec<InputUse> {
             &i.kind.from,
         ),
         u(
-            "user-data installs packages",
-            if i.installs_packages.value {
-                "yes"
+            "user-data",
+            format!(
+                "{}, guest agent {}",
+                if i.installs_packages.value {
+                    "installs packages"
+                } else {
+                    "installs nothing"
+                },
+                if i.guest_agent.value { "yes" } else { "no" }
+            ),
+            &if i.installs_packages.from == i.guest_agent.from {
+                i.installs_packages.from.clone()
             } else {
-                "no"
-            }
-            .into(),
-            &i.installs_packages.from,
-        ),
-        u(
-            "guest agent",
-            if i.guest_agent.value { "yes" } else { "no" }.into(),
-            &i.guest_agent.from,
+                format!("{}; {}", i.installs_packages.from, i.guest_agent.from)
+            },
         ),
         u(
             "image size",
@@ -319,11 +321,7 @@ fn inputs_used(inp: &DeliveryInputs, cp: &Copies) -> Vec<InputUse> {
                 i.on_disks.value.ready,
                 i.on_disks.value.disks,
                 if cp.disks > 0.0 {
-                    format!(
-                        "; about {:.0} disk(s) to copy to, some copy {:.0} % likely",
-                        cp.disks.ceil(),
-                        cp.p_any * 100.0
-                    )
+                    format!(", about {:.0} disk(s) to copy to", cp.disks.ceil())
                 } else {
                     String::new()
                 }

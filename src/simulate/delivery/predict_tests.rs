@@ -24,7 +24,7 @@ fn pool(name: &str, count: u32, anti: bool) -> Pool {
 
 /// The reference design's standard shape (3 control plane + 3 workers) on 24 nodes of 4
 /// disks, nothing in flight.
-pub(super) fn inputs(kind: ImageKind, installs: bool, agent: bool, ready: u32) -> DeliveryInputs {
+pub(crate) fn inputs(kind: ImageKind, installs: bool, agent: bool, ready: u32) -> DeliveryInputs {
     DeliveryInputs {
         shape: "standard".into(),
         pools: machine_pools(&[pool("cp", 3, true), pool("workers", 3, false)]),
@@ -59,7 +59,7 @@ pub(super) fn inputs(kind: ImageKind, installs: bool, agent: bool, ready: u32) -
 }
 
 /// Three machines with every role (one pool), as in rancher/rancher#39109.
-pub(super) fn all_roles(kind: ImageKind) -> DeliveryInputs {
+pub(crate) fn all_roles(kind: ImageKind) -> DeliveryInputs {
     let mut i = inputs(kind, false, true, 96);
     i.pools = machine_pools(&[pool("all", 3, false)]);
     i

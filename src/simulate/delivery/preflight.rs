@@ -79,12 +79,16 @@ pub fn preflight(inp: &DeliveryInputs, p: &Prediction) -> Preflight {
                 Severity::Risk
             },
             format!(
-                "the image's backing file is ready on {} of {} disks: about {:.0} disk(s) need a {size:.1} GB copy first ({:.0} s; some copy {:.0} % likely{})",
+                "the image's backing file is ready on {} of {} disks: about {:.0} disk(s) need a {size:.1} GB copy first ({:.0} s; {}{})",
                 on.ready,
                 on.disks,
                 cp.disks.ceil(),
                 cp.wait_s,
-                cp.p_any * 100.0,
+                if cp.p_any >= 0.995 {
+                    "a copy is certain".to_string()
+                } else {
+                    format!("a copy is {:.0} % likely", cp.p_any * 100.0)
+                },
                 if over {
                     "; past the node driver's ten minutes, so machines are recreated while it runs"
                 } else {
@@ -136,8 +140,11 @@ pub fn preflight(inp: &DeliveryInputs, p: &Prediction) -> Preflight {
             "many-in-flight",
             Severity::Risk,
             format!(
-                "{in_flight} VMs created at once ({} delivery(ies) under way besides this): of 10 VMs created together some showed no IP after 10 minutes",
-                inp.load.deliveries_in_flight.value
+                "{in_flight} VMs created at once{}: of 10 VMs created together some showed no IP after 10 minutes",
+                match inp.load.deliveries_in_flight.value {
+                    0 => String::new(),
+                    n => format!(" ({n} delivery(ies) under way besides these)"),
+                }
             ),
             "harvester#5251",
         ));

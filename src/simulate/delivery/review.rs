@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::inputs::{SiteImage, burst_of, inputs_for};
+use super::inputs::{burst_of, inputs_for};
 use super::model::{DeliveryAnswer, DeliveryInputs, Measured, Prediction, Preflight};
 use super::predict::predict;
 use super::preflight::preflight;
@@ -48,6 +48,24 @@ pub fn answer(inp: &DeliveryInputs, measured: Option<&Measured>) -> DeliveryAnsw
     }
 }
 
+/// The answer for one request: `count` clusters of `shape` (`pools`) delivered together
+/// beside what the study runs and what is in flight, with the operator's measurements of
+/// the shape when it has them. `rackplan admit` asks it; the operator can at admission.
+pub fn request_answer(
+    study: &Study,
+    shape: &str,
+    pools: &[Pool],
+    count: u32,
+    measured: Option<&Measured>,
+) -> DeliveryAnswer {
+    let base = study.place(&study.current()).stranded_replicas();
+    let room = replicas_without_room(study, pools, count, base);
+    answer(
+        &inputs_for(study, shape, pools, count, Some(room)),
+        measured,
+    )
+}
+
 /// Replicas of `n` more clusters of `pools` Longhorn has no room for, even with every node
 /// up, beside what the study runs (`base` stranded already).
 pub fn replicas_without_room(study: &Study, pools: &[Pool], n: u32, base: usize) -> usize {
@@ -59,12 +77,13 @@ pub fn replicas_without_room(study: &Study, pools: &[Pool], n: u32, base: usize)
         .saturating_sub(base)
 }
 
-/// Every shape of `shapes` (all of the study's when `None`), alone and in the burst.
-pub fn review(
-    study: &Study,
-    site: Option<&SiteImage>,
-    shapes: Option<&[String]>,
-) -> DeliveryReview {
+/// Every shape the catalogue offers (all of the study's without a site), alone and in the
+/// burst.
+pub fn review(study: &Study) -> DeliveryReview {
+    let shapes = study
+        .delivery_site
+        .as_ref()
+        .and_then(|s| s.shapes.as_deref());
     let burst = burst_of(study);
     let base = study.place(&study.current()).stranded_replicas();
     let mut out = Vec::new();
@@ -73,9 +92,9 @@ pub fn review(
             continue;
         }
         let idle_room = replicas_without_room(study, pools, 1, base);
-        let idle = inputs_for(study, name, pools, site, 1, Some(idle_room));
+        let idle = inputs_for(study, name, pools, 1, Some(idle_room));
         let burst_room = replicas_without_room(study, pools, burst.value, base);
-        let many = inputs_for(study, name, pools, site, burst.value, Some(burst_room));
+        let many = inputs_for(study, name, pools, burst.value, Some(burst_room));
         let burst_p = predict(&many, None);
         out.push(ShapeDelivery {
             shape: name.clone(),
