@@ -3,10 +3,21 @@
 //! # For the operator
 //!
 //! ```text
-//! let inputs = delivery::inputs_for(&study, shape, &pools, &site_image, concurrent)?;
-//! let answer = delivery::answer(&inputs, measured.get(shape));   // prediction + pre-flight
+//! study.delivery_site = Some(SiteCatalogue { .. });   // optional: the catalogue's image,
+//!                                                     // user-data and shapes
+//! let answer = delivery::request_answer(&study, shape, &pools, count, measured.get(shape));
+//! // answer.prediction: time to Ready, critical path, milestones, constants, inputs
+//! // answer.preflight:  stall causes seen in the inputs, and what could not be checked
 //! ```
 //!
+//! - [`request_answer`](super::request_answer)`(&Study, shape, &[Pool], count,
+//!   Option<&Measured>) -> DeliveryAnswer`: gathers the inputs from the study (its
+//!   scenario's `delivery:` block, its dump's images, backing images, disks, deliveries in
+//!   flight and rebuilds, `delivery_site` when set), places the request to find Longhorn's
+//!   room, and answers. `count` clusters of one request are delivered together.
+//! - [`inputs_for`](super::inputs_for), then [`answer`](super::answer),
+//!   [`predict`](super::predict) or [`preflight`](super::preflight) for callers that build
+//!   or adjust [`DeliveryInputs`] themselves (every field is public).
 //! - [`predict`](super::predict) `(&DeliveryInputs, Option<&Measured>) -> Prediction`: the
 //!   time from admission to a Ready cluster, its critical path (each step with its start,
 //!   end and source), the milestones the operator measures, the range when every constant
@@ -17,9 +28,10 @@
 //!   known stall causes visible in the inputs, and the checks it could not make.
 //! - [`Measured`]: what the operator has measured for a shape. For each segment between
 //!   two consecutive [`Milestone`]s, a robust statistic of recent deliveries (the operator
-//!   chooses; [`Measured::median_of_last`] gives the median of the last N). A measured
-//!   segment replaces the model's steps inside it, and the prediction says so on the
-//!   milestone, the step and in `measured`.
+//!   chooses; [`Measured::median_of_last`] gives the median of the last N from each
+//!   delivery's milestone times). A measured segment replaces the model's steps inside it,
+//!   and the prediction says so on the milestone, on the step, in `measured` and on each
+//!   constant it no longer uses.
 //!
 //! Milestones are the moments the operator can read from Rancher: the Rancher Cluster
 //! created (by the operator, at admission), every machine created, every machine's
