@@ -53,6 +53,16 @@ impl Ev {
         }
     }
 
+    /// This moment followed by the step constant `k` times, at the `end` of its range.
+    pub(crate) fn after(&self, what: &str, machine: Option<&str>, k: K, end: End) -> Ev {
+        self.then(
+            what,
+            machine,
+            constants::get(k, end),
+            constants::constant(k).key,
+        )
+    }
+
     /// The later of two moments (the first on a tie), with its own path.
     pub(crate) fn later(a: &Ev, b: &Ev) -> Ev {
         if b.t > a.t + 1e-9 {
@@ -163,13 +173,12 @@ pub(crate) fn machine(
     label: &str,
 ) -> Result<MachineTimes, String> {
     let c = |k| constants::get(k, end);
-    let key = |k| constants::constant(k).key;
     let m = Some(label);
-    let vm = created.then(
+    let vm = created.after(
         "machine-provision job creates the VM",
         m,
-        c(K::ProvisionJob),
-        key(K::ProvisionJob),
+        K::ProvisionJob,
+        end,
     );
     // Until the VM runs: the copy (when waited for), then the volume and the VM start.
     // Each round of the driver gets ten minutes; the copy goes on between rounds.
@@ -192,11 +201,11 @@ pub(crate) fn machine(
                 DRIVER_WAIT_S,
                 "copy",
             )
-            .then(
+            .after(
                 "Rancher deletes and recreates the machine",
                 m,
-                c(K::Recreate),
-                key(K::Recreate),
+                K::Recreate,
+                end,
             );
         left = (left - round).max(0.0);
     }
@@ -208,60 +217,43 @@ pub(crate) fn machine(
             "copy",
         );
     }
-    let disk = at.then(
-        "root disk from the image, VM starts",
-        m,
-        c(K::RootDisk),
-        key(K::RootDisk),
-    );
+    let disk = at.after("root disk from the image, VM starts", m, K::RootDisk, end);
     if !inp.image.guest_agent.value {
         return Err(
             "the VMs never report an IP: no guest agent in the image and none installed by the user-data; the node driver deletes and recreates each machine every ten minutes (harvester#7018)"
                 .into(),
         );
     }
-    let generic = boots_generic(inp);
     let agent_start = if inp.image.kind.value == ImageKind::Prepared {
-        (
-            "boot until the guest agent runs",
-            c(K::AgentStartPrepared),
-            key(K::AgentStartPrepared),
-        )
+        ("boot until the guest agent runs", K::AgentStartPrepared)
     } else {
         (
             "boot and cloud-init install the guest agent",
-            c(K::CloudInitGeneric),
-            key(K::CloudInitGeneric),
+            K::CloudInitGeneric,
         )
     };
-    let boot_to_ip = agent_start.1 + c(K::IpReport);
+    let boot_to_ip = c(agent_start.1) + c(K::IpReport);
     if boot_to_ip > DRIVER_WAIT_S {
         return Err(format!(
             "boot to IP takes {:.0} min, past the node driver's ten minutes (create.go waitForIP): every recreated VM boots again",
             boot_to_ip / 60.0
         ));
     }
-    let infra = disk
-        .then(agent_start.0, m, agent_start.1, agent_start.2)
-        .then(
-            "IP reported through the guest agent",
-            m,
-            c(K::IpReport),
-            key(K::IpReport),
-        );
-    let cloud = if generic {
-        (
+    let infra = disk.after(agent_start.0, m, agent_start.1, end).after(
+        "IP reported through the guest agent",
+        m,
+        K::IpReport,
+        end,
+    );
+    let agent = if boots_generic(inp) {
+        disk.after(
             "boot and cloud-init (packages installed)",
-            c(K::CloudInitGeneric),
-            key(K::CloudInitGeneric),
+            m,
+            K::CloudInitGeneric,
+            end,
         )
     } else {
-        (
-            "boot and cloud-init",
-            c(K::CloudInitPrepared),
-            key(K::CloudInitPrepared),
-        )
+        disk.after("boot and cloud-init", m, K::CloudInitPrepared, end)
     };
-    let agent = disk.then(cloud.0, m, cloud.1, cloud.2);
     Ok(MachineTimes { infra, agent })
 }

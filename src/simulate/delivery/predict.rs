@@ -23,7 +23,7 @@
 //! machines' own steps ([`super::machine`]) run in parallel; a node's plan is applied once
 //! it is written and the node's system agent runs.
 
-use super::constants::{self, End, K, TABLE};
+use super::constants::{End, K, TABLE};
 use super::machine::{Copies, Ev, MachineTimes, boots_generic, copies, machine};
 use super::model::{
     ConstantUse, DeliveryInputs, InputUse, Measured, Milestone, MilestoneAt, Prediction, Step,
@@ -32,8 +32,6 @@ use super::model::{
 /// The model's milestones (in [`Milestone::ALL`] order), each with the steps that lead to
 /// it; `Err` says why the delivery never finishes.
 fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, String> {
-    let c = |k| constants::get(k, end);
-    let key = |k| constants::constant(k).key;
     let pools = &inp.pools;
     for (role, has) in [
         ("etcd", pools.iter().any(|p| p.count > 0 && p.roles.etcd)),
@@ -53,11 +51,11 @@ fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, Strin
         }
     }
     let zero = Ev::zero();
-    let created = zero.then(
+    let created = zero.after(
         "Rancher creates the cluster's machines",
         None,
-        c(K::RancherCreate),
-        key(K::RancherCreate),
+        K::RancherCreate,
+        end,
     );
     let times = |label: &str| machine(inp, end, copies, &created, label);
     let init_pool = pools
@@ -67,19 +65,19 @@ fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, Strin
     let init_label = format!("{}-1", init_pool.name);
     let init = times(&init_label)?;
     let apply = |written: &Ev, m: &MachineTimes, label: &str| {
-        Ev::later(written, &m.agent).then(
+        Ev::later(written, &m.agent).after(
             "system agent checks in, applies the plan",
             Some(label),
-            c(K::AgentCheckin),
-            key(K::AgentCheckin),
+            K::AgentCheckin,
+            end,
         )
     };
     // The init node's plan is written once its infrastructure is ready.
-    let h0 = apply(&init.infra, &init, &init_label).then(
+    let h0 = apply(&init.infra, &init, &init_label).after(
         "init node: RKE2 installed, probes healthy",
         Some(&init_label),
-        c(K::Rke2Init),
-        key(K::Rke2Init),
+        K::Rke2Init,
+        end,
     );
     // Every machine but the init node, as (label, roles, times): one per pool stands for
     // the pool (the model's machines of a pool are alike).
@@ -92,24 +90,19 @@ fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, Strin
         }
     }
     let joined = |written: &Ev, label: &str, m: &MachineTimes, what: &str, k: K| {
-        let h = apply(written, m, label).then(what, Some(label), c(k), key(k));
+        let h = apply(written, m, label).after(what, Some(label), k, end);
         Ev::later(&h, &m.infra)
     };
     let join_what = "joiner: RKE2 joins, probes healthy";
     let is_joiner = |r: &super::model::Roles| r.etcd || r.control_plane;
+    // The cluster agent, then a control-plane node's join URL from its node info.
+    let agent_then_join = |from: &Ev, what: &str| {
+        let agent = from.after("cluster agent connects", None, K::ClusterAgent, end);
+        let j = agent.after(what, None, K::JoinUrl, end);
+        (agent, j)
+    };
     let (agent, workers_written, cp_healthy) = if init_pool.roles.control_plane {
-        let agent = h0.then(
-            "cluster agent connects",
-            None,
-            c(K::ClusterAgent),
-            key(K::ClusterAgent),
-        );
-        let j = agent.then(
-            "join URL published, plans written",
-            None,
-            c(K::JoinUrl),
-            key(K::JoinUrl),
-        );
+        let (agent, j) = agent_then_join(&h0, "join URL published, plans written");
         let cp: Vec<Ev> = others
             .iter()
             .filter(|(_, r, _)| is_joiner(r))
@@ -119,11 +112,11 @@ fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, Strin
     } else {
         // An etcd-only init node publishes its join URL from its plan's output; the
         // cluster agent comes with the first control-plane node.
-        let je = h0.then(
+        let je = h0.after(
             "join URL published (etcd-only init node)",
             None,
-            c(K::JoinUrl),
-            key(K::JoinUrl),
+            K::JoinUrl,
+            end,
         );
         let joins: Vec<(bool, Ev)> = others
             .iter()
@@ -137,18 +130,7 @@ fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, Strin
             .min_by(|a, b| a.t.total_cmp(&b.t))
             .cloned()
             .expect("a control-plane machine exists");
-        let agent = first_cp.then(
-            "cluster agent connects",
-            None,
-            c(K::ClusterAgent),
-            key(K::ClusterAgent),
-        );
-        let j = agent.then(
-            "join URL published, workers' plans written",
-            None,
-            c(K::JoinUrl),
-            key(K::JoinUrl),
-        );
+        let (agent, j) = agent_then_join(&first_cp, "join URL published, workers' plans written");
         (agent, j, joins.into_iter().map(|(_, e)| e).collect())
     };
     let cp_ready =
@@ -170,11 +152,11 @@ fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, Strin
     let infra =
         Ev::latest(std::iter::once(&init.infra).chain(others.iter().map(|(_, _, m)| &m.infra)))
             .expect("the init node at least");
-    let ready = Ev::later(&cp_ready, &workers_ready).then(
+    let ready = Ev::later(&cp_ready, &workers_ready).after(
         "Rancher marks the cluster Ready",
         None,
-        c(K::Ready),
-        key(K::Ready),
+        K::Ready,
+        end,
     );
     Ok(vec![
         zero,
