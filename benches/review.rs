@@ -14,6 +14,8 @@
 //! (`benches/live_dump.rs`'s): target under 20 s and under 1 GiB. A targets table closes
 //! the run.
 //!
+//! The delivery section's share of each review is timed on its own (`delivery`).
+//!
 //! Run: `cargo bench --bench review`.
 
 use std::time::Instant;
@@ -71,13 +73,19 @@ fn run(label: &str, nodes: usize, failures: u32) -> f64 {
     .expect("the scaled scenario opens");
     let r = questions::review(&study);
     let secs = t.elapsed().as_secs_f64();
+    // The delivery section's share: its placements (the fleet without and with one, then
+    // the burst of each shape) and the critical paths, run again on their own.
+    let d = Instant::now();
+    let delivery = rackplan::simulate::delivery::review(&study);
+    let delivery_secs = d.elapsed().as_secs_f64();
+    assert_eq!(delivery.shapes.len(), 2);
     FIGURES.lock().expect("figures").push((
         if failures > 1 { "N+2" } else { "default" },
         nodes,
         secs,
     ));
     println!(
-        "  {label:<8} {nodes:>6} {:>8} {:>7} {secs:>9.2} {:>8} {:>13}",
+        "  {label:<8} {nodes:>6} {:>8} {:>7} {secs:>9.2} {:>8} {:>13} {delivery_secs:>9.2}",
         r.clusters,
         r.vms,
         format!("{:?}", r.verdict).to_lowercase(),
@@ -95,8 +103,8 @@ fn main() {
         rayon::current_num_threads()
     );
     println!(
-        "  {:<8} {:>6} {:>8} {:>7} {:>9} {:>8} {:>13}",
-        "series", "nodes", "clusters", "VMs", "seconds", "verdict", "max clusters"
+        "  {:<8} {:>6} {:>8} {:>7} {:>9} {:>8} {:>13} {:>9}",
+        "series", "nodes", "clusters", "VMs", "seconds", "verdict", "max clusters", "delivery"
     );
     // The running fleet first, so that the peak RSS read after it is its own.
     let live = from_cluster(1000);

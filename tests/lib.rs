@@ -11,6 +11,7 @@ mod cabling;
 mod check;
 mod cli;
 mod crds;
+mod delivery;
 mod deploy;
 mod discover_run;
 mod example_dump;

@@ -8,7 +8,7 @@ use super::error::{Error, exit};
 use super::study::open_study;
 use super::term;
 use crate::report;
-use crate::simulate::{questions, scenario};
+use crate::simulate::{delivery, questions, scenario};
 
 /// The fleet a request is judged on: the scenario's (or a site's), or a dump's.
 #[derive(Clone, Copy)]
@@ -28,20 +28,30 @@ pub(crate) fn run(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
     let cfg = AdmitConfig::resolve(request, scenario, at, now)?;
-    let study = open_study(
+    let mut study = open_study(
         Some(scenario),
         fleet.site.map(PathBuf::as_path),
         fleet.dump,
         None,
     )?;
+    super::study::read_site_catalogue(&mut study, fleet.site.map(PathBuf::as_path), fleet.dump)?;
     let req = if request == Path::new("-") {
         let text = term::read_stdin("REQUEST")?;
         scenario::request_from_text(Path::new("<stdin>"), &text, &study.shapes)?
     } else {
         scenario::load_request(request, &study.shapes)?
     };
-    let d = questions::decide(&study, &req, cfg.at)
+    let mut d = questions::decide(&study, &req, cfg.at)
         .map_err(|e| Error::Usage(format!("{}: {e}", request.display())))?;
+    let progress = term::spinner("predicting the delivery");
+    d.delivery = Some(delivery::request_answer(
+        &study,
+        req.shape.as_deref().unwrap_or("cluster"),
+        &req.pools,
+        req.count,
+        None,
+    ));
+    drop(progress);
     if ctx.json {
         term::outln(&report::json(&d));
     } else {

@@ -50,12 +50,13 @@ pub(crate) fn run(flags: &SimulateFlags<'_>, ctx: &Ctx) -> Result<u8, Error> {
         .rebuild
         .clone()
         .map(|(data_tib, node)| RebuildWhatIf { node, data_tib });
-    let study = open_study(
+    let mut study = open_study(
         cfg.scenario.as_deref(),
         cfg.site.as_deref(),
         cfg.dump.as_deref(),
         what_if,
     )?;
+    super::study::read_site_catalogue(&mut study, cfg.site.as_deref(), cfg.dump.as_deref())?;
     if !cfg.drain.is_empty() {
         let r = questions::drain_named(&study, &cfg.drain)?;
         if ctx.json {

@@ -201,7 +201,9 @@ fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> {
         | ("provisioning.cattle.io", "Cluster")
         | ("rke-machine-config.cattle.io", "HarvesterConfig") => &["v1"],
         ("longhorn.io", "Node" | "Volume" | "Replica" | "Setting") => &["v1beta1", "v1beta2"],
-        ("harvesterhci.io", "Setting") => &["v1beta1"],
+        ("harvesterhci.io", "Setting" | "VirtualMachineImage") => &["v1beta1"],
+        // Kept whole for the delivery model: where an image's backing file is.
+        ("longhorn.io", "BackingImage") => &["v1beta2"],
         ("rackplan.io", "ClusterRequest") => &["v1alpha1"],
         _ => return None,
     })

@@ -193,7 +193,8 @@ pub struct LiveState {
     pub volumes: Vec<Volume>,
     pub replicas: Vec<Replica>,
     pub settings: Settings,
-    /// Rancher provisioning Clusters and machine configs, kept whole for the importer.
+    /// Rancher provisioning Clusters and machine configs (kept whole for the importer),
+    /// ClusterRequests, golden images and their backing images (for the delivery model).
     #[serde(skip)]
     pub(crate) rancher: Vec<Value>,
     pub missing: Vec<Missing>,

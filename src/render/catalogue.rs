@@ -112,17 +112,12 @@ fn cluster_name(shape: &str) -> Result<String, ShapeProblem> {
     }
 }
 
-/// Control-plane roles per pool: (etcd, control plane, worker).
+/// Control-plane roles per pool: (etcd, control plane, worker), by the rule the delivery
+/// model shares (`simulate::delivery::machine_pools`).
 fn roles(pools: &[Pool]) -> Vec<(bool, bool, bool)> {
-    let any_cp = pools.iter().any(|p| p.anti_affinity);
-    pools
+    crate::simulate::delivery::machine_pools(pools)
         .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let cp = if any_cp { p.anti_affinity } else { i == 0 };
-            let worker = !cp || pools.len() == 1;
-            (cp, cp, worker)
-        })
+        .map(|p| (p.roles.etcd, p.roles.control_plane, p.roles.worker))
         .collect()
 }
 

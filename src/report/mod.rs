@@ -8,6 +8,7 @@ pub(crate) mod boot;
 pub(crate) mod cabling;
 pub(crate) mod charts;
 pub mod check;
+pub(crate) mod delivery;
 pub(crate) mod discover;
 pub(crate) mod docs;
 pub(crate) mod error;

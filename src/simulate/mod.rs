@@ -4,6 +4,7 @@
 //! reviewer asks answered from them (`questions`). `study` is the one front door; `report`
 //! holds the answers as data.
 
+pub mod delivery;
 pub mod failure;
 pub mod fleet;
 pub mod place;

@@ -55,6 +55,10 @@ pub struct Report {
     /// The rolling upgrade, when `--upgrade` asked for it with `--report`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upgrade: Option<crate::simulate::questions::UpgradeReport>,
+    /// Per catalogue shape, the predicted time from admission to a Ready cluster, alone
+    /// and in a burst, against the target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<crate::simulate::delivery::DeliveryReview>,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

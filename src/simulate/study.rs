@@ -126,6 +126,11 @@ pub struct Study {
     pub(crate) harvester_version_note: Option<String>,
     /// The dump's ClusterRequests whose clusters the operator will delete, soonest first.
     pub(crate) expiries: Vec<fleet::Expiry>,
+    /// What a dump says that a delivery's time depends on.
+    pub(crate) delivery_live: Option<crate::simulate::delivery::LiveFacts>,
+    /// What the site's catalogue says (its image, user-data and shapes), when the caller
+    /// read it.
+    pub delivery_site: Option<crate::simulate::delivery::SiteCatalogue>,
 }
 
 impl Study {
@@ -179,6 +184,8 @@ impl Study {
             longhorn_version_from_dump: false,
             harvester_version_note: None,
             expiries: Vec::new(),
+            delivery_live: None,
+            delivery_site: None,
         };
         if study
             .source
@@ -315,6 +322,7 @@ impl Study {
             })?;
         let mut summary = fleet::summary(state, &adopted, &dump.display().to_string());
         self.expiries = fleet::scheduled_expiries(&state.rancher, &mut summary.notes);
+        self.delivery_live = Some(crate::simulate::delivery::LiveFacts::read(state));
         let s = &mut self.scenario;
         if !s.clusters.is_empty() {
             let n: u32 = s.clusters.iter().map(|c| c.count).sum();

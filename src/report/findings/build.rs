@@ -45,6 +45,9 @@ pub fn findings(r: &Report, provenance: Option<String>) -> Findings {
             sections.push(risk_section(k));
         }
     }
+    if let Some(d) = &r.delivery {
+        sections.push(super::delivery::delivery_section(d));
+    }
     sections.push(warnings(r));
     sections.push(assumptions(r));
     Findings {

@@ -166,6 +166,7 @@ pub(super) fn report() -> Report {
         }],
         provenance: None,
         upgrade: None,
+        delivery: None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! text (`report::simulate`), HTML and Markdown (`report::review`).
 
 mod build;
+mod delivery;
 mod model;
 mod storage;
 

@@ -64,6 +64,10 @@ pub struct Decision {
     pub(crate) strands: Vec<Stranding>,
     pub clusters_before: usize,
     pub clusters_after: usize,
+    /// The predicted time to a Ready cluster and the pre-flight, when the caller asked
+    /// (`rackplan admit` does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<crate::simulate::delivery::DeliveryAnswer>,
 }
 
 impl Decision {
@@ -360,5 +364,6 @@ pub fn judge_in(
         strands,
         clusters_before: base.len() + live_clusters,
         clusters_after: with.len() + live_clusters,
+        delivery: None,
     })
 }

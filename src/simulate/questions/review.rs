@@ -160,6 +160,8 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
     }
     let verdict = HeadroomVerdict::from_pass(verdict_reasons.is_empty());
     let fix = (!verdict.passes()).then(|| fix(l, &topo, &clusters));
+    (watch.note)("the delivery time of each shape");
+    let delivery = Some(crate::simulate::delivery::review(l));
     Report {
         scenario: s.name.clone(),
         verdict,
@@ -191,6 +193,7 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
             .collect(),
         provenance: None,
         upgrade: None,
+        delivery,
     }
 }
 

@@ -36,6 +36,9 @@ pub struct Scenario {
     /// The rebuild what-if: this node fails holding this much replica data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) rebuild: Option<RebuildWhatIf>,
+    /// The delivery promise and what the scenario knows of the golden image.
+    #[serde(default)]
+    pub(crate) delivery: crate::simulate::delivery::DeliverySpec,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]

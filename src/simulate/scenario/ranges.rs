@@ -326,6 +326,7 @@ pub(super) fn check_ranges(
             Some("plan at most 50 years ahead".into()),
         ));
     }
+    crate::simulate::delivery::check_spec(&s.delivery, shapes, src)?;
     Ok(())
 }
 

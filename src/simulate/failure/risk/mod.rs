@@ -13,7 +13,7 @@ mod strata;
 
 pub use closed_form::p_loss_copyset;
 pub use closed_form::p_loss_random;
-pub(crate) use closed_form::{fixed_window_rate, mttdl, mttdl_chain, p_loss_independent};
+pub(crate) use closed_form::{fixed_window_rate, mttdl, mttdl_chain, p_loss_independent, wilson};
 pub use conditional::Stratum;
 pub use copysets::{Copysets, EXACT_BUDGET, copysets_of, what_if_monte_carlo};
 pub use estimate::Rate;
