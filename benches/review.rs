@@ -22,43 +22,8 @@ use std::time::Instant;
 
 use rackplan::simulate::{ScenarioInput, Study, StudyInput, questions};
 
-/// The reference scenario scaled to `nodes` nodes (compute nodes spread over racks of at
-/// most 40), with its clusters scaled alike; `failures` sets `headroom.failures`.
-fn scaled(nodes: usize, failures: u32) -> String {
-    let reference = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simulations/reference-factory.yaml"),
-    )
-    .expect("the reference scenario");
-    let compute = nodes - 3;
-    let racks = compute.div_ceil(40).max(3);
-    let rack_list: Vec<String> = (1..=racks).map(|r| format!("r{r:02}")).collect();
-    let clusters = (60 * nodes).div_ceil(27);
-    let mut s = reference
-        .replace("count: 24", &format!("count: {compute}"))
-        .replace(
-            "      racks: [r01, r02, r03]\n  racks:",
-            &format!("      racks: [{}]\n  racks:", rack_list.join(", ")),
-        )
-        .replace(
-            "- {shape: standard, count: 60}",
-            &format!("- {{shape: standard, count: {clusters}}}"),
-        );
-    // Feeds for the added racks.
-    let extra: String = (4..=racks)
-        .map(|r| format!("    r{r:02}: {{power: feed-b}}\n"))
-        .collect();
-    s = s.replace(
-        "    r03: {power: feed-b}\n",
-        &format!("    r03: {{power: feed-b}}\n{extra}"),
-    );
-    if failures > 1 {
-        s.push_str(&format!("\nheadroom:\n  failures: {failures}\n"));
-    }
-    s
-}
-
 fn run(label: &str, nodes: usize, failures: u32) -> f64 {
-    let text = scaled(nodes, failures);
+    let text = rackplan::simulate::scenario::scaled::reference_at(nodes, failures);
     let name = std::path::PathBuf::from(format!("{label}-{nodes}.yaml"));
     let t = Instant::now();
     let study = Study::open(&StudyInput {

@@ -5,6 +5,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use super::assemble::Builder;
@@ -61,6 +62,10 @@ enum TextError {
     Json(#[from] serde_json::Error),
     #[error("not YAML: {0}")]
     Yaml(#[from] serde_saphyr::Error),
+    #[error(
+        "an object of kind `{0}` holds `items` but is not a List: give kubectl's `kind: List` output"
+    )]
+    NotAList(String),
 }
 
 /// Why a file or an archive entry could not be read as text.
@@ -73,6 +78,8 @@ enum ReadError {
     /// More than the cap: how many bytes were read before stopping.
     #[error("more than {0} bytes")]
     TooLarge(u64),
+    #[error(transparent)]
+    Text(TextError),
 }
 
 /// A folder too large to be a dump.
@@ -96,41 +103,15 @@ fn is_manifest(name: &str) -> bool {
 }
 
 /// The objects of one file's text; documents that are not Kubernetes objects are skipped.
-/// Items parsed at once, in parallel, before they are handed on: bounds memory to one
-/// chunk's trees however large the list.
-const CHUNK: usize = 2048;
-
-/// The objects of one file's text, handed to `sink` one at a time. JSON is read as a
-/// stream: the items of a `kind: List` are cut out as raw text first, then parsed and
-/// typed a chunk at a time (in parallel), so a large dump never sits in memory as one tree.
 fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), TextError> {
-    use rayon::prelude::*;
     let t = text.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
-        let mut de = serde_json::Deserializer::from_str(t);
-        let (items, rest) = serde::de::DeserializeSeed::deserialize(Top, &mut de)
-            .and_then(|got| de.end().map(|()| got))?;
-        for chunk in items.chunks(CHUNK) {
-            // Parsed and typed on every thread; added in order on this one.
-            let typed: Vec<Result<Vec<Prepared>, TextError>> = chunk
-                .par_iter()
-                .map(|raw| {
-                    let v = serde_json::from_str::<Value>(raw.get())?;
-                    let mut objs = Vec::new();
-                    push(file, v, &mut |o| objs.push(o), 1);
-                    Ok(objs.into_iter().map(prepare).collect())
-                })
-                .collect();
-            for t in typed {
-                for p in t? {
-                    sink.insert(p);
-                }
-            }
-        }
-        if let Some(v) = rest {
-            push(file, v, &mut |o| sink.insert(prepare(o)), 0);
-        }
-        Ok(())
+        json_objects(
+            file,
+            &mut serde_json::Deserializer::from_str(t),
+            sink,
+            false,
+        )
     } else {
         let docs: Vec<Value> = serde_saphyr::from_multiple(text)?;
         for d in docs {
@@ -140,60 +121,210 @@ fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), TextErro
     }
 }
 
-type Raw<'de> = &'de serde_json::value::RawValue;
+/// Items parsed at once, in parallel, before they are handed on: bounds memory to one
+/// chunk's text and trees however large the list.
+const CHUNK: usize = 2048;
 
-/// A JSON document: the raw items of a list (or of an array), and the document itself when
-/// it is one object rather than a list.
-struct Top;
+/// The objects of one JSON document, read as a stream: the items of a `kind: List` are cut
+/// out as raw text a chunk at a time, then parsed and typed (in parallel) and handed to
+/// `sink`, so neither the dump's text nor its tree is ever held whole (a file is read
+/// from disk as it goes, `json_file`).
+///
+/// Whether a document with `items` is a list is known from its `kind`, which kubectl writes
+/// after them: the items are held, typed, until it is known, or with `eager` handed on at
+/// once and a document that turns out not to be a list refused (for a single file, whose
+/// refusal ends the read).
+fn json_objects<'de, R: serde_json::de::Read<'de>>(
+    file: &str,
+    de: &mut serde_json::Deserializer<R>,
+    sink: &mut Builder,
+    eager: bool,
+) -> Result<(), TextError> {
+    let mut typed: Vec<Prepared> = Vec::new();
+    let mut handed = false;
+    let mut failed: Option<serde_json::Error> = None;
+    let top = {
+        let mut take = |chunk: &[Box<Raw>]| {
+            let got: Vec<Result<Vec<Prepared>, serde_json::Error>> = chunk
+                .par_iter()
+                .map(|raw| {
+                    let v = serde_json::from_str::<Value>(raw.get())?;
+                    let mut objs = Vec::new();
+                    push(file, v, &mut |o| objs.push(o), 1);
+                    Ok(objs.into_iter().map(prepare).collect())
+                })
+                .collect();
+            for g in got {
+                match g {
+                    Ok(p) if eager => {
+                        handed |= !p.is_empty();
+                        for one in p {
+                            sink.insert(one);
+                        }
+                    }
+                    Ok(p) => typed.extend(p),
+                    Err(e) => {
+                        failed = Some(e);
+                        return false;
+                    }
+                }
+            }
+            true
+        };
+        serde::de::DeserializeSeed::deserialize(Top { take: &mut take }, &mut *de)
+            .and_then(|got| de.end().map(|()| got))
+    };
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    match top? {
+        None => {
+            for p in typed {
+                sink.insert(p);
+            }
+        }
+        Some(v) if handed => {
+            return Err(TextError::NotAList(
+                v["kind"].as_str().unwrap_or_default().to_string(),
+            ));
+        }
+        Some(v) => push(file, v, &mut |o| sink.insert(prepare(o)), 0),
+    }
+    Ok(())
+}
 
-impl<'de> serde::de::DeserializeSeed<'de> for Top {
-    type Value = (Vec<Raw<'de>>, Option<Value>);
+/// A JSON dump file read from disk as it is parsed: at most `cap` bytes (counted while
+/// reading), UTF-8 checked by the parser.
+fn json_file(
+    file: &str,
+    r: impl std::io::Read,
+    cap: u64,
+    sink: &mut Builder,
+) -> Result<(), ReadError> {
+    let mut counted = Counted {
+        inner: r.take(cap + 1),
+        read: 0,
+    };
+    let reader = std::io::BufReader::with_capacity(1 << 20, &mut counted);
+    let got = json_objects(
+        file,
+        &mut serde_json::Deserializer::from_reader(reader),
+        sink,
+        true,
+    );
+    if counted.read > cap {
+        return Err(ReadError::TooLarge(counted.read));
+    }
+    got.map_err(ReadError::Text)
+}
+
+/// A reader that counts what it gave.
+struct Counted<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+type Raw = serde_json::value::RawValue;
+
+/// A JSON document: the items of a list (or of an array) handed to `take` a chunk at a
+/// time, which says whether to go on; the document itself when it is one object rather
+/// than a list (`None`: it was a list).
+struct Top<'t> {
+    take: &'t mut dyn FnMut(&[Box<Raw>]) -> bool,
+}
+
+impl Top<'_> {
+    /// What a list gives back: its items went to `take`.
+    const LIST: Option<Value> = None;
+
+    /// Hand the items of `seq` on, a chunk at a time.
+    fn stream<'de, A: serde::de::SeqAccess<'de>>(&mut self, mut seq: A) -> Result<(), A::Error> {
+        let mut chunk: Vec<Box<Raw>> = Vec::with_capacity(CHUNK);
+        while let Some(v) = seq.next_element::<Box<Raw>>()? {
+            chunk.push(v);
+            if chunk.len() == CHUNK {
+                if !(self.take)(&chunk) {
+                    return Err(serde::de::Error::custom("an item is not JSON"));
+                }
+                chunk.clear();
+            }
+        }
+        if !chunk.is_empty() && !(self.take)(&chunk) {
+            return Err(serde::de::Error::custom("an item is not JSON"));
+        }
+        Ok(())
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Top<'_> {
+    type Value = Option<Value>;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for Top {
-    type Value = (Vec<Raw<'de>>, Option<Value>);
+/// The `items` of an object, streamed by `Top::stream`.
+struct Items<'a, 't>(&'a mut Top<'t>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Items<'_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Items<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list's items")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        self.0.stream(seq)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Top<'_> {
+    type Value = Option<Value>;
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a Kubernetes object, a list of them, or an array of them")
     }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(v) = seq.next_element::<Raw<'de>>()? {
-            items.push(v);
-        }
-        Ok((items, None))
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, seq: A) -> Result<Self::Value, A::Error> {
+        self.stream(seq)?;
+        Ok(Top::LIST)
     }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        mut self,
+        mut map: A,
+    ) -> Result<Self::Value, A::Error> {
         let mut rest = serde_json::Map::new();
-        let mut items: Option<Vec<Raw<'de>>> = None;
+        let mut items = false;
         while let Some(key) = map.next_key::<String>()? {
             if key == "items" {
-                items = map.next_value::<Option<Vec<Raw<'de>>>>()?;
-                items.get_or_insert_with(Vec::new);
+                map.next_value_seed(Items(&mut self))?;
+                items = true;
             } else {
                 rest.insert(key, map.next_value::<Value>()?);
             }
         }
         let kind = rest.get("kind").and_then(Value::as_str).unwrap_or("");
-        Ok(match items {
-            // A list's own fields say nothing more.
-            Some(items) if kind.is_empty() || kind.ends_with("List") => (items, None),
-            Some(items) => {
-                // Not a list after all: the object, its items kept as they were.
-                let mut rest = rest;
-                let parsed: Result<Vec<Value>, _> = items
-                    .iter()
-                    .map(|r| serde_json::from_str::<Value>(r.get()))
-                    .collect();
-                rest.insert(
-                    "items".into(),
-                    Value::Array(parsed.map_err(serde::de::Error::custom)?),
-                );
-                (Vec::new(), Some(Value::Object(rest)))
-            }
-            None => (Vec::new(), Some(Value::Object(rest))),
+        // A list's own fields say nothing more. An object with `items` of another kind is
+        // read without them (no kind rackplan reads has such a field): what they gave is
+        // dropped by the caller.
+        Ok(if items && (kind.is_empty() || kind.ends_with("List")) {
+            Top::LIST
+        } else {
+            Some(Value::Object(rest))
         })
     }
 }
@@ -514,12 +645,24 @@ fn read_with(path: &Path, out: &mut Builder, caps: &Caps) -> Result<Vec<String>,
             return Err(too_large());
         }
         let f = std::fs::File::open(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
-        let text = read_capped(f, caps.file).map_err(|e| match e {
+        let mut r = std::io::BufReader::new(f);
+        let json = std::io::BufRead::fill_buf(&mut r).is_ok_and(|b| {
+            b.iter()
+                .find(|c| !c.is_ascii_whitespace())
+                .is_some_and(|c| matches!(c, b'{' | b'['))
+        });
+        let shown = path.display().to_string();
+        let read = if json {
+            json_file(&shown, r, caps.file, out)
+        } else {
+            read_capped(r, caps.file)
+                .and_then(|text| objects_of(&shown, &text, out).map_err(ReadError::Text))
+        };
+        read.map_err(|e| match e {
             ReadError::TooLarge(_) => too_large(),
+            ReadError::Text(e) => fail(path, e.to_string()),
             e => fail(path, format!("cannot read: {e}")),
         })?;
-        objects_of(&path.display().to_string(), &text, out)
-            .map_err(|e| fail(path, e.to_string()))?;
     }
     Ok(notes)
 }

@@ -3,7 +3,7 @@
 //! formatted into an error or a log line.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -35,7 +35,9 @@ pub(crate) enum LoginError {
 pub(crate) struct Limits {
     /// Requests in flight to one BMC at once (BMCs are slow and fragile).
     pub(crate) per_bmc_concurrency: usize,
-    /// Time allowed for one request, body included.
+    /// Time allowed for one request, body included. A BMC that answers nothing for this
+    /// long while a request waits is silent: that request is not retried, and nothing more
+    /// is asked of it (`BmcClient::silent`).
     pub(crate) request_timeout: Duration,
     /// Retries after the first attempt, for 5xx, 429, resets and timeouts.
     pub(crate) retries: u32,
@@ -60,6 +62,11 @@ impl Default for Limits {
         }
     }
 }
+
+/// Time allowed to open a connection, at most (the request timeout when it is shorter): a
+/// BMC on the management network accepts within milliseconds, and one that does not is
+/// not waited for longer.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Bodies up to this size are read without taking from the budget.
 const SMALL_BODY: usize = 128 * 1024;
@@ -102,6 +109,14 @@ pub(crate) struct BmcClient {
     /// Bytes read from this BMC so far.
     bytes: AtomicUsize,
     expand: AtomicBool,
+    /// When the BMC last answered (milliseconds after `epoch`, plus one; 0: never), and
+    /// whether it was found silent: a request waited its whole timeout with no answer to
+    /// any request meanwhile. A silent BMC is asked nothing more, so that one that accepts
+    /// connections and never answers costs one request timeout, not every request's
+    /// retries up to the BMC's deadline.
+    epoch: std::time::Instant,
+    heard: AtomicU64,
+    silent: AtomicBool,
 }
 
 impl BmcClient {
@@ -130,7 +145,7 @@ impl BmcClient {
         });
         let mut b = reqwest::Client::builder()
             .redirect(policy)
-            .connect_timeout(limits.request_timeout)
+            .connect_timeout(limits.request_timeout.min(CONNECT_TIMEOUT))
             .pool_max_idle_per_host(limits.per_bmc_concurrency)
             .user_agent(concat!("rackplan/", env!("CARGO_PKG_VERSION")));
         if let Some(cfg) = tls {
@@ -156,7 +171,34 @@ impl BmcClient {
             requests: AtomicUsize::new(0),
             bytes: AtomicUsize::new(0),
             expand: AtomicBool::new(false),
+            epoch: std::time::Instant::now(),
+            heard: AtomicU64::new(0),
+            silent: AtomicBool::new(false),
         })
+    }
+
+    /// Now, as `heard` counts it.
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX - 1) + 1
+    }
+
+    /// The BMC answered (a response's head arrived).
+    fn answered(&self) {
+        self.heard.fetch_max(self.now_ms(), Ordering::Relaxed);
+    }
+
+    /// A request asked at `asked` (`now_ms`) waited its whole time: the BMC is silent when
+    /// nothing it answered arrived since. Returns whether it is.
+    fn waited_from(&self, asked: u64) -> bool {
+        if self.heard.load(Ordering::Relaxed) < asked {
+            self.silent.store(true, Ordering::Relaxed);
+        }
+        self.silent()
+    }
+
+    /// Whether the BMC was found silent (`waited_from`).
+    pub(crate) fn silent(&self) -> bool {
+        self.silent.load(Ordering::Relaxed)
     }
 
     /// The refusals of this run: each URL the BMC named outside its origin.
@@ -264,8 +306,12 @@ impl BmcClient {
         Ok("basic")
     }
 
-    /// Delete the session we created, if any. Best effort, one attempt.
+    /// Delete the session we created, if any. Best effort, one attempt; none at a silent
+    /// BMC (its session expires by itself).
     pub(crate) async fn logout(&self) -> bool {
+        if self.silent() {
+            return false;
+        }
         let loc = match &*self.auth.lock().expect("not poisoned") {
             Auth::Session {
                 location: Some(l), ..
@@ -341,11 +387,15 @@ impl BmcClient {
             .authorize(self.http.get(url.clone()))
             .header("Accept", "application/json")
             .header("OData-Version", "4.0");
+        let asked = self.now_ms();
         let attempt = async {
             let resp = req.send().await.map_err(|e| {
-                let retry = !e.is_redirect() && !e.is_builder();
+                // A connection that could not be opened in time is a silence too.
+                let silent = e.is_timeout() && self.waited_from(asked);
+                let retry = !e.is_redirect() && !e.is_builder() && !silent;
                 (FetchError::Transport(describe(&e)), retry)
             })?;
+            self.answered();
             let status = resp.status().as_u16();
             if (300..400).contains(&status)
                 && let Some(loc) = resp.headers().get("location")
@@ -379,7 +429,10 @@ impl BmcClient {
         };
         match tokio::time::timeout(self.limits.request_timeout, attempt).await {
             Ok(r) => r,
-            Err(_) => Err((FetchError::Timeout(self.limits.request_timeout), true)),
+            Err(_) => Err((
+                FetchError::Timeout(self.limits.request_timeout),
+                !self.waited_from(asked),
+            )),
         }
     }
 }
@@ -405,6 +458,9 @@ impl BmcClient {
         let _permit = self.gate.acquire(prio).await;
         let mut last = FetchError::Timeout(self.limits.request_timeout);
         for attempt in 0..=self.limits.retries {
+            if self.silent() {
+                break;
+            }
             match self.get_once(&url).await {
                 Ok(v) => return Ok(v),
                 Err((e, retry)) => {

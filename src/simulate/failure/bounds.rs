@@ -43,13 +43,7 @@ const UNIT_CAP: f64 = 1e12;
 
 /// Per-node facts of one placement, read by every scenario.
 pub(crate) struct Bounds {
-    /// Per node: free (CPU, memory, disk bytes less data) and capacity (CPU, memory, disk
-    /// bytes); what its failure displaces (VM requests and replica data).
-    free: Vec<[f64; 3]>,
-    cap: Vec<[f64; 3]>,
-    lost: Vec<[f64; 3]>,
-    free_total: [f64; 3],
-    cap_total: [f64; 3],
+    shares: Shares,
     vms_on: Vec<usize>,
     reps_on: Vec<usize>,
     vm: Units,
@@ -59,6 +53,22 @@ pub(crate) struct Bounds {
     /// apply (a VM asking CPU and no memory; an empty volume; as `rep`).
     vm_mass: Option<Units>,
     rep_mass: Option<Units>,
+}
+
+/// What the slack of a failure is made of: per node, free (CPU, memory, disk bytes less
+/// data), capacity (CPU, memory, disk bytes) and what its failure displaces (VM requests
+/// and replica data, summed in the order of its lists), and the fleet's totals. The growth
+/// questions keep one in step with a placement that only grows (`Shares::grow`), bit for
+/// bit what `Shares::new` of the grown placement holds.
+#[derive(Clone)]
+pub(crate) struct Shares {
+    free: Vec<[f64; 3]>,
+    cap: Vec<[f64; 3]>,
+    lost: Vec<[f64; 3]>,
+    free_total: [f64; 3],
+    cap_total: [f64; 3],
+    /// The VMs and volumes counted in `lost` (the placement's first ones).
+    counted: (usize, usize),
 }
 
 /// Units per node, their total, the nodes richest first, and how many nodes may be closed
@@ -123,16 +133,12 @@ fn units(room: f64, size: f64) -> f64 {
         .clamp(0.0, UNIT_CAP)
 }
 
-impl Bounds {
-    pub(crate) fn new(pl: &Placement) -> Bounds {
-        // Per node: free, capacity, and what its failure displaces (summed in the order of
-        // its lists), in parallel.
-        let per_node: Vec<[[f64; 3]; 3]> = (0..pl.topo().hosts.len())
+impl Shares {
+    pub(crate) fn new(pl: &Placement) -> Shares {
+        let hosts = pl.topo().hosts.len();
+        let lost: Vec<[f64; 3]> = (0..hosts)
             .into_par_iter()
             .map(|h| {
-                let host = &pl.topo().hosts[h];
-                let max: f64 = host.disks.iter().sum();
-                let used: f64 = pl.free().disk[h].iter().map(|d| d.1).sum();
                 let mut lost = [0.0; 3];
                 for &v in &pl.vms_on()[h] {
                     lost[0] += pl.vms()[v].cpu_req;
@@ -141,75 +147,57 @@ impl Bounds {
                 for &v in &pl.vols_on()[h] {
                     lost[2] += pl.volumes()[v].data;
                 }
-                [
-                    [pl.free().cpu[h], pl.free().mem[h], max - used],
-                    [host.cpu, host.mem_gib, max],
-                    lost,
-                ]
+                lost
             })
             .collect();
-        let free: Vec<[f64; 3]> = per_node.iter().map(|x| x[0]).collect();
-        let cap: Vec<[f64; 3]> = per_node.iter().map(|x| x[1]).collect();
-        let lost: Vec<[f64; 3]> = per_node.iter().map(|x| x[2]).collect();
-        let sum = |a: &[[f64; 3]], r: usize| -> f64 { a.iter().map(|x| x[r]).sum() };
-        let free_total = [0, 1, 2].map(|r| sum(&free, r));
-        let cap_total = [0, 1, 2].map(|r| sum(&cap, r));
-        let ((vm, vm_mass), (rep, rep_mass)) = rayon::join(
-            || {
-                let units = vm_units(pl);
-                let mass = vm_mass(pl, units.closed);
-                (units, mass)
-            },
-            || {
-                let units = replica_units(pl);
-                let mass = units.as_ref().and_then(|u| replica_mass(pl, u.closed));
-                (units, mass)
-            },
-        );
-        Bounds {
-            vms_on: pl.vms_on().iter().map(Vec::len).collect(),
-            reps_on: pl.vols_on().iter().map(Vec::len).collect(),
-            vm_mass,
-            rep_mass,
-            vm,
-            rep,
-            free,
+        let cap: Vec<[f64; 3]> = pl
+            .topo()
+            .hosts
+            .iter()
+            .map(|host| [host.cpu, host.mem_gib, host.disks.iter().sum()])
+            .collect();
+        let cap_total = [0, 1, 2].map(|r| cap.iter().map(|x| x[r]).sum());
+        let mut s = Shares {
+            free: Vec::new(),
             cap,
             lost,
-            free_total,
+            free_total: [0.0; 3],
             cap_total,
-        }
-    }
-
-    /// Whether every VM restarts and every replica is re-homed when `failed` is down: by
-    /// counting units, or else by mass.
-    pub(crate) fn survives(&self, failed: &[usize]) -> bool {
-        self.survives_parts(failed) == (true, true)
-    }
-
-    /// `survives` for the VMs and for the replicas apart.
-    pub(crate) fn survives_parts(&self, failed: &[usize]) -> (bool, bool) {
-        let vms: usize = failed.iter().map(|&f| self.vms_on[f]).sum();
-        let reps: usize = failed.iter().map(|&f| self.reps_on[f]).sum();
-        let mass = |u: &Option<Units>, r: usize| {
-            u.as_ref()
-                .is_some_and(|u| u.hold(failed, failed.iter().map(|&f| self.lost[f][r]).sum()))
+            counted: (pl.vms().len(), pl.volumes().len()),
         };
-        (
-            self.vm.suffice(failed, vms) || mass(&self.vm_mass, 1),
-            reps == 0
-                || self.rep.as_ref().is_some_and(|u| u.suffice(failed, reps))
-                || mass(&self.rep_mass, 2),
-        )
+        s.read_free(pl);
+        s
     }
 
-    /// `survives` by counting units only (what the mass bounds add is tested).
-    #[cfg(test)]
-    pub(crate) fn survives_by_units(&self, failed: &[usize]) -> bool {
-        let vms: usize = failed.iter().map(|&f| self.vms_on[f]).sum();
-        let reps: usize = failed.iter().map(|&f| self.reps_on[f]).sum();
-        self.vm.suffice(failed, vms)
-            && (reps == 0 || self.rep.as_ref().is_some_and(|u| u.suffice(failed, reps)))
+    /// Free per node and in all, read from the placement.
+    fn read_free(&mut self, pl: &Placement) {
+        self.free = (0..pl.topo().hosts.len())
+            .map(|h| {
+                let used: f64 = pl.free().disk[h].iter().map(|d| d.1).sum();
+                [pl.free().cpu[h], pl.free().mem[h], self.cap[h][2] - used]
+            })
+            .collect();
+        self.free_total = [0, 1, 2].map(|r| self.free.iter().map(|x| x[r]).sum());
+    }
+
+    /// In step with `pl`, the placement these shares were made of with VMs and volumes
+    /// added since (nothing moved): the new ones' requests and data added to their nodes
+    /// after the old ones', as the per-node lists order them.
+    pub(crate) fn grow(&mut self, pl: &Placement) {
+        let (vms, vols) = self.counted;
+        for (v, node) in pl.vm_node().iter().enumerate().skip(vms) {
+            if let Some(n) = *node {
+                self.lost[n][0] += pl.vms()[v].cpu_req;
+                self.lost[n][1] += pl.vms()[v].mem_req;
+            }
+        }
+        for vol in pl.volumes().iter().skip(vols) {
+            for &(n, _) in &vol.replicas {
+                self.lost[n][2] += vol.data;
+            }
+        }
+        self.counted = (pl.vms().len(), pl.volumes().len());
+        self.read_free(pl);
     }
 
     /// The free share (CPU, memory, storage) of the survivors when `failed` is down and
@@ -235,6 +223,80 @@ impl Bounds {
             *o = free / cap;
         }
         out
+    }
+}
+
+impl Bounds {
+    pub(crate) fn new(pl: &Placement) -> Bounds {
+        let (shares, ((vm, vm_mass), (rep, rep_mass))) = rayon::join(
+            || Shares::new(pl),
+            || {
+                rayon::join(
+                    || {
+                        let units = vm_units(pl);
+                        let mass = vm_mass(pl, units.closed);
+                        (units, mass)
+                    },
+                    || {
+                        let units = replica_units(pl);
+                        let mass = units.as_ref().and_then(|u| replica_mass(pl, u.closed));
+                        (units, mass)
+                    },
+                )
+            },
+        );
+        Bounds {
+            vms_on: pl.vms_on().iter().map(Vec::len).collect(),
+            reps_on: pl.vols_on().iter().map(Vec::len).collect(),
+            vm_mass,
+            rep_mass,
+            vm,
+            rep,
+            shares,
+        }
+    }
+
+    /// Whether every VM restarts and every replica is re-homed when `failed` is down: by
+    /// counting units, or else by mass.
+    pub(crate) fn survives(&self, failed: &[usize]) -> bool {
+        self.survives_parts(failed) == (true, true)
+    }
+
+    /// `survives` for the VMs and for the replicas apart.
+    pub(crate) fn survives_parts(&self, failed: &[usize]) -> (bool, bool) {
+        let vms: usize = failed.iter().map(|&f| self.vms_on[f]).sum();
+        let reps: usize = failed.iter().map(|&f| self.reps_on[f]).sum();
+        let mass = |u: &Option<Units>, r: usize| {
+            u.as_ref().is_some_and(|u| {
+                u.hold(failed, failed.iter().map(|&f| self.shares.lost[f][r]).sum())
+            })
+        };
+        (
+            self.vm.suffice(failed, vms) || mass(&self.vm_mass, 1),
+            reps == 0
+                || self.rep.as_ref().is_some_and(|u| u.suffice(failed, reps))
+                || mass(&self.rep_mass, 2),
+        )
+    }
+
+    /// How many nodes may be closed to one VM by anti-affinity: those holding its group,
+    /// and the other VMs of the group.
+    pub(crate) fn vm_closed(&self) -> usize {
+        self.vm.closed
+    }
+
+    /// `survives` by counting units only (what the mass bounds add is tested).
+    #[cfg(test)]
+    pub(crate) fn survives_by_units(&self, failed: &[usize]) -> bool {
+        let vms: usize = failed.iter().map(|&f| self.vms_on[f]).sum();
+        let reps: usize = failed.iter().map(|&f| self.reps_on[f]).sum();
+        self.vm.suffice(failed, vms)
+            && (reps == 0 || self.rep.as_ref().is_some_and(|u| u.suffice(failed, reps)))
+    }
+
+    /// `Shares::share` of this placement.
+    pub(crate) fn share(&self, failed: &[usize], stranded: [f64; 3]) -> [f64; 3] {
+        self.shares.share(failed, stranded)
     }
 }
 

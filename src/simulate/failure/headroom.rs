@@ -184,7 +184,7 @@ pub(crate) fn stranded_by_node(h: &Headroom, hosts: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::failure::replace::{combined_plain, judge};
+    use crate::simulate::failure::replace::{Scratch, combined_plain, judge};
     use crate::simulate::fleet::Host;
     use crate::simulate::place::workload;
     use crate::simulate::scenario::{Platform, Pool};
@@ -349,11 +349,13 @@ mod tests {
         let prep = Prepared::new(pl);
         let bits = |n: usize, x: [f64; 3]| (n, x.map(f64::to_bits));
         let mut counts = [0; 3];
+        // One scratch for every set: each judgement puts back what it changed.
+        let mut scratch = Scratch::new(pl);
         for (name, hosts) in sets {
             let s = scenario_in(pl, &prep, name, Kind::Pair, hosts);
             counts[2] += usize::from(s.fails());
             let slack = [s.slack.cpu, s.slack.memory, s.slack.storage];
-            let (stranded, judged) = judge(pl, &prep, hosts);
+            let (stranded, judged) = judge(pl, &prep, hosts, &mut scratch);
             assert_eq!(
                 bits(stranded, judged),
                 bits(s.stranded + s.stranded_replicas, slack),

@@ -8,3 +8,5 @@ pub mod rebuild;
 pub(crate) mod replace;
 pub(crate) mod restart;
 pub mod risk;
+
+pub(crate) use bounds::Shares;

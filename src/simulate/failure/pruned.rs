@@ -11,9 +11,10 @@
 
 use rayon::prelude::*;
 
+use super::bounds::Shares;
 use super::replace::{
-    self, Combined, HeadroomVerdict, KEEP_WORST, Kind, Prepared, ScenarioResult, Slack, Spec,
-    judge, rank_of, scenario_in,
+    self, Combined, HeadroomVerdict, KEEP_WORST, Kind, Prepared, ScenarioResult, Scratch, Slack,
+    Spec, judge, rank_of, scenario_in,
 };
 use crate::simulate::fleet::Topology;
 use crate::simulate::place::Placement;
@@ -132,16 +133,20 @@ fn family(pl: &Placement, prep: &Prepared, f: &FamilySets, whole: bool) -> Famil
     let open: Vec<(usize, Known)> = (0..sets.len())
         .into_par_iter()
         .filter(|&i| !proven[i])
-        .map(|i| {
-            let (name, hosts) = &sets[i];
-            let known = if whole {
-                Known::Replaced(scenario_in(pl, prep, name, f.kind, hosts))
-            } else {
-                let (stranded, slack) = judge(pl, prep, hosts);
-                Known::Judged { stranded, slack }
-            };
-            (i, known)
-        })
+        .map_init(
+            || (!whole).then(|| Scratch::new(pl)),
+            |scratch, i| {
+                let (name, hosts) = &sets[i];
+                let known = match scratch {
+                    None => Known::Replaced(scenario_in(pl, prep, name, f.kind, hosts)),
+                    Some(scratch) => {
+                        let (stranded, slack) = judge(pl, prep, hosts, scratch);
+                        Known::Judged { stranded, slack }
+                    }
+                };
+                (i, known)
+            },
+        )
         .collect();
     let failing = open.iter().filter(|(_, k)| k.stranded() > 0).count();
     // Worst first: most stranded, least memory slack as it ranks, first name.
@@ -153,22 +158,43 @@ fn family(pl: &Placement, prep: &Prepared, f: &FamilySets, whole: bool) -> Famil
             .then(rank_of(a.1.slack()[1]).total_cmp(&rank_of(b.1.slack()[1])))
             .then(na.cmp(&nb))
     };
-    let mut settled: Vec<(usize, Known)> = (0..sets.len())
-        .into_par_iter()
-        .filter(|&i| proven[i])
-        .map(|i| {
-            let slack = prep.bounds.share(&sets[i].1, [0.0; 3]);
-            (i, Known::Proven { slack })
-        })
-        .collect();
-    if f.keep > 0 && settled.len() > f.keep {
-        settled.select_nth_unstable_by(f.keep - 1, worse);
-    }
-    settled.truncate(f.keep);
+    let settled = worst_proven(
+        f,
+        |i| proven[i],
+        |i| prep.bounds.share(&sets[i].1, [0.0; 3]),
+    )
+    .into_iter()
+    .map(|(i, slack)| (i, Known::Proven { slack }))
+    .collect::<Vec<_>>();
     let mut worst: Vec<(usize, Known)> = open.into_iter().chain(settled).collect();
     worst.sort_by(worse);
     worst.truncate(f.keep);
     Family { failing, worst }
+}
+
+/// The worst `f.keep` of the scenarios of `f` that `is_proven` (they strand nothing):
+/// least memory slack as it ranks, then name, as `ScenarioResult::worse` ranks them, with
+/// each one's slack (`slack_of`, `Shares::share` of nothing stranded). Unordered.
+fn worst_proven(
+    f: &FamilySets,
+    is_proven: impl Fn(usize) -> bool + Sync,
+    slack_of: impl Fn(usize) -> [f64; 3] + Sync,
+) -> Vec<(usize, [f64; 3])> {
+    let mut settled: Vec<(usize, [f64; 3])> = (0..f.sets.len())
+        .into_par_iter()
+        .filter(|&i| is_proven(i))
+        .map(|i| (i, slack_of(i)))
+        .collect();
+    let worse = |a: &(usize, [f64; 3]), b: &(usize, [f64; 3])| {
+        rank_of(a.1[1])
+            .total_cmp(&rank_of(b.1[1]))
+            .then(f.name_order[a.0].cmp(&f.name_order[b.0]))
+    };
+    if f.keep > 0 && settled.len() > f.keep {
+        settled.select_nth_unstable_by(f.keep - 1, worse);
+    }
+    settled.truncate(f.keep);
+    settled
 }
 
 /// The worst `keep` of `sets` (by `ScenarioResult::worse`) and how many fail, as
@@ -228,7 +254,10 @@ pub(crate) fn verdict_and_min_slack(
     let judged: Vec<(usize, [f64; 3])> = failures
         .singles
         .par_iter()
-        .map(|(_, _, hosts)| judge(pl, &prep, hosts))
+        .map_init(
+            || Scratch::new(pl),
+            |scratch, (_, _, hosts)| judge(pl, &prep, hosts, scratch),
+        )
         .collect();
     for (stranded, slack) in &judged {
         pass &= *stranded == 0;
@@ -242,4 +271,50 @@ pub(crate) fn verdict_and_min_slack(
             storage: least[2],
         },
     )
+}
+
+/// Whether the bounds prove that `pl` passes: everything placed, and every failure of
+/// `failures` survived (`Bounds::survives`). A proof holds for every placement it grew
+/// from (`Growth`: the same VMs and replicas where they were, fewer of them): each node
+/// has as much free and holds less, so each bound's units and reserves are no smaller,
+/// the largest request and the nodes closed to an item no larger, and what a failure
+/// displaces no more; the growth questions read every count up to a proven one as passing.
+pub(crate) fn proven(pl: &Placement, failures: &Failures) -> bool {
+    if pl.stranded_vms() != 0 || pl.stranded_replicas() != 0 {
+        return false;
+    }
+    let bounds = super::bounds::Bounds::new(pl);
+    failures
+        .singles
+        .par_iter()
+        .all(|(_, _, hosts)| bounds.survives(hosts))
+        && failures
+            .families
+            .iter()
+            .all(|f| f.sets.par_iter().all(|(_, hosts)| bounds.survives(hosts)))
+}
+
+/// `verdict_and_min_slack`'s least slack for a placement where every failure is survived
+/// (as `proven` shows, for it or for a placement it grew into), from its `shares` alone:
+/// each scenario's slack is then the share of nothing stranded.
+pub(crate) fn passing_min_slack(shares: &Shares, failures: &Failures) -> Slack {
+    let mut least = [f64::INFINITY; 3];
+    let mut take = |s: &[f64; 3]| {
+        for (l, v) in least.iter_mut().zip(s) {
+            *l = l.min(*v);
+        }
+    };
+    for f in &failures.families {
+        for (_, slack) in worst_proven(f, |_| true, |i| shares.share(&f.sets[i].1, [0.0; 3])) {
+            take(&slack);
+        }
+    }
+    for (_, _, hosts) in &failures.singles {
+        take(&shares.share(hosts, [0.0; 3]));
+    }
+    Slack {
+        cpu: least[0],
+        memory: least[1],
+        storage: least[2],
+    }
 }

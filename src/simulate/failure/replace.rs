@@ -235,12 +235,31 @@ fn alive_without(pl: &Placement, failed: &[usize]) -> Vec<bool> {
     alive
 }
 
-/// The VMs `failed` hosted restarted greedily on what is `free` (the placement's, or its
-/// CPU and memory alone when nothing else is read).
-fn restart(pl: &Placement, alive: &[bool], failed: &[usize], mut free: Free) -> Restart {
-    let n = pl.topo().hosts.len();
-    let mut mem_actual = pl.mem_actual().to_vec();
-    let mut pods = pl.pods().to_vec();
+/// What restarting one failure's VMs reads and changes, kept from one failure of a
+/// placement to the next (one per thread): the placement's free CPU and memory, every node
+/// up, no group added. Each restart puts back what it changed, so a failure costs what it
+/// displaces rather than a copy of every node.
+pub(crate) struct Scratch {
+    free: Free,
+    alive: Vec<bool>,
+    extra: Vec<Vec<u32>>,
+    is_changed: Vec<bool>,
+}
+
+impl Scratch {
+    pub(crate) fn new(pl: &Placement) -> Scratch {
+        let n = pl.topo().hosts.len();
+        Scratch {
+            free: pl.free().cpu_and_memory(),
+            alive: vec![true; n],
+            extra: vec![Vec::new(); n],
+            is_changed: vec![false; n],
+        }
+    }
+}
+
+/// The VMs `failed` hosted, in index order.
+fn displaced_by(pl: &Placement, failed: &[usize]) -> Vec<usize> {
     let mut displaced: Vec<usize> = failed
         .iter()
         .flat_map(|&f| pl.vms_on()[f].iter().copied())
@@ -249,17 +268,35 @@ fn restart(pl: &Placement, alive: &[bool], failed: &[usize], mut free: Free) -> 
         displaced.sort_unstable();
         displaced.dedup();
     }
-    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); n];
+    displaced
+}
+
+/// The node each of `displaced` restarts on, greedily as the scheduler would, on what is
+/// `free` among the `alive` nodes (`extra` the groups placed during the failure,
+/// `is_changed` all false): `placed(vm, node)` for each VM placed, the nodes whose free
+/// changed pushed to `touched`; returns the VMs that found none. `is_changed` is all
+/// false again after.
+#[allow(clippy::too_many_arguments)]
+fn restart_onto(
+    pl: &Placement,
+    alive: &[bool],
+    displaced: &[usize],
+    free: &mut Free,
+    extra: &mut [Vec<u32>],
+    is_changed: &mut [bool],
+    touched: &mut Vec<usize>,
+    mut placed: impl FnMut(usize, usize),
+) -> Vec<usize> {
     let mut stranded = Vec::new();
     let indexed = pl.scores().is_built();
     // Hosts whose free CPU and memory changed, and the score index, rebuilt once many have.
     let mut changed: Vec<usize> = Vec::new();
-    let mut is_changed = vec![false; n];
     let mut local_scores: Option<ScoreIndex> = None;
-    for &v in &displaced {
+    for &v in displaced {
         let vm = &pl.vms()[v];
         if indexed && changed.len() > REINDEX_AFTER {
-            local_scores = Some(ScoreIndex::new(pl.topo(), &free));
+            let from = local_scores.as_ref().unwrap_or(pl.scores());
+            local_scores = Some(from.updated(pl.topo(), free, &changed));
             for c in changed.drain(..) {
                 is_changed[c] = false;
             }
@@ -267,24 +304,24 @@ fn restart(pl: &Placement, alive: &[bool], failed: &[usize], mut free: Free) -> 
         let scores = local_scores.as_ref().unwrap_or(pl.scores());
         match pick_node_indexed(
             vm,
-            &free,
+            free,
             pl.topo(),
             pl.groups(),
-            &extra,
+            extra,
             alive,
             scores,
             &changed,
-            &is_changed,
+            is_changed,
         ) {
             Some(h) => {
                 if !is_changed[h] {
                     is_changed[h] = true;
                     changed.push(h);
                 }
+                touched.push(h);
                 free.cpu[h] -= vm.cpu_req;
                 free.mem[h] -= vm.mem_req;
-                mem_actual[h] += vm.mem_actual;
-                pods[h] += 1;
+                placed(v, h);
                 if let Some(g) = vm.group {
                     extra[h].push(g);
                 }
@@ -292,6 +329,33 @@ fn restart(pl: &Placement, alive: &[bool], failed: &[usize], mut free: Free) -> 
             None => stranded.push(v),
         }
     }
+    for c in changed {
+        is_changed[c] = false;
+    }
+    stranded
+}
+
+/// The VMs `failed` hosted restarted greedily on what is `free`, as the scheduler would.
+fn restart(pl: &Placement, alive: &[bool], failed: &[usize], mut free: Free) -> Restart {
+    let n = pl.topo().hosts.len();
+    let mut mem_actual = pl.mem_actual().to_vec();
+    let mut pods = pl.pods().to_vec();
+    let displaced = displaced_by(pl, failed);
+    let mut extra: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut is_changed = vec![false; n];
+    let stranded = restart_onto(
+        pl,
+        alive,
+        &displaced,
+        &mut free,
+        &mut extra,
+        &mut is_changed,
+        &mut Vec::new(),
+        |v, h| {
+            mem_actual[h] += pl.vms()[v].mem_actual;
+            pods[h] += 1;
+        },
+    );
     Restart {
         free,
         mem_actual,
@@ -318,25 +382,89 @@ fn stranded_sums(pl: &Placement, vms: &[usize], replicas: &[Replacement]) -> [f6
 /// How many VMs and replicas a failure strands, and its slack, as `scenario_in` reports
 /// them; re-placing only the VMs when the bounds prove the replicas are re-homed, and the
 /// replicas only when they prove the VMs restart (`Bounds::survives_parts`).
-pub(crate) fn judge(pl: &Placement, prep: &Prepared, failed: &[usize]) -> (usize, [f64; 3]) {
+pub(crate) fn judge(
+    pl: &Placement,
+    prep: &Prepared,
+    failed: &[usize],
+    scratch: &mut Scratch,
+) -> (usize, [f64; 3]) {
     let (vms_ok, reps_ok) = prep.bounds.survives_parts(failed);
-    let alive = alive_without(pl, failed);
+    let vms_ok = vms_ok || restart_fits(pl, prep, failed);
+    if vms_ok && reps_ok {
+        return (0, prep.bounds.share(failed, [0.0; 3]));
+    }
+    for &f in failed {
+        scratch.alive[f] = false;
+    }
     let stranded = if vms_ok {
         Vec::new()
     } else {
-        restart(pl, &alive, failed, pl.free().cpu_and_memory()).stranded
+        let Scratch {
+            free,
+            alive,
+            extra,
+            is_changed,
+        } = scratch;
+        let mut touched = Vec::new();
+        let stranded = restart_onto(
+            pl,
+            alive,
+            &displaced_by(pl, failed),
+            free,
+            extra,
+            is_changed,
+            &mut touched,
+            |_, _| {},
+        );
+        for h in touched {
+            free.cpu[h] = pl.free().cpu[h];
+            free.mem[h] = pl.free().mem[h];
+            extra[h].clear();
+        }
+        stranded
     };
     let mut lost_replicas = if reps_ok {
         Vec::new()
     } else {
-        replace_lost(pl, &alive, failed, &prep.burst, &mut pl.free().clone())
+        replace_lost(
+            pl,
+            &scratch.alive,
+            failed,
+            &prep.burst,
+            &mut pl.free().clone(),
+        )
     };
+    for &f in failed {
+        scratch.alive[f] = true;
+    }
     lost_replicas.retain(|r| r.target.is_none());
     let lost = stranded_sums(pl, &stranded, &lost_replicas);
     (
         stranded.len() + lost_replicas.len(),
         prep.bounds.share(failed, lost),
     )
+}
+
+/// Whether every VM `failed` hosted surely restarts, from the nodes that fit the largest
+/// of them: each node that fits it takes any of them, a VM placed takes at most one such
+/// node out of the count, and at most `Bounds::vm_closed` are closed to a VM by its
+/// group; so with as many such nodes up as VMs to place plus those, none strands. Read
+/// off the score index (large fleets), in the time of the displaced VMs alone.
+fn restart_fits(pl: &Placement, prep: &Prepared, failed: &[usize]) -> bool {
+    let displaced = displaced_by(pl, failed);
+    let (mut cpu, mut mem) = (0.0f64, 0.0f64);
+    for &v in &displaced {
+        cpu = cpu.max(pl.vms()[v].cpu_req);
+        mem = mem.max(pl.vms()[v].mem_req);
+    }
+    let Some(fit) = pl.scores().fit_count(cpu, mem) else {
+        return false;
+    };
+    let down = failed
+        .iter()
+        .filter(|&&f| pl.free().cpu[f] >= cpu - 1e-9 && pl.free().mem[f] >= mem - 1e-9)
+        .count();
+    fit.saturating_sub(down) >= displaced.len() + prep.bounds.vm_closed()
 }
 
 /// `scenario` with what the placement's scenarios share built once for many of them.

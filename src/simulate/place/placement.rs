@@ -476,7 +476,16 @@ impl Placement {
             }
         }
         if hosts >= INDEX_FROM {
-            self.scores = ScoreIndex::new(&self.topo, &self.free);
+            // Only the nodes that took a new VM changed their CPU and memory (when nothing
+            // else moved since the index was built: else it is built anew).
+            let mut took: Vec<usize> = self.vm_node[vm_off..].iter().flatten().copied().collect();
+            took.sort_unstable();
+            took.dedup();
+            self.scores = if self.scores.is_built() && self.scores.indexes(&self.free, &took) {
+                self.scores.updated(&self.topo, &self.free, &took)
+            } else {
+                ScoreIndex::new(&self.topo, &self.free)
+            };
         }
     }
 

@@ -149,8 +149,39 @@ pub(crate) fn pick_disk(
         }
         top
     };
+    // The first look, by room alone, in one pass: each tier's most room, and its nodes
+    // that were within 5 % of the most seen so far (every node within 5 % of its tier's
+    // most is among them, in node order).
+    let mut top = [f64::NEG_INFINITY; 3];
+    let mut seen: [Vec<usize>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    for (n, &r) in room.iter().enumerate() {
+        if let Some(c) = class(n, None) {
+            if r > top[c] {
+                top[c] = r;
+            }
+            if r >= top[c] * 0.95 {
+                seen[c].push(n);
+            }
+        }
+    }
+    for want in [2, 1, 0] {
+        if !top[want].is_finite() {
+            continue;
+        }
+        let cut = top[want] * 0.95;
+        let near = || seen[want].iter().copied().filter(|&n| room[n] >= cut);
+        let count = near().count();
+        let nth = (mix(draw) % (count as u64).max(1)) as usize;
+        if let Some(n) = near().nth(nth) {
+            if let Some(d) = disk_for(n) {
+                return Some((n, d));
+            }
+            // The chosen node has no disk the storage rules allow: every node is screened
+            // by them (below), from the first tier on.
+            break;
+        }
+    }
     let mut exact: Option<Vec<bool>> = None;
-    let mut top = tops(None);
     // The nodes of the tier within 5 % of its most room, in node order.
     let mut near: Vec<usize> = Vec::new();
     let mut draw = draw;

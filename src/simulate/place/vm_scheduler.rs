@@ -9,12 +9,36 @@ use crate::simulate::fleet::Topology;
 
 /// Nodes by the least-allocated score they have without a new VM (most free first), for
 /// `pick_node_indexed`; and the range of the per-node weights the score applies.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct ScoreIndex {
     order: Vec<usize>,
     base: Vec<f64>,
     min_ic: f64,
     min_im: f64,
+    /// The free CPU and memory the index was built from.
+    cpu: Vec<f64>,
+    mem: Vec<f64>,
+    /// Per request size (CPU and memory bits) asked so far: the places in `order` of the
+    /// nodes whose free, as indexed, fits it. Near a full fleet most nodes fit no large
+    /// VM, and a pick walks only the ones that do.
+    fitting: std::sync::Mutex<Vec<Fitting>>,
+}
+
+/// A request size and the places in a score index's order of the nodes it fits.
+type Fitting = ((u64, u64), std::sync::Arc<Vec<u32>>);
+
+impl Clone for ScoreIndex {
+    fn clone(&self) -> ScoreIndex {
+        ScoreIndex {
+            order: self.order.clone(),
+            base: self.base.clone(),
+            min_ic: self.min_ic,
+            min_im: self.min_im,
+            cpu: self.cpu.clone(),
+            mem: self.mem.clone(),
+            fitting: std::sync::Mutex::new(Vec::new()),
+        }
+    }
 }
 
 impl ScoreIndex {
@@ -47,7 +71,95 @@ impl ScoreIndex {
             base,
             min_ic,
             min_im,
+            cpu: free.cpu.clone(),
+            mem: free.mem.clone(),
+            fitting: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// This index after the free CPU and memory of the `changed` nodes (each once) became
+    /// `free`'s: the same as building it anew from `free`, in the time of a merge (the
+    /// other nodes keep their order, the changed ones are put back in theirs).
+    #[must_use]
+    pub(crate) fn updated(&self, topo: &Topology, free: &Free, changed: &[usize]) -> ScoreIndex {
+        let mut base = self.base.clone();
+        let (mut cpu, mut mem) = (self.cpu.clone(), self.mem.clone());
+        let mut moved = vec![false; base.len()];
+        for &n in changed {
+            let (ic, im) = topo.inv_cap[n];
+            base[n] = f64::midpoint(free.cpu[n] * ic, free.mem[n] * im);
+            cpu[n] = free.cpu[n];
+            mem[n] = free.mem[n];
+            moved[n] = true;
+        }
+        let before = |a: usize, b: usize| base[b].total_cmp(&base[a]).then(a.cmp(&b));
+        let mut back: Vec<usize> = changed.to_vec();
+        back.sort_unstable_by(|&a, &b| before(a, b));
+        let mut back = back.into_iter().peekable();
+        let mut order = Vec::with_capacity(self.order.len());
+        for &n in &self.order {
+            if moved[n] {
+                continue;
+            }
+            while let Some(c) = back.next_if(|&c| before(c, n).is_lt()) {
+                order.push(c);
+            }
+            order.push(n);
+        }
+        order.extend(back);
+        ScoreIndex {
+            order,
+            base,
+            min_ic: self.min_ic,
+            min_im: self.min_im,
+            cpu,
+            mem,
+            fitting: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether the index was built from `free` but for the nodes in `changed` (sorted).
+    pub(crate) fn indexes(&self, free: &Free, changed: &[usize]) -> bool {
+        self.cpu.len() == free.cpu.len()
+            && (0..free.cpu.len()).all(|n| {
+                changed.binary_search(&n).is_ok()
+                    || (self.cpu[n].to_bits() == free.cpu[n].to_bits()
+                        && self.mem[n].to_bits() == free.mem[n].to_bits())
+            })
+    }
+
+    /// How many nodes' indexed free fits a request of `cpu` and `mem`; `None` when no index
+    /// was built.
+    pub(crate) fn fit_count(&self, cpu: f64, mem: f64) -> Option<usize> {
+        self.is_built().then(|| self.fitting(cpu, mem).len())
+    }
+
+    /// The places in `order` of the nodes whose indexed free fits a request of `cpu` and
+    /// `mem` (as `pick_node` filters), kept for the next pick of that size.
+    fn fitting(&self, cpu: f64, mem: f64) -> std::sync::Arc<Vec<u32>> {
+        let key = (cpu.to_bits(), mem.to_bits());
+        let mut known = self
+            .fitting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, places)) = known.iter().find(|(k, _)| *k == key) {
+            return places.clone();
+        }
+        let places: std::sync::Arc<Vec<u32>> = std::sync::Arc::new(
+            (0..self.order.len())
+                .filter(|&i| {
+                    let n = self.order[i];
+                    self.cpu[n] >= cpu - 1e-9 && self.mem[n] >= mem - 1e-9
+                })
+                .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+                .collect(),
+        );
+        // A handful of sizes in any fleet; a fleet of many keeps the latest.
+        if known.len() >= 16 {
+            known.remove(0);
+        }
+        known.push((key, places.clone()));
+        places
     }
 }
 
@@ -101,7 +213,9 @@ pub(crate) fn pick_node_indexed(
         }
     }
     let min_pen = f64::midpoint(vm.cpu_req * index.min_ic, vm.mem_req * index.min_im);
-    for &n in &index.order {
+    // An unchanged node's free is the indexed one: those it does not fit are passed over.
+    let fitting = index.fitting(vm.cpu_req, vm.mem_req);
+    for n in fitting.iter().map(|&i| index.order[i as usize]) {
         if is_changed[n] {
             continue;
         }

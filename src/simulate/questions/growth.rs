@@ -1,6 +1,7 @@
 //! Growth questions: how many more clusters of a shape fit with every failure still
 //! survived, and the month-by-month timeline of the teams' requests under their quotas.
 
+use crate::simulate::failure::Shares;
 use crate::simulate::failure::headroom::{HeadroomVerdict, Slack};
 use crate::simulate::failure::pruned;
 use crate::simulate::place::{Placement, workload};
@@ -14,23 +15,38 @@ const PASSES_AGAIN_WINDOW: u32 = 16;
 /// The placements of a study's clusters plus 0, 1, 2, ... clusters of one shape, one
 /// cluster added at a time to the placement before: the same as placing the whole list
 /// with `Study::place`, numbered the same (`Placement::add_renumbered`), without
-/// re-placing the fleet per count.
+/// re-placing the fleet per count. Clusters of other shapes may be added the same way
+/// (`add_cluster`: the timeline's requests).
+#[derive(Clone)]
 pub struct Growth<'a> {
     l: &'a Study,
     pools: &'a [Pool],
     pl: Placement,
     /// Clusters of the shape added so far.
     added: u32,
-    /// The cluster and group numbers the first added cluster gets.
-    cluster0: usize,
-    group0: u32,
-    /// Anti-affinity groups one cluster of the shape numbers.
-    groups_per: u32,
+    /// The cluster and group numbers the next added cluster gets.
+    next_cluster: usize,
+    next_group: u32,
+}
+
+/// Anti-affinity groups one cluster of `pools` numbers.
+fn groups_of(pools: &[Pool]) -> u32 {
+    pools.iter().filter(|p| p.anti_affinity).count() as u32
 }
 
 impl<'a> Growth<'a> {
+    #[cfg(test)]
     pub fn new(l: &'a Study, base: &[&[Pool]], pools: &'a [Pool]) -> Growth<'a> {
-        let anti = |c: &[Pool]| c.iter().filter(|p| p.anti_affinity).count() as u32;
+        Growth::on(l, l.place(base), base, pools)
+    }
+
+    /// `new` with `base` placed already: `placed` is `l.place(base)`.
+    pub(crate) fn on(
+        l: &'a Study,
+        placed: Placement,
+        base: &[&[Pool]],
+        pools: &'a [Pool],
+    ) -> Growth<'a> {
         let (live_groups, live_clusters) = l
             .live
             .as_ref()
@@ -38,26 +54,27 @@ impl<'a> Growth<'a> {
         Growth {
             l,
             pools,
-            pl: l.place(base),
+            pl: placed,
             added: 0,
-            cluster0: live_clusters + base.len(),
-            group0: live_groups + base.iter().map(|c| anti(c)).sum::<u32>(),
-            groups_per: anti(pools),
+            next_cluster: live_clusters + base.len(),
+            next_group: live_groups + base.iter().map(|c| groups_of(c)).sum::<u32>(),
         }
     }
 
     /// Add one more cluster of the shape.
     pub fn add(&mut self) {
-        let p = &self.l.scenario.platform;
-        let (vms, vols) = workload(&[self.pools], p);
-        self.pl.add_renumbered(
-            vms,
-            vols,
-            self.cluster0 + self.added as usize,
-            self.group0 + self.added * self.groups_per,
-            p,
-        );
+        self.add_cluster(self.pools);
         self.added += 1;
+    }
+
+    /// Add one cluster of `pools`, numbered after those added before.
+    pub(crate) fn add_cluster(&mut self, pools: &[Pool]) {
+        let p = &self.l.scenario.platform;
+        let (vms, vols) = workload(&[pools], p);
+        self.pl
+            .add_renumbered(vms, vols, self.next_cluster, self.next_group, p);
+        self.next_cluster += 1;
+        self.next_group += groups_of(pools);
     }
 
     /// The placement with `n` clusters of the shape (`n` not below what was added).
@@ -67,14 +84,22 @@ impl<'a> Growth<'a> {
         }
         &self.pl
     }
+
+    /// The placement as grown so far.
+    pub(crate) fn placement(&self) -> &Placement {
+        &self.pl
+    }
 }
 
-/// The largest n such that every count of additional `shape` clusters from 0 to n passes,
-/// by placing and checking each count (greedy re-placement is not monotone in the count,
-/// so no bisection); then a window past the first failure for counts that pass again.
-/// Each count's placement adds one cluster to the one before (`Growth`), and its verdict
-/// and least slack re-place only the failures the bounds cannot settle
-/// (`pruned::verdict_and_min_slack`): the answer of placing and checking everything.
+/// The largest n such that every count of additional `shape` clusters from 0 to n passes;
+/// then a window past the first failure for counts that pass again (greedy re-placement
+/// is not monotone in the count). Each count's placement adds one cluster to the one
+/// before (`Growth`). The bounds' proof that a count passes holds for every count below
+/// it (`pruned::proven`), so proofs are sought a growing step ahead, and where one fails,
+/// a smaller step from the last proven count; past the last count proven, each count's
+/// verdict and least slack re-place only the failures the bounds cannot settle
+/// (`pruned::verdict_and_min_slack`). Every count's least slack is the curve's. The
+/// answer of placing and checking everything.
 pub fn max_clusters(l: &Study, shape: &str) -> MaxClusters {
     max_clusters_with(l, shape, &mut |_| Flow::Go)
 }
@@ -88,6 +113,11 @@ pub enum Flow {
     Stop(Stopped),
 }
 
+/// The first step of counts a proof is sought ahead, and the largest: a step is the counts
+/// grown before `progress` is asked again.
+const FIRST_STEP: u32 = 8;
+const MAX_STEP: u32 = 1024;
+
 /// `max_clusters`, asking `progress` after each batch of counts (with the counts checked
 /// so far) whether to go on; when it says stop, the answer says how far it got.
 pub fn max_clusters_with(
@@ -95,39 +125,78 @@ pub fn max_clusters_with(
     shape: &str,
     progress: &mut dyn FnMut(u32) -> Flow,
 ) -> MaxClusters {
+    max_clusters_from(l, l.place(&l.current()), shape, progress)
+}
+
+/// `max_clusters_with` from the study's clusters placed already (`placed`).
+pub(crate) fn max_clusters_from(
+    l: &Study,
+    placed: Placement,
+    shape: &str,
+    progress: &mut dyn FnMut(u32) -> Flow,
+) -> MaxClusters {
     let base = l.current();
     let pools = l.shapes[shape].as_slice();
     let topo = l.topology();
     let failures = pruned::Failures::new(&topo, &l.headroom_spec(&topo));
-    let mut growth = Growth::new(l, &base, pools);
-    let mut known: std::collections::BTreeMap<u32, (HeadroomVerdict, Slack)> =
-        std::collections::BTreeMap::new();
-    // The counts `lo..=hi` placed one after the other and checked, each with its
-    // scenarios in parallel (no placement is copied).
-    let mut eval = |lo: u32, hi: u32, known: &mut std::collections::BTreeMap<_, _>| {
-        for n in lo..=hi {
-            known
-                .entry(n)
-                .or_insert_with(|| pruned::verdict_and_min_slack(growth.at(n), &failures));
-        }
-    };
     let bound = capacity_bound(l, pools);
-    // Counts in batches, in parallel, until the first failure.
-    let batch = (rayon::current_num_threads() as u32).clamp(2, 8);
+    let mut growth = Growth::on(l, placed, &base, pools);
     let mut curve: Vec<(u32, Slack, HeadroomVerdict)> = Vec::new();
-    let mut first_failure = None;
-    let mut next = 0u32;
     let mut stopped = None;
-    while first_failure.is_none() && next <= bound {
+    // Proofs: every count up to `proven` passes. The counts grown past it wait in
+    // `pending` with the least slack they have if they pass.
+    let mut shares = Shares::new(growth.placement());
+    let mut pending = vec![(0, pruned::passing_min_slack(&shares, &failures))];
+    let mut proven: Option<u32> = None;
+    let mut last_proof: Option<(Growth, Shares)> = None;
+    let mut step = FIRST_STEP;
+    loop {
+        let target = proven.map_or(0, |p| p.saturating_add(step)).min(bound);
+        while growth.added < target {
+            growth.add();
+            shares.grow(growth.placement());
+            pending.push((growth.added, pruned::passing_min_slack(&shares, &failures)));
+        }
+        if pruned::proven(growth.placement(), &failures) {
+            curve.extend(
+                pending
+                    .drain(..)
+                    .map(|(n, slack)| (n, slack, HeadroomVerdict::Pass)),
+            );
+            proven = Some(target);
+            if target >= bound {
+                break;
+            }
+            last_proof = Some((growth.clone(), shares.clone()));
+            step = step.saturating_mul(2).min(MAX_STEP);
+            if let Flow::Stop(why) = progress(target + 1) {
+                stopped = Some(why);
+                break;
+            }
+        } else if let (Some(p), Some((g, s))) = (proven, &last_proof)
+            && target > p + 1
+        {
+            // Back to the last proof, a smaller step ahead.
+            growth = g.clone();
+            shares = s.clone();
+            pending.clear();
+            step = (target - p) / 2;
+        } else {
+            break;
+        }
+    }
+    // Past the last proof: each count judged, a batch of counts between questions.
+    let batch = (rayon::current_num_threads() as u32).clamp(2, 8);
+    let mut first_failure = None;
+    let mut next = proven.map_or(0, |p| p + 1);
+    while stopped.is_none() && first_failure.is_none() && next <= bound {
         let hi = next.saturating_add(batch - 1).min(bound);
-        eval(next, hi, &mut known);
         for n in next..=hi {
-            let (v, slack) = known[&n].clone();
-            if first_failure.is_none() {
-                curve.push((n, slack, v));
-                if !v.passes() {
-                    first_failure = Some(n);
-                }
+            let (v, slack) = pruned::verdict_and_min_slack(growth.at(n), &failures);
+            curve.push((n, slack, v));
+            if !v.passes() {
+                first_failure = Some(n);
+                break;
             }
         }
         next = hi + 1;
@@ -136,18 +205,13 @@ pub fn max_clusters_with(
             && let Flow::Stop(why) = progress(next)
         {
             stopped = Some(why);
-            break;
         }
     }
     let mut passes_again = Vec::new();
     let mut checked_up_to = curve.last().map_or(0, |c| c.0);
     if let Some(f) = first_failure {
-        let hi = f.saturating_add(PASSES_AGAIN_WINDOW).min(bound);
-        if f < hi {
-            eval(f + 1, hi, &mut known);
-        }
-        for n in f + 1..=hi {
-            let (v, slack) = known[&n].clone();
+        for n in f + 1..=f.saturating_add(PASSES_AGAIN_WINDOW).min(bound) {
+            let (v, slack) = pruned::verdict_and_min_slack(growth.at(n), &failures);
             if v.passes() {
                 passes_again.push(n);
             }
@@ -433,5 +497,40 @@ mod tests {
             assert!(failed_at.is_some(), "{name}: the walk reaches a failure");
             assert!(passes > 0, "{name}: and passes before it");
         }
+    }
+
+    /// On a generated 300-node fleet (the reference scaled, 667 clusters), the answer is
+    /// the one judging every count in turn (`verdict_and_min_slack` per count, the
+    /// computation before the proofs), curve and all.
+    #[test]
+    fn a_300_node_fleet_gets_the_count_by_count_answer() {
+        let l = study(
+            &crate::simulate::scenario::scaled::reference_at(300, 1),
+            None,
+        );
+        let fast = max_clusters(&l, "standard");
+        let base = l.current();
+        let pools = l.shapes["standard"].as_slice();
+        let topo = l.topology();
+        let failures = pruned::Failures::new(&topo, &l.headroom_spec(&topo));
+        let mut growth = Growth::new(&l, &base, pools);
+        let bound = capacity_bound(&l, pools);
+        let mut curve = Vec::new();
+        let mut first_failure = None;
+        for n in 0..=bound {
+            let (v, slack) = pruned::verdict_and_min_slack(growth.at(n), &failures);
+            curve.push((n, slack, v));
+            if first_failure.is_none() && !v.passes() {
+                first_failure = Some(n);
+            }
+            if first_failure.is_some_and(|f| n >= f + PASSES_AGAIN_WINDOW) {
+                break;
+            }
+        }
+        let f = first_failure.expect("the sweep reaches a failure");
+        assert!(f > 100, "most counts pass before the first failure: {f}");
+        assert_eq!(fast.first_failure, Some(f));
+        assert_eq!(fast.additional, Some(f - 1));
+        assert_eq!(format!("{:?}", fast.curve), format!("{curve:?}"));
     }
 }

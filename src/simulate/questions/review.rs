@@ -2,9 +2,9 @@
 //! `Report` in the order it is read.
 
 use super::fix::fix;
-use super::growth::{Flow, max_clusters_with};
+use super::growth::{Flow, max_clusters_from};
 use super::rebuild::{placement_assumptions, rebuild_report};
-use super::timeline::timeline_with;
+use super::timeline::timeline_from;
 use super::warnings;
 use crate::simulate::failure::headroom::stranded_by_node;
 use crate::simulate::failure::headroom::{self, Headroom, HeadroomVerdict};
@@ -76,7 +76,7 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
         (watch.note)(&format!(
             "max clusters of {sh}: placing and checking each count"
         ));
-        max_clusters_with(l, sh, &mut |n| {
+        max_clusters_from(l, pl.clone(), sh, &mut |n| {
             (watch.note)(&format!(
                 "max clusters of {sh}: 0 to {} more checked, all pass",
                 n.saturating_sub(1)
@@ -85,7 +85,7 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
         })
     });
     (watch.note)("the timeline of the teams' requests");
-    let (timeline, refused, timeline_stopped) = timeline_with(l, &mut |done| {
+    let (timeline, refused, timeline_stopped) = timeline_from(l, &pl, &mut |done| {
         (watch.note)(&format!("the timeline: {done} distinct month(s) checked"));
         watch.flow()
     });

@@ -4,9 +4,10 @@
 
 use rayon::prelude::*;
 
-use super::growth::Flow;
+use super::growth::{Flow, Growth};
 use crate::simulate::failure::headroom::{HeadroomVerdict, Slack};
 use crate::simulate::failure::pruned;
+use crate::simulate::place::Placement;
 use crate::simulate::report::{Month, Refusal, TimelineStop};
 use crate::simulate::scenario;
 use crate::simulate::study::Study;
@@ -91,6 +92,17 @@ pub fn timeline_with(
     l: &Study,
     progress: &mut dyn FnMut(usize) -> Flow,
 ) -> (Vec<Month>, Vec<Refusal>, Option<TimelineStop>) {
+    timeline_from(l, &l.place(&l.current()), progress)
+}
+
+/// `timeline_with` from the study's clusters placed already (`placed`): each month's
+/// requests are added to a copy of it (`Growth`), as placing the whole list would place
+/// them.
+pub(crate) fn timeline_from(
+    l: &Study,
+    placed: &Placement,
+    progress: &mut dyn FnMut(usize) -> Flow,
+) -> (Vec<Month>, Vec<Refusal>, Option<TimelineStop>) {
     let s = &l.scenario;
     let mut months: Vec<i32> = Vec::new();
     for t in &s.teams {
@@ -131,16 +143,17 @@ pub fn timeline_with(
         }
     }
     let place_and_check = |set: &ActiveSet| {
-        let mut all = base.clone();
+        let mut growth = Growth::on(l, placed.clone(), &base, &[]);
+        let mut clusters = base.len();
         for &(ti, ri) in set {
             let r = &s.teams[ti].requests[ri];
-            all.extend(std::iter::repeat_n(
-                l.shapes[&r.shape].as_slice(),
-                r.count as usize,
-            ));
+            for _ in 0..r.count {
+                growth.add_cluster(&l.shapes[&r.shape]);
+            }
+            clusters += r.count as usize;
         }
-        let (verdict, slack) = pruned::verdict_and_min_slack(&l.place(&all), &failures);
-        (all.len(), verdict, slack)
+        let (verdict, slack) = pruned::verdict_and_min_slack(growth.placement(), &failures);
+        (clusters, verdict, slack)
     };
     let batch = rayon::current_num_threads().clamp(2, 8);
     let mut answers: std::collections::HashMap<&ActiveSet, MonthAnswer> =

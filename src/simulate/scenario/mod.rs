@@ -6,6 +6,7 @@ mod model;
 mod rancher;
 pub(crate) mod ranges;
 pub(crate) mod request;
+pub mod scaled;
 
 pub use load::{Loaded, load, load_text};
 pub use model::*;
