@@ -246,9 +246,12 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l scenario 
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l quotas -d 'A ConfigMap (in --namespace) mapping team to vCPU quota, read at every judgement, over the scenario\'s quotas' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l kubeconfig -d 'Kubeconfig of Rancher\'s cluster (requests, Rancher Clusters, events, the lease); default: KUBECONFIG, else the in-cluster service account' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l harvester-kubeconfig -d 'Kubeconfig of the Harvester cluster the fleet is read from; default: Rancher\'s' -r -F
-complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l namespace -d 'Namespace of the requests and their clusters; default: the catalogue\'s' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l namespace -d 'Namespace of the Rancher clusters, the quota ConfigMap and the Lease; default: the catalogue\'s' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l team-namespaces -d 'Label selector of the team namespaces where requests are made; each must also carry `rackplan.io/team: <team>` (its team), which only the platform team sets' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l rancher-url -d 'Rancher\'s address, for the access instructions written on each ready request (`https://rancher.example.com`)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l snapshot-timeout -d 'How long the final etcd snapshot of an expiring cluster is waited for before the cluster is deleted without it' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l warn-before -d 'Warn (an event, phase Expiring) this long before a cluster expires' -r
-complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l max-lifetime -d 'The longest lifetime a request is granted' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l max-lifetime -d 'The longest lifetime a request is granted, counted from its admission, extensions included (a team\'s own `max_lifetime` overrides it)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l allow-version -d 'A Kubernetes version requests may ask for besides the catalogue\'s (repeatable)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l listen -d 'Address of /metrics and /healthz (port 0 picks a free one)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l lease-seconds -d 'Seconds a leader\'s lease lasts without renewal' -r
