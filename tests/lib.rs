@@ -28,6 +28,7 @@ mod newcomer;
 mod node_conditions;
 mod operator;
 mod operator_gate;
+mod operator_team;
 mod output_schemas;
 mod plan;
 mod props;

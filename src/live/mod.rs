@@ -19,6 +19,7 @@ mod pins;
 mod quantity;
 mod read;
 mod source;
+mod stream;
 pub mod synth;
 
 pub(crate) use error::LiveError;

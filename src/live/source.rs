@@ -12,6 +12,7 @@ use super::assemble::Builder;
 use super::decode::{Prepared, prepare};
 use super::error::LiveError;
 use super::objects::Object;
+use super::stream::{Counted, Raw, Top};
 
 /// Largest single file read, or entry unpacked from an archive (a support bundle's biggest
 /// list is far below this).
@@ -121,10 +122,6 @@ fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), TextErro
     }
 }
 
-/// Items parsed at once, in parallel, before they are handed on: bounds memory to one
-/// chunk's text and trees however large the list.
-const CHUNK: usize = 2048;
-
 /// The objects of one JSON document, read as a stream: the items of a `kind: List` are cut
 /// out as raw text a chunk at a time, then parsed and typed (in parallel) and handed to
 /// `sink`, so neither the dump's text nor its tree is ever held whole (a file is read
@@ -216,117 +213,6 @@ fn json_file(
         return Err(ReadError::TooLarge(counted.read));
     }
     got.map_err(ReadError::Text)
-}
-
-/// A reader that counts what it gave.
-struct Counted<R> {
-    inner: R,
-    read: u64,
-}
-
-impl<R: std::io::Read> std::io::Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read += n as u64;
-        Ok(n)
-    }
-}
-
-type Raw = serde_json::value::RawValue;
-
-/// A JSON document: the items of a list (or of an array) handed to `take` a chunk at a
-/// time, which says whether to go on; the document itself when it is one object rather
-/// than a list (`None`: it was a list).
-struct Top<'t> {
-    take: &'t mut dyn FnMut(&[Box<Raw>]) -> bool,
-}
-
-impl Top<'_> {
-    /// What a list gives back: its items went to `take`.
-    const LIST: Option<Value> = None;
-
-    /// Hand the items of `seq` on, a chunk at a time.
-    fn stream<'de, A: serde::de::SeqAccess<'de>>(&mut self, mut seq: A) -> Result<(), A::Error> {
-        let mut chunk: Vec<Box<Raw>> = Vec::with_capacity(CHUNK);
-        while let Some(v) = seq.next_element::<Box<Raw>>()? {
-            chunk.push(v);
-            if chunk.len() == CHUNK {
-                if !(self.take)(&chunk) {
-                    return Err(serde::de::Error::custom("an item is not JSON"));
-                }
-                chunk.clear();
-            }
-        }
-        if !chunk.is_empty() && !(self.take)(&chunk) {
-            return Err(serde::de::Error::custom("an item is not JSON"));
-        }
-        Ok(())
-    }
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for Top<'_> {
-    type Value = Option<Value>;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-/// The `items` of an object, streamed by `Top::stream`.
-struct Items<'a, 't>(&'a mut Top<'t>);
-
-impl<'de> serde::de::DeserializeSeed<'de> for Items<'_, '_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Items<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a list's items")
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        self.0.stream(seq)
-    }
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Top<'_> {
-    type Value = Option<Value>;
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a Kubernetes object, a list of them, or an array of them")
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, seq: A) -> Result<Self::Value, A::Error> {
-        self.stream(seq)?;
-        Ok(Top::LIST)
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(
-        mut self,
-        mut map: A,
-    ) -> Result<Self::Value, A::Error> {
-        let mut rest = serde_json::Map::new();
-        let mut items = false;
-        while let Some(key) = map.next_key::<String>()? {
-            if key == "items" {
-                map.next_value_seed(Items(&mut self))?;
-                items = true;
-            } else {
-                rest.insert(key, map.next_value::<Value>()?);
-            }
-        }
-        let kind = rest.get("kind").and_then(Value::as_str).unwrap_or("");
-        // A list's own fields say nothing more. An object with `items` of another kind is
-        // read without them (no kind rackplan reads has such a field): what they gave is
-        // dropped by the caller.
-        Ok(if items && (kind.is_empty() || kind.ends_with("List")) {
-            Top::LIST
-        } else {
-            Some(Value::Object(rest))
-        })
-    }
 }
 
 /// Objects already parsed (read from an API server rather than a file), each typed and
@@ -668,106 +554,5 @@ fn read_with(path: &Path, out: &mut Builder, caps: &Caps) -> Result<Vec<String>,
 }
 
 #[cfg(test)]
-mod tests {
-    use std::io::Write as _;
-
-    use super::*;
-
-    const SMALL: Caps = Caps {
-        file: 200,
-        unpacked: 300,
-        files: 10,
-        entries: 50,
-        depth: 2,
-    };
-
-    fn node(name: &str) -> String {
-        format!("apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n")
-    }
-
-    fn zip(path: &Path, entries: &[(&str, String)]) {
-        let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
-        for (name, text) in entries {
-            z.start_file(*name, zip::write::SimpleFileOptions::default())
-                .unwrap();
-            z.write_all(text.as_bytes()).unwrap();
-        }
-        z.finish().unwrap();
-    }
-
-    #[test]
-    fn the_caps_hold_while_reading() {
-        assert_eq!(read_capped(&b"12345"[..], 5).unwrap(), "12345");
-        assert!(matches!(
-            read_capped(&b"123456"[..], 5),
-            Err(ReadError::TooLarge(6))
-        ));
-        assert!(matches!(
-            read_capped(std::io::repeat(0), 1000),
-            Err(ReadError::TooLarge(1001))
-        ));
-        assert_eq!(size(512 * 1024 * 1024), "512 MiB");
-        assert_eq!(size(4 * 1024 * 1024 * 1024), "4 GiB");
-    }
-
-    #[test]
-    fn an_entry_past_the_file_cap_is_skipped_and_named() {
-        let tmp = tempfile::tempdir().unwrap();
-        let z = tmp.path().join("b.zip");
-        let big = format!("{}# {}\n", node("n2"), "x".repeat(300));
-        zip(
-            &z,
-            &[
-                ("b/yamls/nodes.yaml", node("n1")),
-                ("b/yamls/big.yaml", big),
-            ],
-        );
-        let mut out = Builder::default();
-        let notes = read_with(&z, &mut out, &SMALL).unwrap();
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(
-            notes[0].contains("big.yaml") && notes[0].contains("past the limit of 200 bytes"),
-            "{notes:?}"
-        );
-        assert_eq!(out.finish(notes).nodes.len(), 1);
-    }
-
-    #[test]
-    fn an_archive_past_the_total_cap_is_refused_before_inflating() {
-        let tmp = tempfile::tempdir().unwrap();
-        let z = tmp.path().join("b.zip");
-        let names: Vec<String> = (0..8).map(|i| format!("b/yamls/n{i}.yaml")).collect();
-        let entries: Vec<(&str, String)> = names.iter().map(|n| (n.as_str(), node(n))).collect();
-        zip(&z, &entries);
-        let e = read_with(&z, &mut Builder::default(), &SMALL)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("past the limit of 300 bytes for one archive"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn a_folder_walk_is_bounded_in_entries_and_depth() {
-        let tmp = tempfile::tempdir().unwrap();
-        let deep = tmp.path().join("d1/d2/d3/d4");
-        std::fs::create_dir_all(&deep).unwrap();
-        std::fs::write(tmp.path().join("top.yaml"), node("top")).unwrap();
-        std::fs::write(deep.join("deep.yaml"), node("deep")).unwrap();
-        let mut out = Builder::default();
-        let notes = read_with(tmp.path(), &mut out, &SMALL).unwrap();
-        assert!(
-            notes.iter().any(|n| n.contains("deeper than 2 folders")),
-            "{notes:?}"
-        );
-        assert_eq!(out.finish(notes).nodes.len(), 1);
-        for i in 0..60 {
-            std::fs::write(tmp.path().join(format!("f{i}.txt")), "").unwrap();
-        }
-        let e = read_with(tmp.path(), &mut Builder::default(), &SMALL)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("more than 50 entries"), "{e}");
-    }
-}
+#[path = "source_tests.rs"]
+mod tests;

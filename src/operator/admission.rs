@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 
 use super::catalogue::Catalogue;
 use super::resource::{ClusterRequest, Phase, Terms};
+use super::resource::{format_time, parse_time};
 use super::spec::{self, Rules};
-use super::steps::{format_time, parse_time};
 use super::teams::Teams;
 use crate::simulate::Study;
 use crate::simulate::questions::{self, Decision, Held};

@@ -310,29 +310,19 @@ impl Context {
             .clone()
     }
 
+    /// The teams as the last judging pass read them.
+    pub(super) fn cached_teams(&self) -> Option<super::teams::Teams> {
+        self.teams
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     pub(super) fn set_teams(&self, t: super::teams::Teams) {
         *self
             .teams
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(t);
-    }
-
-    /// The teams as the last judging pass read them, else as the scenario and the
-    /// ConfigMap say now.
-    pub(super) async fn teams(&self) -> Result<super::teams::Teams, OperatorError> {
-        let cached = self
-            .teams
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        if let Some(t) = cached {
-            return Ok(t);
-        }
-        let loaded = crate::simulate::scenario::load(&self.s.scenario)
-            .map_err(|e| OperatorError::Study(e.to_string()))?;
-        let (t, _) = super::judge::read_teams(self, &loaded.scenario.teams).await?;
-        self.set_teams(t.clone());
-        Ok(t)
     }
 
     pub(super) fn wake_judge(&self) {

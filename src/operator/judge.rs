@@ -87,8 +87,21 @@ async fn quotas(
     )))
 }
 
+/// The teams as the last judging pass read them, else as the scenario and the ConfigMap
+/// say now.
+pub(super) async fn teams(ctx: &Context) -> Result<Teams, OperatorError> {
+    if let Some(t) = ctx.cached_teams() {
+        return Ok(t);
+    }
+    let loaded = crate::simulate::scenario::load(&ctx.s.scenario)
+        .map_err(|e| OperatorError::Study(e.to_string()))?;
+    let (t, _) = read_teams(ctx, &loaded.scenario.teams).await?;
+    ctx.set_teams(t.clone());
+    Ok(t)
+}
+
 /// The teams as the scenario and the ConfigMap say now.
-pub(super) async fn read_teams(
+async fn read_teams(
     ctx: &Context,
     scenario_teams: &[crate::simulate::scenario::Team],
 ) -> Result<(Teams, Option<String>), OperatorError> {

@@ -334,7 +334,7 @@ pub(super) async fn deliver(
         .and_then(|c| c.data["status"]["clusterName"].as_str())
         .unwrap_or_default()
         .to_string();
-    let teams = ctx.teams().await?;
+    let teams = super::judge::teams(ctx).await?;
     let team = teams.by_name.get(&terms.team);
     let why_not = if !access::valid_cluster_id(&id) {
         Some((
@@ -448,7 +448,7 @@ pub(super) async fn change(
         return Ok(());
     };
     let generation = generation(cr);
-    let teams = ctx.teams().await?;
+    let teams = super::judge::teams(ctx).await?;
     let cap = ctx.s.rules.max_lifetime_h(teams.by_name.get(&terms.team));
     st.observed_generation = Some(generation);
     let mut announce = Vec::new();

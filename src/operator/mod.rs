@@ -22,6 +22,7 @@ pub mod snapshot;
 pub mod spec;
 pub mod steps;
 pub mod teams;
+mod text;
 
 pub use context::{Clock, OperatorError, Settings, Transition};
 pub use resource::{ClusterRequest, ClusterRequestSpec, ClusterRequestStatus, Phase, crd};

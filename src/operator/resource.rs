@@ -453,6 +453,18 @@ pub fn crd()
     serde_json::from_value(c).expect("the CRD deserializes")
 }
 
+/// An RFC 3339 time as seconds since the epoch.
+pub fn parse_time(s: &str) -> Option<i64> {
+    s.parse::<k8s_openapi::jiff::Timestamp>()
+        .ok()
+        .map(k8s_openapi::jiff::Timestamp::as_second)
+}
+
+/// Seconds since the epoch as RFC 3339 (UTC, whole seconds).
+pub fn format_time(t: i64) -> String {
+    crate::clock::format_at(t, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

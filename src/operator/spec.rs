@@ -13,6 +13,7 @@
 use super::catalogue::Catalogue;
 use super::resource::{ClusterRequest, Terms, TermsPool, limits};
 use super::teams::{TeamConfig, Teams};
+pub(crate) use super::text::shown;
 use crate::simulate::scenario::request::parse_duration_h;
 use crate::simulate::scenario::{Pool, Request, ranges};
 
@@ -59,21 +60,6 @@ fn err(field: &'static str, message: impl Into<String>) -> SpecError {
         field,
         message: message.into(),
     }
-}
-
-/// Text a person reads in a status or an event: shown as `"..."` with escapes, at most
-/// 60 characters of it.
-pub(crate) fn shown(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .take(60)
-        .collect::<String>()
-        .escape_debug()
-        .to_string();
-    if s.chars().count() > 60 {
-        out.push_str("...");
-    }
-    out
 }
 
 fn plain(field: &'static str, s: &str, max: usize) -> Result<(), SpecError> {

@@ -19,6 +19,7 @@
 
 use super::admission::needs_judging;
 use super::resource::{ClusterRequest, PROTECT_ANNOTATION, Phase};
+pub use super::resource::{format_time, parse_time};
 
 /// The next thing to do for one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,18 +49,6 @@ pub fn protected(cr: &ClusterRequest) -> bool {
         .as_ref()
         .and_then(|a| a.get(PROTECT_ANNOTATION))
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-}
-
-/// An RFC 3339 time as seconds since the epoch.
-pub fn parse_time(s: &str) -> Option<i64> {
-    s.parse::<k8s_openapi::jiff::Timestamp>()
-        .ok()
-        .map(k8s_openapi::jiff::Timestamp::as_second)
-}
-
-/// Seconds since the epoch as RFC 3339 (UTC, whole seconds).
-pub fn format_time(t: i64) -> String {
-    crate::clock::format_at(t, false)
 }
 
 fn expires_at(cr: &ClusterRequest) -> Option<i64> {

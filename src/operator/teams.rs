@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use super::spec::shown;
+use super::text::shown;
 use crate::simulate::scenario::Team;
 
 /// The role templates a team may be given on its clusters.

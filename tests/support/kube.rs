@@ -475,11 +475,6 @@ impl Operator {
         op
     }
 
-    /// The operator's process id (the wrapper's, which `exec`s it, when there is one).
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     /// Send a signal (`STOP`, `CONT`, `TERM`).
     pub fn signal(&self, sig: &str) {
         let _ = Command::new("kill")
