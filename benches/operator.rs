@@ -109,6 +109,8 @@ fn pass(
             running: &running,
             now: NOW,
             dry_run: false,
+            measured: &std::collections::BTreeMap::new(),
+            delivery_target_s: None,
         },
         requests,
     );

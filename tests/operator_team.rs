@@ -339,3 +339,90 @@ fn a_restart_after_delivery_grants_and_announces_nothing_twice() {
     assert_eq!(w.phase("once"), "Ready");
     drop(op.stop());
 }
+
+#[test]
+fn a_delivery_is_predicted_at_admission_measured_and_marked_late_past_its_target() {
+    let w = World::new("late");
+    let clock = w.tmp.path().join("now");
+    set_clock(&clock, T0);
+    let op = w.operator(&[
+        "--clock-file",
+        clock.to_str().unwrap(),
+        "--delivery-target",
+        "15m",
+    ]);
+    w.request("slow", "logistique", "standard", "72h");
+    let r = w.wait_phase("slow", "Provisioning", &op);
+    let d = &r["status"]["delivery"];
+    assert_eq!(d["targetSeconds"], 900.0);
+    assert_eq!(d["predictedFrom"], "model");
+    let predicted = d["predictedSeconds"].as_f64().expect("a finite prediction");
+    assert!(predicted > 60.0 && predicted < 3600.0, "{d:#}");
+    assert!(
+        d["lowSeconds"].as_f64().is_some_and(|l| l <= predicted)
+            && d["highSeconds"].as_f64().is_none_or(|h| h >= predicted),
+        "{d:#}"
+    );
+    assert!(!d["criticalPath"].as_array().unwrap().is_empty(), "{d:#}");
+    assert_eq!(d["reached"]["cluster-created"], 0.0);
+    assert!(cond(&r, "DeliveryLate").is_null());
+
+    // Sixteen minutes later Rancher has still not said ready: late, once.
+    set_clock(&clock, T0 + 16 * 60);
+    let r = wait_for(30, "the late delivery", || {
+        w.get("slow")
+            .filter(|r| cond(r, "DeliveryLate")["status"] == "True")
+    });
+    let msg = cond(&r, "DeliveryLate")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        msg.starts_with("not ready 16.0 min after admission (target 15.0 min, predicted ")
+            && msg.contains("): waiting for Rancher to report cluster slow ready for 16.0 min"),
+        "{msg}"
+    );
+    let ev = wait_for(20, "the DeliveryLate warning", || {
+        w.events("DeliveryLate").into_iter().next()
+    });
+    assert_eq!(ev["type"], "Warning");
+    set_clock(&clock, T0 + 17 * 60);
+    w.rancher_ready("slow");
+    let r = w.wait_phase("slow", "Ready", &op);
+    let reached = &r["status"]["delivery"]["reached"];
+    assert_eq!(reached["cluster-ready"], 1020.0);
+    assert_eq!(reached["access-granted"], 1020.0);
+    assert_eq!(w.events("DeliveryLate").len(), 1);
+    let m = wait_for(10, "the delivery metrics", || {
+        http_get(&op.metrics, "/metrics")
+            .filter(|m| m.contains("rackplan_operator_deliveries_total{target=\"past\"} 1\n"))
+    });
+    assert!(
+        m.contains(
+            "rackplan_operator_time_to_ready_seconds_bucket{shape=\"standard\",le=\"1200\"} 1\n"
+        ) && m.contains(
+            "rackplan_operator_time_to_ready_seconds_bucket{shape=\"standard\",le=\"900\"} 0\n"
+        ) && m.contains("rackplan_operator_time_to_ready_seconds_count{shape=\"standard\"} 1\n"),
+        "{m}"
+    );
+
+    // The next delivery of the shape is predicted from the one measured.
+    set_clock(&clock, T0 + 20 * 60);
+    w.request("next", "logistique", "standard", "72h");
+    let r = w.wait_phase("next", "Provisioning", &op);
+    let d = &r["status"]["delivery"];
+    assert_ne!(d["predictedFrom"], "model", "{d:#}");
+    assert!(
+        d["predictedFrom"].as_str().unwrap().contains('1'),
+        "over one delivery: {d:#}"
+    );
+    assert_eq!(d["predictedSeconds"], 1020.0, "{d:#}");
+    set_clock(&clock, T0 + 25 * 60);
+    w.rancher_ready("next");
+    w.wait_phase("next", "Ready", &op);
+    wait_for(10, "a delivery within the target", || {
+        http_get(&op.metrics, "/metrics")
+            .filter(|m| m.contains("rackplan_operator_deliveries_total{target=\"within\"} 1\n"))
+    });
+    assert!(cond(&w.get("next").unwrap(), "DeliveryLate").is_null());
+}

@@ -797,7 +797,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__operator)
-            opts="-q -v -h -V --catalogue --scenario --quotas --kubeconfig --harvester-kubeconfig --namespace --team-namespaces --rancher-url --snapshot-timeout --warn-before --max-lifetime --allow-version --dry-run --listen --no-leader-election --lease-seconds --resync-seconds --clock-file --identity --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --catalogue --scenario --quotas --kubeconfig --harvester-kubeconfig --namespace --team-namespaces --rancher-url --snapshot-timeout --delivery-target --warn-before --max-lifetime --allow-version --dry-run --listen --no-leader-election --lease-seconds --resync-seconds --clock-file --identity --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -836,6 +836,10 @@ _rackplan() {
                     return 0
                     ;;
                 --snapshot-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delivery-target)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -250,6 +250,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l namespace
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l team-namespaces -d 'Label selector of the team namespaces where requests are made; each must also carry `rackplan.io/team: <team>` (its team), which only the platform team sets' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l rancher-url -d 'Rancher\'s address, for the access instructions written on each ready request (`https://rancher.example.com`)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l snapshot-timeout -d 'How long the final etcd snapshot of an expiring cluster is waited for before the cluster is deleted without it' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l delivery-target -d 'The delivery promise: a request not Ready this long after its admission is marked `DeliveryLate` (default: the scenario\'s `delivery:` target for the shape, else 15m)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l warn-before -d 'Warn (an event, phase Expiring) this long before a cluster expires' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l max-lifetime -d 'The longest lifetime a request is granted, counted from its admission, extensions included (a team\'s own `max_lifetime` overrides it)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l allow-version -d 'A Kubernetes version requests may ask for besides the catalogue\'s (repeatable)' -r

@@ -432,6 +432,10 @@ pub struct OperatorArgs {
     /// cluster is deleted without it.
     #[arg(long, value_name = "DURATION", default_value = "15m")]
     pub(crate) snapshot_timeout: String,
+    /// The delivery promise: a request not Ready this long after its admission is marked
+    /// `DeliveryLate` (default: the scenario's `delivery:` target for the shape, else 15m).
+    #[arg(long, value_name = "DURATION")]
+    pub(crate) delivery_target: Option<String>,
     /// Warn (an event, phase Expiring) this long before a cluster expires.
     #[arg(long, value_name = "DURATION", default_value = "24h")]
     pub(crate) warn_before: String,

@@ -66,6 +66,17 @@ fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
             rancher_url: a.rancher_url.as_deref().map(rancher_url).transpose()?,
             snapshot_timeout_s: (duration_h("--snapshot-timeout", &a.snapshot_timeout)? * 3600.0)
                 .round() as i64,
+            delivery_target_s: a
+                .delivery_target
+                .as_deref()
+                .map(|t| match duration_h("--delivery-target", t)? {
+                    h if h > 0.0 => Ok(h * 3600.0),
+                    _ => Err(Error::Usage(format!(
+                        "--delivery-target `{}`: give a time such as 15m",
+                        t.escape_debug()
+                    ))),
+                })
+                .transpose()?,
             catalogue,
             scenario: a.scenario.clone(),
             quotas: a.quotas.clone(),

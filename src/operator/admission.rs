@@ -21,11 +21,12 @@
 use std::collections::BTreeMap;
 
 use super::catalogue::Catalogue;
-use super::resource::{ClusterRequest, Phase, Terms};
+use super::resource::{ClusterRequest, Delivery, Phase, Terms};
 use super::resource::{format_time, parse_time};
 use super::spec::{self, Rules};
 use super::teams::Teams;
 use crate::simulate::Study;
+use crate::simulate::delivery::Measured;
 use crate::simulate::questions::{self, Decision, Held};
 use crate::simulate::scenario::Pool;
 
@@ -57,6 +58,8 @@ pub struct Verdict {
     /// When a waiting request stops waiting (seconds since the epoch).
     pub wait_until: Option<i64>,
     pub decision: Option<Decision>,
+    /// The delivery predicted, when admitted.
+    pub delivery: Option<Delivery>,
     /// How long the judgement took, seconds.
     pub seconds: f64,
 }
@@ -155,6 +158,10 @@ pub struct Pass<'a> {
     pub running: &'a BTreeMap<String, usize>,
     pub now: i64,
     pub dry_run: bool,
+    /// What the operator measured of past deliveries, per shape.
+    pub measured: &'a BTreeMap<String, Measured>,
+    /// `--delivery-target`, seconds, when given.
+    pub delivery_target_s: Option<f64>,
 }
 
 /// Judge every request of `requests` that needs it, at `now`.
@@ -201,6 +208,7 @@ pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> 
             terms: None,
             wait_until: None,
             decision: None,
+            delivery: None,
             seconds: t0.elapsed().as_secs_f64(),
         };
         let checked = match spec::check(cr, ns_team, p.catalogue, p.rules, p.teams) {
@@ -245,6 +253,14 @@ pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> 
                 .map(|h| p.now + (h * 3600.0).round() as i64);
             let mut terms = checked.terms;
             terms.dry_run = p.dry_run;
+            let answer = crate::simulate::delivery::request_answer(
+                p.study,
+                &terms.shape,
+                &checked.request.pools,
+                1,
+                p.measured.get(&terms.shape),
+            );
+            let delivery = super::delivery::predicted(&answer.prediction, p.delivery_target_s);
             out.push(Verdict {
                 index: i,
                 outcome: Outcome::Admitted,
@@ -254,6 +270,7 @@ pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> 
                 terms: Some(terms),
                 wait_until: None,
                 decision: Some(d),
+                delivery: Some(delivery),
                 seconds: t0.elapsed().as_secs_f64(),
             });
             continue;
@@ -288,6 +305,7 @@ pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> 
             terms: None,
             wait_until,
             decision: Some(d),
+            delivery: None,
             seconds: t0.elapsed().as_secs_f64(),
         });
     }

@@ -78,6 +78,8 @@ fn judge(w: &World, rs: &[ClusterRequest], dry_run: bool) -> Vec<Verdict> {
             running: &BTreeMap::new(),
             now: NOW,
             dry_run,
+            measured: &BTreeMap::new(),
+            delivery_target_s: None,
         },
         rs,
     )

@@ -86,6 +86,9 @@ pub struct Settings {
     pub rancher_url: Option<String>,
     /// How long the final etcd snapshot is waited for at expiry, seconds.
     pub snapshot_timeout_s: i64,
+    /// `--delivery-target`, seconds: Ready within this of admission (else the scenario's
+    /// `delivery:` target, else 15 minutes).
+    pub delivery_target_s: Option<f64>,
 }
 
 /// A transition the operator announced, for the log it prints.

@@ -173,6 +173,8 @@ async fn pass(ctx: &Context) -> Result<bool, OperatorError> {
     // The judging is CPU work: it runs off the async workers, so the Lease keeps being
     // renewed and the watches keep being read while it runs.
     let (catalogue, rules, dry_run) = (ctx.s.catalogue.clone(), ctx.s.rules.clone(), ctx.s.dry_run);
+    let measured = super::delivery::measured(&requests);
+    let delivery_target_s = ctx.s.delivery_target_s;
     let judged = tokio::task::spawn_blocking(move || {
         let verdicts = admission::judge_pending(
             &Pass {
@@ -184,6 +186,8 @@ async fn pass(ctx: &Context) -> Result<bool, OperatorError> {
                 running: &running,
                 now,
                 dry_run,
+                measured: &measured,
+                delivery_target_s,
             },
             &requests,
         );
@@ -270,6 +274,7 @@ async fn write_verdict(
             st.waiting = None;
             st.final_snapshot = None;
             st.access = None;
+            st.delivery.clone_from(&v.delivery);
             // A dry run's admission is its own transition: a live operator announces its
             // own when it judges the request again.
             let key = if ctx.s.dry_run {

@@ -15,6 +15,7 @@ use super::catalogue::Marks;
 use super::context::{
     Announce, Context, OperatorError, api_err, cluster_resource, condition, config_resource,
 };
+use super::delivery;
 use super::resource::{
     ClusterRequest, ClusterRequestStatus, EXPIRES_LABEL, FINALIZER, Phase, REQUEST_ANNOTATION,
     REQUEST_UID_LABEL, TEAM_LABEL, Terms,
@@ -293,6 +294,9 @@ pub(super) async fn deliver(
         .await
         .map_err(api_err(format!("reading Cluster {name}")))?;
     let ready = cluster.as_ref().is_some_and(rancher_ready);
+    if cluster.is_some() {
+        delivery::reach(&mut st, delivery::CLUSTER_CREATED, now);
+    }
     let mut announce = vec![Announce::new(
         "Provisioning",
         "Provisioning",
@@ -318,6 +322,8 @@ pub(super) async fn deliver(
             now,
             generation,
         ));
+        let step = format!("waiting for Rancher to report cluster {name} ready");
+        late(&mut st, &mut announce, &step, now, generation);
         ctx.write_status(cr, &st, &announce, now).await?;
         return Ok(());
     }
@@ -329,6 +335,13 @@ pub(super) async fn deliver(
         now,
         generation,
     ));
+    if let Some(s) = delivery::reach(&mut st, delivery::CLUSTER_READY, now) {
+        let target = st
+            .delivery
+            .as_ref()
+            .map_or(f64::INFINITY, |d| d.target_seconds);
+        ctx.metrics.observe_ready(&terms.shape, s, s <= target);
+    }
     let id = cluster
         .as_ref()
         .and_then(|c| c.data["status"]["clusterName"].as_str())
@@ -377,6 +390,7 @@ pub(super) async fn deliver(
     let uid = cr.uid().unwrap_or_default();
     let request = format!("{}/{}", cr.namespace().unwrap_or_default(), cr.name_any());
     let granted = access::grant(ctx, &uid, &request, team, &id).await?;
+    delivery::reach(&mut st, delivery::ACCESS_GRANTED, now);
     let who: Vec<String> = granted
         .bindings
         .iter()
@@ -401,6 +415,39 @@ pub(super) async fn deliver(
     announce.push(Announce::new("Ready", "Ready", &msg, false));
     ctx.write_status(cr, &st, &announce, now).await?;
     Ok(())
+}
+
+/// Mark a delivery past its target (once): the `DeliveryLate` condition and a Warning
+/// naming the step it is in and that step's prediction.
+fn late(
+    st: &mut ClusterRequestStatus,
+    announce: &mut Vec<Announce>,
+    step: &str,
+    now: i64,
+    generation: i64,
+) {
+    if st.condition("DeliveryLate").is_some() {
+        return;
+    }
+    let d = st.delivery.as_ref();
+    let since = d
+        .and_then(|d| d.reached.get(delivery::CLUSTER_CREATED).copied())
+        .unwrap_or(0.0);
+    let step_predicted = d
+        .and_then(|d| d.predicted_seconds)
+        .map(|p| (p - since).max(0.0));
+    let Some(msg) = delivery::late(st, now, step, since, step_predicted) else {
+        return;
+    };
+    st.set_condition(condition(
+        "DeliveryLate",
+        true,
+        "PastTarget",
+        &msg,
+        now,
+        generation,
+    ));
+    announce.push(Announce::new("DeliveryLate", "DeliveryLate", &msg, true));
 }
 
 async fn fail(

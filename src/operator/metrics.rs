@@ -8,6 +8,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::resource::Phase;
 
+/// Upper bounds of the time-to-ready histogram, seconds (1 to 60 minutes).
+const READY_BUCKETS: [f64; 10] = [
+    60.0, 180.0, 300.0, 480.0, 600.0, 720.0, 900.0, 1200.0, 1800.0, 3600.0,
+];
+
 /// Upper bounds of the judgement-time histogram, seconds.
 const BUCKETS: [f64; 10] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 
@@ -18,10 +23,50 @@ struct Histogram {
     sum: f64,
 }
 
+impl Histogram {
+    fn observe(&mut self, bounds: &[f64], v: f64) {
+        for (i, b) in bounds.iter().enumerate() {
+            if v <= *b {
+                self.counts[i] += 1;
+            }
+        }
+        self.count += 1;
+        self.sum += v;
+    }
+
+    fn write(&self, s: &mut String, name: &str, labels: &str, bounds: &[f64]) {
+        let sep = if labels.is_empty() { "" } else { "," };
+        for (b, n) in bounds.iter().zip(self.counts) {
+            let _ = writeln!(s, "{name}_bucket{{{labels}{sep}le=\"{b}\"}} {n}");
+        }
+        let _ = writeln!(
+            s,
+            "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {}",
+            self.count
+        );
+        let braces = if labels.is_empty() {
+            String::new()
+        } else {
+            format!("{{{labels}}}")
+        };
+        let _ = writeln!(s, "{name}_sum{braces} {}", self.sum);
+        let _ = writeln!(s, "{name}_count{braces} {}", self.count);
+    }
+}
+
+/// Deliveries measured: time to Ready per shape, and how many kept the target.
+#[derive(Debug, Default)]
+struct Deliveries {
+    ready: std::collections::BTreeMap<String, Histogram>,
+    within: u64,
+    past: u64,
+}
+
 /// The operator's counters, shared by the controller and the HTTP endpoint.
 #[derive(Debug, Default)]
 pub struct Metrics {
     admission: Mutex<Histogram>,
+    deliveries: Mutex<Deliveries>,
     fleet_read_ms: AtomicU64,
     reconcile_errors: AtomicU64,
     reconciles: AtomicU64,
@@ -33,17 +78,28 @@ pub struct Metrics {
 
 impl Metrics {
     pub fn observe_admission(&self, seconds: f64) {
-        let mut h = self
-            .admission
+        self.admission
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .observe(&BUCKETS, seconds);
+    }
+
+    /// A delivery of `shape` reached Ready `seconds` after admission, within its target
+    /// or not.
+    pub fn observe_ready(&self, shape: &str, seconds: f64, within: bool) {
+        let mut d = self
+            .deliveries
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for (i, b) in BUCKETS.iter().enumerate() {
-            if seconds <= *b {
-                h.counts[i] += 1;
-            }
+        d.ready
+            .entry(shape.to_string())
+            .or_default()
+            .observe(&READY_BUCKETS, seconds);
+        if within {
+            d.within += 1;
+        } else {
+            d.past += 1;
         }
-        h.count += 1;
-        h.sum += seconds;
     }
 
     pub fn observe_fleet_read(&self, seconds: f64) {
@@ -110,20 +166,36 @@ impl Metrics {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         s.push_str("# HELP rackplan_operator_admission_seconds Time to judge one request (quota, then every node and rack failure with and without it).\n");
         s.push_str("# TYPE rackplan_operator_admission_seconds histogram\n");
-        for (b, n) in BUCKETS.iter().zip(h.counts) {
-            let _ = writeln!(
-                s,
-                "rackplan_operator_admission_seconds_bucket{{le=\"{b}\"}} {n}"
+        h.write(&mut s, "rackplan_operator_admission_seconds", "", &BUCKETS);
+        drop(h);
+        let d = self
+            .deliveries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        s.push_str("# HELP rackplan_operator_time_to_ready_seconds Time from admission to a Ready cluster, per catalogue shape.\n");
+        s.push_str("# TYPE rackplan_operator_time_to_ready_seconds histogram\n");
+        for (shape, h) in &d.ready {
+            let shape = shape.replace(['\\', '"', '\n'], "_");
+            h.write(
+                &mut s,
+                "rackplan_operator_time_to_ready_seconds",
+                &format!("shape=\"{shape}\""),
+                &READY_BUCKETS,
             );
         }
+        s.push_str("# HELP rackplan_operator_deliveries_total Deliveries that reached Ready, within the delivery target or past it.\n");
+        s.push_str("# TYPE rackplan_operator_deliveries_total counter\n");
         let _ = writeln!(
             s,
-            "rackplan_operator_admission_seconds_bucket{{le=\"+Inf\"}} {}",
-            h.count
+            "rackplan_operator_deliveries_total{{target=\"within\"}} {}",
+            d.within
         );
-        let _ = writeln!(s, "rackplan_operator_admission_seconds_sum {}", h.sum);
-        let _ = writeln!(s, "rackplan_operator_admission_seconds_count {}", h.count);
-        drop(h);
+        let _ = writeln!(
+            s,
+            "rackplan_operator_deliveries_total{{target=\"past\"}} {}",
+            d.past
+        );
+        drop(d);
         s.push_str("# HELP rackplan_operator_fleet_read_seconds Time the last read of the Harvester fleet took.\n");
         s.push_str("# TYPE rackplan_operator_fleet_read_seconds gauge\n");
         let _ = writeln!(

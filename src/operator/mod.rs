@@ -9,6 +9,7 @@ pub mod admission;
 pub mod catalogue;
 pub mod context;
 pub mod controller;
+pub mod delivery;
 mod ending;
 pub mod fence;
 pub mod harvester;

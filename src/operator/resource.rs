@@ -8,6 +8,8 @@
 //! the catalogue does not offer) is the operator's to refuse with a located message, not
 //! a decode error that would stall the watch.
 
+use std::collections::BTreeMap;
+
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -295,6 +297,36 @@ pub struct AccessBinding {
     pub role: String,
 }
 
+/// A delivery's time to Ready: predicted at admission, measured as it goes.
+#[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Delivery {
+    /// Seconds from admission to Ready, predicted; absent when it never gets there (see
+    /// `never`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub never: Option<String>,
+    /// The prediction with every default constant at the low, then the high end of its
+    /// range (a range, not a probability interval); absent: never gets there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high_seconds: Option<f64>,
+    /// The promise: Ready within this many seconds of admission.
+    pub target_seconds: f64,
+    /// `model`, or the measured deliveries the prediction used (`median of the last 5`).
+    pub predicted_from: String,
+    /// The critical path, a step a line (`init node cp-1: boot to guest agent, 90 s`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 24))]
+    pub critical_path: Vec<String>,
+    /// Seconds after admission each milestone was seen (`cluster-created`,
+    /// `cluster-ready`, `access-granted`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reached: BTreeMap<String, f64>,
+}
+
 /// The last etcd snapshot asked of Rancher before the cluster is deleted at expiry.
 #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -374,6 +406,9 @@ pub struct ClusterRequestStatus {
     pub access: Option<Access>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_snapshot: Option<FinalSnapshot>,
+    /// The delivery's predicted and measured time to Ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<Delivery>,
     /// Events a status write made pending: sent, then moved to `announced` (a crash in
     /// between sends them at the next look, under the same event name).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
