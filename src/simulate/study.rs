@@ -126,6 +126,12 @@ pub struct Study {
     pub(crate) harvester_version_note: Option<String>,
     /// The dump's ClusterRequests whose clusters the operator will delete, soonest first.
     pub(crate) expiries: Vec<fleet::Expiry>,
+    /// What the dump holds for the control-plane model: every object by kind, the API
+    /// server's and etcd's metrics saved beside it, and Longhorn's
+    /// `guaranteed-instance-manager-cpu` setting.
+    pub(crate) census: Option<crate::live::census::Census>,
+    pub(crate) metrics: Option<crate::live::metrics::ControlPlaneMetrics>,
+    pub(crate) instance_manager_cpu: Option<String>,
 }
 
 impl Study {
@@ -179,6 +185,9 @@ impl Study {
             longhorn_version_from_dump: false,
             harvester_version_note: None,
             expiries: Vec::new(),
+            census: None,
+            metrics: None,
+            instance_manager_cpu: None,
         };
         if study
             .source
@@ -345,6 +354,13 @@ impl Study {
         }
         self.live = Some(Arc::new(adopted));
         self.live_summary = Some((summary, assumptions));
+        self.census = Some(state.census.clone());
+        self.metrics.clone_from(&state.metrics);
+        self.instance_manager_cpu = state
+            .settings
+            .longhorn
+            .get("guaranteed-instance-manager-cpu")
+            .cloned();
         Ok(())
     }
 
