@@ -15,8 +15,10 @@ const MIB: f64 = 1024.0 * 1024.0;
 fn mib(b: f64) -> String {
     if b >= 1024.0 * MIB {
         format!("{:.2} GiB", b / MIB / 1024.0)
-    } else {
+    } else if b >= MIB {
         format!("{:.0} MiB", b / MIB)
+    } else {
+        format!("{:.0} KiB", b / 1024.0)
     }
 }
 

@@ -5,7 +5,6 @@
 //! larger quota, larger management nodes (or VMs kept off them), or a separate Harvester
 //! cluster.
 
-use super::answer::{Model, State};
 use super::figures::{
     CAL_FSYNC_PER_WRITE, ETCD_SUGGESTED_MAX, FSYNC_HEAVY_PER_S, OBJECTS_PER_TYPE,
     WAL_FSYNC_P99_LIMIT_S,
@@ -13,6 +12,7 @@ use super::figures::{
 use super::fleet::requests;
 use super::model::{Advice, Binding, Measured, ShapeGrowth, Until};
 use super::serve::{capacity, needed_per_node};
+use super::state::{Model, State};
 use crate::simulate::scenario::Pool;
 use crate::words::{group, round_count};
 

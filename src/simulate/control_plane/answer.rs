@@ -8,16 +8,16 @@ use std::collections::BTreeMap;
 
 use super::advice::advice;
 use super::figures::{
-    CAL_DB_PER_BYTE, CAL_FSYNC_PER_WRITE, CALIBRATION_MACHINE, COMPACTION_S, ETCD_QUOTA_DEFAULT,
-    ETCD_SUGGESTED_MAX, IM_CPU_SHARE, OBJECTS_PER_TYPE, figures, p99_at_share,
+    CAL_FSYNC_PER_WRITE, CALIBRATION_MACHINE, ETCD_QUOTA_DEFAULT, ETCD_SUGGESTED_MAX, IM_CPU_SHARE,
+    OBJECTS_PER_TYPE, figures, p99_at_share,
 };
-use super::fleet::{Counts, Snapshot, requests, snapshot};
+use super::fleet::{Snapshot, snapshot};
 use super::model::{
-    Binding, ControlPlane, ControlPlaneStop, EtcdSize, LimitRow, Measured, Peak, ShapeGrowth, Until,
+    Binding, ControlPlane, ControlPlaneStop, LimitRow, Measured, Peak, ShapeGrowth, Until,
 };
 use super::objects::Objects;
-use super::serve::{Capacity, capacity};
-use super::writes::{self, Storm, steady, steady_bytes};
+use super::state::{Model, State};
+use super::writes::steady;
 use crate::simulate::place::{MigrationConfig, Outcome, migrate};
 use crate::simulate::report::{MaxClusters, Warning};
 use crate::simulate::scenario::{Pool, month_index};
@@ -29,92 +29,6 @@ const SEARCH_BOUND: u32 = 100_000;
 
 const MIB: f64 = 1024.0 * 1024.0;
 const GIB: f64 = 1024.0 * MIB;
-
-/// The fleet with `n` more clusters of one shape, as every limit needs it.
-pub(crate) struct State {
-    pub(crate) counts: Counts,
-    pub(crate) objects_total: f64,
-    pub(crate) db_peak: f64,
-    pub(crate) db: EtcdSize,
-    pub(crate) largest: (String, f64),
-    pub(crate) steady: f64,
-    pub(crate) storms: Vec<Storm>,
-    pub(crate) peak: (String, f64),
-    pub(crate) capacity: Capacity,
-}
-
-/// Everything the states are computed from.
-pub(crate) struct Model<'a> {
-    pub(crate) l: &'a Study,
-    pub(crate) snap: Snapshot,
-    pub(crate) objects: Objects,
-    pub(crate) quota: (f64, String),
-    pub(crate) im_cpu: f64,
-    /// Live migrations at once and seconds each (the rolling upgrade).
-    pub(crate) migrations: (f64, f64),
-    /// Clusters delivered at once (the busiest month's requests, at least one).
-    pub(crate) burst: f64,
-}
-
-impl Model<'_> {
-    /// The fleet after `n` more clusters of `pools` (named `shape`).
-    pub(crate) fn state(&self, shape: &str, pools: &[Pool], n: f64) -> State {
-        let p = &self.l.scenario.platform;
-        let d = Counts::of_shape(pools, p);
-        let counts = self.snap.now.plus(&d, n);
-        let replicas = f64::from(p.replicas);
-        let (node, rack) = self.snap.losses_at(&d, n);
-        let limit = f64::from(p.rebuild_limit);
-        let storms = vec![
-            writes::loss("node loss", &node, limit, &self.objects),
-            writes::loss("rack loss", &rack, limit, &self.objects),
-            writes::upgrade(
-                self.migrations.0,
-                self.migrations.1,
-                self.snap.volumes_per_vm,
-                &self.objects,
-            ),
-            writes::delivery(self.burst, shape, &d, replicas, &self.objects),
-        ];
-        let steady_rate: f64 = steady(&counts).iter().map(|x| x.per_s).sum();
-        let kinds = self.objects.counts_at(&d, n);
-        let stored = self.objects.stored(&kinds);
-        let live = stored * CAL_DB_PER_BYTE;
-        let steady_history = steady_bytes(&counts, &self.objects) * COMPACTION_S * CAL_DB_PER_BYTE;
-        let storm_history =
-            storms.iter().map(|s| s.history_bytes).fold(0.0, f64::max) * CAL_DB_PER_BYTE;
-        let db_peak = live + steady_history + storm_history;
-        let worst = storms
-            .iter()
-            .max_by(|a, b| a.peak_per_s.total_cmp(&b.peak_per_s))
-            .map_or((String::new(), 0.0), |s| (s.name.clone(), s.peak_per_s));
-        let managers = self.snap.managers_at(requests(pools, p), d.replicas, n);
-        State {
-            counts,
-            objects_total: kinds.iter().sum(),
-            db_peak,
-            db: EtcdSize {
-                live_bytes: live,
-                steady_history_bytes: steady_history,
-                storm_history_bytes: storm_history,
-                peak_bytes: db_peak,
-                quota_bytes: self.quota.0,
-                quota_from: self.quota.1.clone(),
-                suggested_max_bytes: ETCD_SUGGESTED_MAX,
-            },
-            largest: self.objects.largest(&kinds),
-            steady: steady_rate,
-            peak: (worst.0, steady_rate + worst.1),
-            storms,
-            capacity: capacity(
-                &managers,
-                &self.snap.managers_from,
-                self.im_cpu,
-                (p.reserved_cpu, p.reserved_memory_gib),
-            ),
-        }
-    }
-}
 
 /// The smallest `n` for which `past(n)` holds, as the clusters that fit before it.
 pub(crate) fn until(past: impl Fn(u32) -> bool) -> Until {

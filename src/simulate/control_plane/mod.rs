@@ -11,6 +11,7 @@ mod fleet;
 mod model;
 mod objects;
 mod serve;
+mod state;
 mod writes;
 
 pub(crate) use answer::{answer, cap, warnings};

@@ -102,7 +102,7 @@ pub(crate) const MODEL: &[ModelKind] = &[
         name: "Node (v1)",
         per: Per::Node,
         etcd_bytes: NODE_JSON * CAL_CORE_PER_JSON,
-        size_from: "reference Node x built-in factor",
+        size_from: "reference x factor",
     },
     ModelKind {
         name: "Lease (coordination.k8s.io)",
@@ -114,7 +114,7 @@ pub(crate) const MODEL: &[ModelKind] = &[
         name: "Node (longhorn.io)",
         per: Per::Node,
         etcd_bytes: LONGHORN_NODE_JSON * CAL_CR_PER_JSON,
-        size_from: "reference Longhorn Node x custom-resource factor",
+        size_from: "reference x factor",
     },
 ];
 
@@ -159,7 +159,9 @@ pub struct KindRow {
     /// Where the count comes from: `dump` (the census), `model`, or `model (the dump has
     /// none)`.
     pub count_from: String,
-    /// Bytes one object takes in etcd (key and value), and where that comes from.
+    /// Bytes one object takes in etcd (key and value), and where that comes from:
+    /// `calibrated`, `estimate`, `reference x factor` (a reference object's JSON size
+    /// times the calibrated etcd bytes per JSON byte of its storage), `dump x factor`.
     pub etcd_bytes: f64,
     pub size_from: String,
     /// Objects per VM and per volume now (`None` when the fleet has none).
@@ -194,7 +196,7 @@ impl Objects {
                     t.count as f64,
                     "dump".to_string(),
                     etcd_bytes_of_json(k.name, t.json_bytes as f64 / t.count as f64),
-                    "dump's JSON x calibrated factor".to_string(),
+                    "dump x factor".to_string(),
                 ),
                 (Some(_), _) => (
                     modelled,
@@ -232,7 +234,7 @@ impl Objects {
                     count,
                     count_from: "dump".into(),
                     etcd_bytes: etcd_bytes_of_json(name, t.json_bytes as f64 / count),
-                    size_from: "dump's JSON x calibrated factor".into(),
+                    size_from: "dump x factor".into(),
                     per_vm: per(count, c.vms),
                     per_volume: per(count, c.volumes),
                 });
