@@ -188,6 +188,21 @@ fn from_cluster(nodes: usize) -> (f64, f64) {
         format!("{:?}", r.verdict).to_lowercase(),
         "-",
     );
+    // The control plane's answer for the dump: what the review says beside the timing.
+    if let Some(cp) = &r.control_plane {
+        println!("           control plane: {}", cp.summary);
+        for g in &cp.growth {
+            for l in &g.limits {
+                println!(
+                    "             {} {}: {:?} (now {}; threshold {})",
+                    g.shape, l.limit, l.until, l.now, l.threshold
+                );
+            }
+        }
+        for a in &cp.advice {
+            println!("             advice: {}: {}", a.action, a.reason);
+        }
+    }
     (secs, rss)
 }
 

@@ -274,3 +274,86 @@ fn an_etcd_pod_in_the_dump_names_the_quota() {
     );
     assert!((e["quota_bytes"].as_f64().unwrap() - 8_589_934_592.0).abs() < 1.0);
 }
+
+/// The dump's fleet with no shape to add: one growth row for the fleet as it is.
+fn as_it_is(quota_gib: Option<f64>) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    copy(
+        &repo().join("simulations/live-fleet.yaml"),
+        &dir.path().join("fleet.yaml"),
+    );
+    let text = quota_gib.map_or_else(
+        || "name: as it is\n".to_string(),
+        |q| format!("name: as it is\nplatform: {{etcd_quota_gib: {q}}}\n"),
+    );
+    answer(&text, Some(dir.path()))
+}
+
+#[test]
+fn a_fleet_with_no_shape_to_add_is_held_against_its_limits_as_it_is() {
+    let v = as_it_is(None);
+    let cp = &v["control_plane"];
+    let growth = cp["growth"].as_array().unwrap();
+    assert_eq!(growth.len(), 1, "{growth:?}");
+    assert_eq!(growth[0]["shape"], "(no shape: the fleet as it is)");
+    assert_eq!(growth[0]["vms_per_cluster"], 0.0);
+    // Nothing grows: every limit is either past already or never reached.
+    for l in growth[0]["limits"].as_array().unwrap() {
+        assert!(l["until"] == "never" || l["until"] == "already-past", "{l}");
+    }
+    // No shape delivers: no delivery burst is shown, and the rolling upgrade counts one
+    // migration per running VM.
+    let storms = cp["storms"].as_array().unwrap();
+    assert!(
+        storms.iter().all(|s| s["name"] != "delivery burst"),
+        "{storms:?}"
+    );
+    let vmis = row(&v, "VirtualMachineInstance (kubevirt.io)")["count"]
+        .as_f64()
+        .unwrap();
+    let upgrade = storms
+        .iter()
+        .find(|s| s["name"] == "rolling upgrade")
+        .unwrap();
+    let one = upgrade["peak_per_s"].as_f64().unwrap();
+    assert!(vmis > 0.0 && one > 0.0, "{upgrade}");
+    assert!(upgrade["writes"].as_f64().unwrap() >= vmis, "{upgrade}");
+    let summary = cp["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("No control-plane limit is reached by the fleet as it is"),
+        "{summary}"
+    );
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["kind"] != "control-plane"),
+        "{}",
+        v["warnings"]
+    );
+}
+
+#[test]
+fn a_fleet_past_a_tiny_quota_as_it_is_is_warned_about() {
+    let v = as_it_is(Some(0.001));
+    let cp = &v["control_plane"];
+    let g = &cp["growth"][0];
+    assert_eq!(g["until"], "already-past", "{g}");
+    assert_eq!(g["first"], "etcd quota", "{g}");
+    let summary = cp["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("The fleet is past a control-plane limit as it is: etcd quota."),
+        "{summary}"
+    );
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["kind"] == "control-plane"
+                && w["message"].as_str().unwrap().contains("etcd quota")),
+        "{}",
+        v["warnings"]
+    );
+}

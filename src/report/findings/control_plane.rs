@@ -143,7 +143,7 @@ pub(crate) fn section(cp: &ControlPlane) -> Section {
         &["shape", "limit", "threshold", "now", "more clusters"],
         rows,
     );
-    for g in &cp.growth {
+    for g in cp.growth.iter().filter(|g| g.vms_per_cluster > 0.0) {
         s.text(format!(
             "{}: {:.0} VMs, {} objects and {} of etcd per cluster; first limit: {}, {}.",
             g.shape,

@@ -24,6 +24,9 @@ use crate::simulate::scenario::{Pool, month_index};
 use crate::simulate::study::Study;
 use crate::words::{group, round_count};
 
+/// The shape named when the scenario has none: the limits of the fleet as it is.
+pub(crate) const AS_IT_IS: &str = "(no shape: the fleet as it is)";
+
 /// Most clusters a growth search looks at.
 const SEARCH_BOUND: u32 = 100_000;
 
@@ -233,10 +236,14 @@ pub(crate) fn answer(
         .and_then(|s| l.shapes.get(s))
         .unwrap_or(&empty);
     let now = m.state(lead.as_deref().unwrap_or(""), lead_pools, 0.0);
-    let growth: Vec<ShapeGrowth> = shapes
+    let mut growth: Vec<ShapeGrowth> = shapes
         .iter()
         .map(|(name, pools)| growth(&m, name, pools, &now))
         .collect();
+    if growth.is_empty() {
+        // No shape to add: the limits of the fleet as it is (each past already, or never).
+        growth.push(self::growth(&m, AS_IT_IS, &[], &now));
+    }
     let binding = max_clusters.and_then(|mc| binding(mc, &growth));
     let peak = Peak {
         storm: now.peak.0.clone(),
@@ -270,7 +277,7 @@ pub(crate) fn answer(
         largest_kind: now.largest.0.clone(),
         largest_count: now.largest.1,
         etcd: now.db.clone(),
-        steady: steady(&now.counts),
+        steady: steady(&now.counts, p.write_mbps_per_volume > 0.0),
         steady_per_s: now.steady,
         storms: now.storms.clone(),
         peak,
@@ -388,6 +395,11 @@ fn summary(now: &State, peak: &Peak, b: Option<&Binding>, growth: &[ShapeGrowth]
     if let Some(b) = b {
         s.push(' ');
         s.push_str(&b.sentence);
+    } else if let Some(g) = growth.iter().find(|g| g.shape == AS_IT_IS) {
+        s.push_str(&match g.until {
+            Until::AlreadyPast => format!(" The fleet is past a control-plane limit as it is: {}.", g.first),
+            _ => " No control-plane limit is reached by the fleet as it is (the scenario names no shape to add).".into(),
+        });
     } else if let Some(g) = growth.iter().min_by_key(|g| g.until) {
         s.push_str(&format!(
             " The first limit for more {} clusters: {}, {}.",

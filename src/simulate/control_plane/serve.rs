@@ -74,12 +74,17 @@ pub(crate) fn capacity(
         writes_per_s: by_cpu.min(by_mem),
         bound_by: if by_cpu <= by_mem { "cpu" } else { "memory" }.into(),
         derivation: format!(
-            "{n:.0} management node(s), {threads:.0} CPUs and {gib:.0} GiB; less {:.0} CPUs and {:.0} GiB of system reservation, {:.0} % of CPUs for Longhorn's instance managers and {im_mem:.1} GiB for their volumes, and {vm_cpu:.1} CPUs and {vm_mem:.0} GiB requested by the VMs placed there, they have {:.1} CPUs and {:.0} GiB for the control plane; without the one whose loss takes most, and less the control plane at rest ({OCP_IDLE_VCPU} CPUs, {OCP_IDLE_GIB} GiB), {cpu:.1} CPUs and {mem:.0} GiB; at {OCP_VCPU_PER_1000} CPUs and {OCP_GIB_PER_1000} GB per 1,000 requests/s that serves {} writes/s ({} binds)",
+            "{n:.0} management node(s), {threads:.0} CPUs and {gib:.0} GiB; less {:.0} CPUs and {:.0} GiB of system reservation, {:.0} % of CPUs for Longhorn's instance managers and {im_mem:.1} GiB for their volumes, and {vm_cpu:.1} CPUs and {vm_mem:.0} GiB requested by the VMs placed there, they have {:.1} CPUs and {:.0} GiB for the control plane; {}less the control plane at rest ({OCP_IDLE_VCPU} CPUs, {OCP_IDLE_GIB} GiB), {cpu:.1} CPUs and {mem:.0} GiB; at {OCP_VCPU_PER_1000} CPUs and {OCP_GIB_PER_1000} GB per 1,000 requests/s that serves {} writes/s ({} binds)",
             reserved.0 * n,
             reserved.1 * n,
             im_cpu_share * 100.0,
             sum.0,
             sum.1,
+            if managers.len() as f64 > MANAGERS_DOWN {
+                "without the one whose loss takes most, and "
+            } else {
+                "with no other to take over, "
+            },
             crate::words::round_count(by_cpu.min(by_mem)),
             if by_cpu <= by_mem { "CPU" } else { "memory" },
         ),

@@ -46,10 +46,11 @@ impl Model<'_> {
         let replicas = f64::from(p.replicas);
         let (node, rack) = self.snap.losses_at(&d, n);
         let limit = f64::from(p.rebuild_limit);
-        let storms = vec![
+        let mut storms = vec![
             writes::loss("node loss", &node, limit, &self.objects),
             writes::loss("rack loss", &rack, limit, &self.objects),
             writes::upgrade(
+                counts.running,
                 self.migrations.0,
                 self.migrations.1,
                 self.snap.volumes_per_vm,
@@ -57,18 +58,24 @@ impl Model<'_> {
             ),
             writes::delivery(self.burst, shape, &d, replicas, &self.objects),
         ];
-        let steady_rate: f64 = steady(&counts).iter().map(|x| x.per_s).sum();
+        // A storm with nothing to do (no VM to restart, no shape to deliver) is left out.
+        storms.retain(|s| s.writes > 0.0);
+        let written = p.write_mbps_per_volume > 0.0;
+        let steady_rate: f64 = steady(&counts, written).iter().map(|x| x.per_s).sum();
         let kinds = self.objects.counts_at(&d, n);
         let stored = self.objects.stored(&kinds);
         let live = stored * CAL_DB_PER_BYTE;
-        let steady_history = steady_bytes(&counts, &self.objects) * COMPACTION_S * CAL_DB_PER_BYTE;
+        let steady_history =
+            steady_bytes(&counts, &self.objects, written) * COMPACTION_S * CAL_DB_PER_BYTE;
         let storm_history =
             storms.iter().map(|s| s.history_bytes).fold(0.0, f64::max) * CAL_DB_PER_BYTE;
         let db_peak = live + steady_history + storm_history;
         let worst = storms
             .iter()
             .max_by(|a, b| a.peak_per_s.total_cmp(&b.peak_per_s))
-            .map_or((String::new(), 0.0), |s| (s.name.clone(), s.peak_per_s));
+            .map_or(("no storm".to_string(), 0.0), |s| {
+                (s.name.clone(), s.peak_per_s)
+            });
         let managers = self.snap.managers_at(requests(pools, p), d.replicas, n);
         State {
             counts,

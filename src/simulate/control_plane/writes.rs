@@ -72,8 +72,16 @@ pub(crate) fn migration_writes(volumes: f64) -> f64 {
     MIGRATION_WRITES + volumes * VOLUME_WRITES_MIGRATE
 }
 
-/// The steady writes of a fleet of counts `c`, by source.
-pub(crate) fn steady(c: &Counts) -> Vec<SteadyPart> {
+/// Volumes whose volume-head grows: every attached one when the platform says volumes
+/// are written (`platform.write_mbps_per_volume`), else none. Longhorn writes a growing
+/// volume's size at most once per 30 s, so this is a ceiling.
+fn growing(c: &Counts, written: bool) -> f64 {
+    if written { c.attached } else { 0.0 }
+}
+
+/// The steady writes of a fleet of counts `c`, by source; `written`: its volumes take
+/// writes.
+pub(crate) fn steady(c: &Counts, written: bool) -> Vec<SteadyPart> {
     let part = |what: &str, per_s: f64| SteadyPart {
         what: what.to_string(),
         per_s,
@@ -88,20 +96,20 @@ pub(crate) fn steady(c: &Counts) -> Vec<SteadyPart> {
         part("Longhorn Node disk status", c.nodes / DISK_MONITOR_S),
         part(
             "Longhorn Engine and Volume size of growing volumes (at most one each per 30 s)",
-            2.0 * c.attached / SIZE_UPDATE_S,
+            2.0 * growing(c, written) / SIZE_UPDATE_S,
         ),
         part("controllers' leader-election leases", LEADER_LEASE_WRITES),
     ]
 }
 
 /// Bytes per second the steady writes put in etcd's history.
-pub(crate) fn steady_bytes(c: &Counts, o: &Objects) -> f64 {
+pub(crate) fn steady_bytes(c: &Counts, o: &Objects, written: bool) -> f64 {
     let node = o.bytes_of("Node (v1)");
     c.nodes / LEASE_RENEW_S * o.bytes_of("Lease (coordination.k8s.io)")
         + c.nodes / NODE_STATUS_S * node
         + c.nodes / VIRT_HANDLER_HEARTBEAT_S * node
         + c.nodes / DISK_MONITOR_S * o.bytes_of("Node (longhorn.io)")
-        + c.attached / SIZE_UPDATE_S
+        + growing(c, written) / SIZE_UPDATE_S
             * (o.bytes_of("Engine (longhorn.io)") + o.bytes_of("Volume (longhorn.io)"))
         + LEADER_LEASE_WRITES * o.bytes_of("Lease (coordination.k8s.io)")
 }
@@ -161,10 +169,17 @@ pub(crate) fn loss(name: &str, l: &Loss, rebuild_limit: f64, o: &Objects) -> Sto
     }
 }
 
-/// The rolling upgrade: `slots` migrations at once, each `seconds` long.
-pub(crate) fn upgrade(slots: f64, seconds: f64, volumes_per_vm: f64, o: &Objects) -> Storm {
+/// The rolling upgrade of a fleet of `running` VMs: `slots` migrations at once, each
+/// `seconds` long.
+pub(crate) fn upgrade(
+    running: f64,
+    slots: f64,
+    seconds: f64,
+    volumes_per_vm: f64,
+    o: &Objects,
+) -> Storm {
     let per = migration_writes(volumes_per_vm);
-    let rate = if seconds > 0.0 {
+    let rate = if seconds > 0.0 && running > 0.0 {
         slots * per / seconds
     } else {
         0.0
@@ -174,7 +189,7 @@ pub(crate) fn upgrade(slots: f64, seconds: f64, volumes_per_vm: f64, o: &Objects
         what: format!(
             "every VM live-migrated, {slots:.0} at a time per draining node, {seconds:.0} s each"
         ),
-        writes: per,
+        writes: per * running,
         peak_per_s: rate,
         phase: format!("{slots:.0} live migrations at once"),
         history_bytes: rate * COMPACTION_S * mean_object(o),
