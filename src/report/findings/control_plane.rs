@@ -184,7 +184,11 @@ pub(crate) fn section(cp: &ControlPlane) -> Section {
         s.text(format!("Metrics read from: {}.", m.files.join(", ")));
     }
     if cp.advice.is_empty() {
-        s.text("Nothing to change: no control-plane limit is reached before the hosts', and etcd's disk load stays within its guidance.");
+        s.text(if cp.binding.is_some() {
+            "Nothing to change: no control-plane limit is reached before the hosts', and etcd's disk load stays within its guidance."
+        } else {
+            "Nothing to change now: the fleet as it is stays within every control-plane limit, and etcd's disk load within its guidance."
+        });
     } else {
         s.table(
             &["change", "why"],

@@ -67,3 +67,32 @@ fn the_control_plane_section_reads_as_pinned() {
         .unwrap();
     assert!(max.contains("the control plane stops it"), "{max}");
 }
+
+#[test]
+fn a_fleet_with_no_shape_to_add_is_not_compared_with_the_hosts() {
+    let text = TINY.split("shapes:").next().unwrap();
+    let l = Study::open(&StudyInput {
+        scenario: ScenarioInput::Text {
+            name: std::path::Path::new("bare.yaml"),
+            text,
+        },
+        site: None,
+        dump: None,
+        rebuild_what_if: None,
+    })
+    .unwrap();
+    let r = questions::review(&l);
+    let f = findings(&r, None);
+    let cp = f.sections.iter().find(|s| s.id == "control-plane").unwrap();
+    let only = super::model::Findings {
+        sections: vec![cp.clone()],
+        ..f.clone()
+    };
+    crate::report::set_width(100);
+    let text = findings_text(&only);
+    assert!(
+        text.contains("the fleet as it is stays within every control-plane limit"),
+        "{text}"
+    );
+    assert!(!text.contains("before the hosts'"), "{text}");
+}
