@@ -161,6 +161,34 @@ fn from_cluster(nodes: usize) -> (f64, f64) {
         format!("{:?}", r.verdict).to_lowercase(),
         "-",
     );
+    // The control plane's answer for the dump: what the review says beside the timing.
+    if let Some(cp) = &r.control_plane {
+        println!("           control plane: {}", cp.summary);
+        let gib = |b: f64| b / f64::from(1u32 << 30);
+        println!(
+            "             etcd: {:.2} GiB of objects, {:.2} GiB of steady history, {:.2} GiB of the largest storm's; steady {:.0} writes/s: {}",
+            gib(cp.etcd.live_bytes),
+            gib(cp.etcd.steady_history_bytes),
+            gib(cp.etcd.storm_history_bytes),
+            cp.steady_per_s,
+            cp.steady
+                .iter()
+                .map(|p| format!("{} {:.0}", p.what, p.per_s))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for g in &cp.growth {
+            for l in &g.limits {
+                println!(
+                    "             {} {}: {:?} (now {}; threshold {})",
+                    g.shape, l.limit, l.until, l.now, l.threshold
+                );
+            }
+        }
+        for a in &cp.advice {
+            println!("             advice: {}: {}", a.action, a.reason);
+        }
+    }
     (secs, rss)
 }
 

@@ -186,9 +186,15 @@ fn hostile_names_are_escaped_for_each_sink() {
         md.contains("␛\\]0;owned␇"),
         "the sequence is shown visibly: {md}"
     );
-    for bad in ["<script", "<!--", "](javascript", "\u{1b}"] {
+    for bad in ["<script", "<!--", "\u{1b}"] {
         assert!(!md.contains(bad), "Markdown carries {bad:?}");
     }
+    // A link cannot form: every bracket of a name is escaped.
+    assert!(
+        md.match_indices("](javascript")
+            .all(|(i, _)| md[..i].ends_with('\\')),
+        "Markdown carries a link: {md}"
+    );
     // Provenance: which state the report describes.
     use sha2::Digest;
     let digest: String = sha2::Sha256::digest(std::fs::read(&dump).unwrap())

@@ -288,10 +288,10 @@ fn warnings_fire_where_a_limit_is_crossed_and_only_there() {
     );
     let cases: [(&str, &str, &str, &[&str]); 4] = [
         (
-            "vms",
-            "analysis:",
-            "analysis:\n  warn: {vms_per_cluster: 300}",
-            &["vms-per-cluster"],
+            "quota",
+            "  replicas: 3\n",
+            "  replicas: 3\n  etcd_quota_gib: 0.05\n",
+            &["control-plane"],
         ),
         (
             "pods",

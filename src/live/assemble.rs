@@ -25,6 +25,9 @@ impl Builder {
         }
         self.newest = self.newest.max(p.stamp);
         let s = &mut self.s;
+        if let Some(e) = p.census {
+            s.census.add(e);
+        }
         s.notes.extend(p.notes);
         match p.item {
             Item::Node(x) => s.nodes.push(x),

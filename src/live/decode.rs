@@ -219,6 +219,8 @@ pub(crate) struct Prepared {
     pub(super) notes: Vec<String>,
     /// The object's newest timestamp, seconds since the epoch.
     pub(super) stamp: Option<i64>,
+    /// Its part of the census (any kind kept in etcd).
+    pub(super) census: Option<super::census::Entry>,
 }
 
 /// The newest moment an object records: its creation, its managed fields' writes and its
@@ -360,36 +362,50 @@ pub(crate) enum Item {
 
 /// Type one object.
 pub(crate) fn prepare(o: Object) -> Prepared {
-    let nothing = |item| Prepared {
-        key: None,
-        item,
-        notes: Vec::new(),
-        stamp: None,
-    };
     let (group, version) = o
         .api_version
         .rsplit_once('/')
         .unwrap_or(("", &o.api_version));
+    // Every named object counts once in the census, whatever its kind.
+    let (key, census) = if o.name.is_empty() {
+        (None, None)
+    } else {
+        (
+            Some((format!("{group}/{}", o.kind), o.id())),
+            super::census::entry(group, &o.kind, &o.id(), &o.value, o.bytes),
+        )
+    };
+    let nothing = |item, key, census| Prepared {
+        key,
+        item,
+        notes: Vec::new(),
+        stamp: None,
+        census,
+    };
     let Some(versions) = known(group, &o.kind) else {
-        return nothing(Item::Nothing);
+        return nothing(Item::Nothing, key, census);
     };
     if !versions.contains(&version) {
-        return nothing(Item::Skipped(format!(
-            "{} {} {} ({}): API version {version} is not one rackplan reads ({})",
-            o.kind,
-            o.id(),
-            o.api_version,
-            o.file,
-            versions.join(", ")
-        )));
+        return nothing(
+            Item::Skipped(format!(
+                "{} {} {} ({}): API version {version} is not one rackplan reads ({})",
+                o.kind,
+                o.id(),
+                o.api_version,
+                o.file,
+                versions.join(", ")
+            )),
+            key,
+            census,
+        );
     }
     if o.name.is_empty() {
-        return nothing(Item::Note(format!(
-            "{}: a {} without a name; skipped",
-            o.file, o.kind
-        )));
+        return nothing(
+            Item::Note(format!("{}: a {} without a name; skipped", o.file, o.kind)),
+            None,
+            None,
+        );
     }
-    let key = Some((format!("{group}/{}", o.kind), o.id()));
     let notes = unreadable(&o, group);
     let stamp = newest_stamp(&o.value);
     let item = match (group, o.kind.as_str()) {
@@ -416,6 +432,7 @@ pub(crate) fn prepare(o: Object) -> Prepared {
         item,
         notes,
         stamp,
+        census,
     }
 }
 

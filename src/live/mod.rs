@@ -12,8 +12,10 @@
 //! spec.size: ...`).
 
 mod assemble;
+pub mod census;
 mod decode;
 mod error;
+pub mod metrics;
 mod objects;
 mod pins;
 mod quantity;

@@ -19,6 +19,8 @@ pub(crate) struct Object {
     pub(crate) namespace: Option<String>,
     pub(crate) name: String,
     pub(crate) value: Value,
+    /// Its size as compact JSON, `managedFields` left out.
+    pub(crate) bytes: u64,
 }
 
 impl Object {
@@ -208,4 +210,10 @@ pub struct LiveState {
     /// taken, for a reader of the review.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub newest_object: Option<String>,
+    /// Every object read, of any kind, counted by kind with its size: what the control
+    /// plane stores.
+    pub census: super::census::Census,
+    /// The API server's and etcd's metrics pages saved beside the dump, when it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<super::metrics::ControlPlaneMetrics>,
 }

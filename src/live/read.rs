@@ -12,8 +12,15 @@ use std::path::Path;
 /// holds the typed fleet, not the dump's text as a tree.
 pub fn read(path: &Path) -> Result<LiveState, LiveError> {
     let mut b = Builder::default();
-    let notes = source::for_each_object(path, &mut b)?;
-    finish(&path.display().to_string(), b, notes)
+    let mut notes = source::for_each_object(path, &mut b)?;
+    let metrics = if path.is_dir() {
+        super::metrics::read_dir(path, &mut notes)
+    } else {
+        None
+    };
+    let mut state = finish(&path.display().to_string(), b, notes)?;
+    state.metrics = metrics;
+    Ok(state)
 }
 
 /// The fleet state from objects an API server returned (`origin` names the server in

@@ -246,6 +246,7 @@ fn push(file: &str, mut d: Value, out: &mut dyn FnMut(Object), depth: u8) {
         .unwrap_or("")
         .to_string();
     let namespace = super::quantity::text(&d["metadata"]["namespace"]).map(str::to_string);
+    let bytes = super::census::json_len(&d);
     out(Object {
         file: file.to_string(),
         api_version: api,
@@ -253,6 +254,7 @@ fn push(file: &str, mut d: Value, out: &mut dyn FnMut(Object), depth: u8) {
         namespace,
         name,
         value: d,
+        bytes,
     });
 }
 

@@ -21,6 +21,16 @@ pub(crate) fn findings_text(f: &Findings) -> String {
                 Block::Text(t) => out.push_str(&format!("  {t}\n")),
                 Block::Table(t) => {
                     let shown = t.screen_rows.unwrap_or(usize::MAX);
+                    if shown == 0 {
+                        // A reference table (the constants and their sources): only
+                        // the kept reports and JSON show it.
+                        out.push_str(&format!(
+                            "  {} rows of {}: --report and --output json list them\n",
+                            t.rows.len(),
+                            t.head.join(", ")
+                        ));
+                        continue;
+                    }
                     let head: Vec<&str> = t.head.iter().map(String::as_str).collect();
                     let mut g = table(&head);
                     for row in t.rows.iter().take(shown) {

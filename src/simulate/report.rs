@@ -59,11 +59,15 @@ pub struct Report {
     /// and in a burst, against the target.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery: Option<crate::simulate::delivery::DeliveryReview>,
+    /// Harvester's API server and etcd as a capacity limit: objects, etcd size, writes
+    /// and their storms, and more clusters until each limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_plane: Option<crate::simulate::control_plane::ControlPlane>,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Warning {
-    /// A stable identifier: vms-per-cluster, pods-per-node, rebuild-share,
+    /// A stable identifier: control-plane, pods-per-node, rebuild-share,
     /// rebuild-limit-fallback, memory-overcommit, rebuild-source-load, rebuild-abort-limit,
     /// scatter-width.
     pub(crate) kind: &'static str,
@@ -91,6 +95,10 @@ pub struct MaxClusters {
     pub stopped_by: Option<Stopped>,
     /// Minimum slack over all failure scenarios for N additional clusters (for the plot).
     pub(crate) curve: Vec<(u32, Slack, HeadroomVerdict)>,
+    /// Set when Harvester's control plane stops growth before the hosts do: `additional`
+    /// is then the control plane's answer, and the placement's is kept here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_plane: Option<crate::simulate::control_plane::ControlPlaneStop>,
 }
 
 /// What stopped a growth question before its whole answer.

@@ -131,6 +131,12 @@ pub struct Study {
     /// What the site's catalogue says (its image, user-data and shapes), when the caller
     /// read it.
     pub delivery_site: Option<crate::simulate::delivery::SiteCatalogue>,
+    /// What the dump holds for the control-plane model: every object by kind, the API
+    /// server's and etcd's metrics saved beside it, and Longhorn's
+    /// `guaranteed-instance-manager-cpu` setting.
+    pub(crate) census: Option<crate::live::census::Census>,
+    pub(crate) metrics: Option<crate::live::metrics::ControlPlaneMetrics>,
+    pub(crate) instance_manager_cpu: Option<String>,
 }
 
 impl Study {
@@ -186,6 +192,9 @@ impl Study {
             expiries: Vec::new(),
             delivery_live: None,
             delivery_site: None,
+            census: None,
+            metrics: None,
+            instance_manager_cpu: None,
         };
         if study
             .source
@@ -353,6 +362,13 @@ impl Study {
         }
         self.live = Some(Arc::new(adopted));
         self.live_summary = Some((summary, assumptions));
+        self.census = Some(state.census.clone());
+        self.metrics.clone_from(&state.metrics);
+        self.instance_manager_cpu = state
+            .settings
+            .longhorn
+            .get("guaranteed-instance-manager-cpu")
+            .cloned();
         Ok(())
     }
 

@@ -29,6 +29,9 @@ pub fn findings(r: &Report, provenance: Option<String>) -> Findings {
     }
     sections.push(headroom(r));
     sections.push(capacity(r));
+    if let Some(cp) = &r.control_plane {
+        sections.push(super::control_plane::section(cp));
+    }
     let skipped = r
         .live
         .as_ref()
@@ -313,12 +316,24 @@ fn capacity(r: &Report) -> Section {
     let mut c = Section::new("capacity", "Capacity: more clusters, and the months ahead");
     match &r.max_clusters {
         Some(m) => {
-            c.text(match m.additional {
-                Some(n) => format!(
+            c.text(match (&m.control_plane, m.additional) {
+                (Some(cp), Some(n)) => format!(
+                    "Max clusters: {n} more {} cluster(s): the control plane stops it ({}); the hosts alone take {} (every count placed and checked).",
+                    m.shape,
+                    cp.limit,
+                    cp.hosts_additional.map_or("none".into(), |h| format!("{h} more"))
+                ),
+                (Some(cp), None) => format!(
+                    "Max clusters: no more {} clusters: the control plane is past its limit already ({}); the hosts alone take {}.",
+                    m.shape,
+                    cp.limit,
+                    cp.hosts_additional.map_or("none".into(), |h| format!("{h} more"))
+                ),
+                (None, Some(n)) => format!(
                     "Max clusters: {n} more {} cluster(s) fit with every failure survived (every count from 0 to {n} placed and checked).",
                     m.shape
                 ),
-                None => format!(
+                (None, None) => format!(
                     "Max clusters: no more {} clusters: the fleet fails as it is.",
                     m.shape
                 ),

@@ -122,6 +122,7 @@ pub(super) fn report() -> Report {
             curve: vec![(0, slack(0.9, 0.0, 0.5), HeadroomVerdict::Fail)],
             lower_bound: false,
             stopped_by: None,
+            control_plane: None,
         }),
         timeline_stopped: None,
         timeline: vec![Month {
@@ -167,6 +168,7 @@ pub(super) fn report() -> Report {
         provenance: None,
         upgrade: None,
         delivery: None,
+        control_plane: None,
     }
 }
 

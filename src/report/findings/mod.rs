@@ -2,10 +2,13 @@
 //! text (`report::simulate`), HTML and Markdown (`report::review`).
 
 mod build;
+mod control_plane;
 mod delivery;
 mod model;
 mod storage;
 
+#[cfg(test)]
+mod control_plane_tests;
 #[cfg(test)]
 mod findings_tests;
 #[cfg(test)]

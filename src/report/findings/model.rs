@@ -16,8 +16,8 @@ pub(crate) struct Findings {
 /// One part of the review.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Section {
-    /// A stable anchor: verdict, fix, dump, headroom, capacity, rebuild, risk, warnings,
-    /// assumptions.
+    /// A stable anchor: verdict, fix, dump, headroom, capacity, control-plane, rebuild,
+    /// risk, warnings, assumptions.
     pub(crate) id: &'static str,
     pub(crate) heading: String,
     pub(crate) blocks: Vec<Block>,

@@ -232,6 +232,7 @@ pub(crate) fn max_clusters_from(
         passes_again,
         checked_up_to,
         curve,
+        control_plane: None,
     }
 }
 
@@ -384,6 +385,7 @@ mod tests {
             lower_bound: false,
             stopped_by: None,
             curve,
+            control_plane: None,
         }
     }
 

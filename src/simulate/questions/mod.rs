@@ -19,6 +19,7 @@ pub(crate) use drain::{DrainError, DrainReport, FurtherFailure, Move, drain_name
 pub use growth::{Flow, max_clusters, max_clusters_with};
 pub use review::{Watch, review, review_with, risk_section};
 pub use timeline::{quota_admissions, request_active, shape_vcpu, timeline, timeline_with};
+pub(crate) use upgrade::link as migration_link;
 pub use upgrade::upgrade;
 pub use upgrade_answer::{
     BetterOrder, Blocker, NextFailure, Segment, Step, UpgradeError, UpgradeReport, VmFate, minutes,

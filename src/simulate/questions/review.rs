@@ -6,6 +6,7 @@ use super::growth::{Flow, max_clusters_from};
 use super::rebuild::{placement_assumptions, rebuild_report};
 use super::timeline::timeline_from;
 use super::warnings;
+use crate::simulate::control_plane;
 use crate::simulate::failure::headroom::stranded_by_node;
 use crate::simulate::failure::headroom::{self, Headroom, HeadroomVerdict};
 use crate::simulate::failure::rebuild::{load_node, rebuild_target, what_if_node};
@@ -72,7 +73,7 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
     let pl = l.place(&clusters);
     let topo = pl.topo().clone();
     let headroom = headroom::analyse_with(&pl, &l.headroom_spec(&topo));
-    let max_clusters = s.analysis.max_clusters_shape.as_deref().map(|sh| {
+    let mut max_clusters = s.analysis.max_clusters_shape.as_deref().map(|sh| {
         (watch.note)(&format!(
             "max clusters of {sh}: placing and checking each count"
         ));
@@ -146,6 +147,12 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
     };
     let vm_restart = restart::derive(&s.platform);
     warnings.extend(warnings::warnings(l, &pl, &headroom, &rebuild_report));
+    // The control plane as a limit: beside the hosts' answer, and in it when it binds first.
+    let control_plane = control_plane::answer(l, &pl, max_clusters.as_ref());
+    if let Some(m) = max_clusters.as_mut() {
+        control_plane::cap(m, &control_plane);
+    }
+    warnings.extend(control_plane::warnings(&control_plane));
     warnings.sort_by_key(|w| w.kind == "scatter-width");
 
     let mut verdict_reasons = Vec::new();
@@ -194,6 +201,7 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
         provenance: None,
         upgrade: None,
         delivery,
+        control_plane: Some(control_plane),
     }
 }
 

@@ -149,7 +149,7 @@ fn fleet(study: &Study) -> (Fleet<'_>, Vec<String>, String) {
 
 /// The network migrations leave a node over: the scenario's links (every bond member for
 /// the node, one for a flow).
-fn link(study: &Study) -> MigrationLink {
+pub(crate) fn link(study: &Study) -> MigrationLink {
     let s = &study.scenario;
     let eff = crate::simulate::failure::rebuild::wire_efficiency(s.network.mtu);
     let flow = s.network.speed_gbps * 1e9 / 8.0 * eff;

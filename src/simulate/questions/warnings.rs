@@ -19,16 +19,6 @@ pub(crate) fn warnings(
     let s = &l.scenario;
     let p = &s.platform;
     let mut out = Vec::new();
-    let running = pl.vms().iter().filter(|v| v.running).count();
-    let limit = s.analysis.warn.vms_per_cluster as usize;
-    if running > limit {
-        out.push(Warning {
-            kind: "vms-per-cluster",
-            message: format!(
-                "{running} VMs in one Harvester cluster: past about {limit} its apiserver saturates (analysis.warn.vms_per_cluster); split the fleet into more Harvester clusters"
-            ),
-        });
-    }
     let deciding = || {
         h.scenarios
             .iter()

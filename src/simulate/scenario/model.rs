@@ -250,6 +250,10 @@ pub struct Platform {
     pub node_upgrade_s: f64,
     /// MB/s of memory a running guest dirties while it live-migrates.
     pub migration_dirty_mbps: f64,
+    /// etcd's `quota-backend-bytes` on the management nodes, GiB (etcd's default, 2 GiB,
+    /// when unset). A dump's etcd metrics or etcd Pod flag win.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub etcd_quota_gib: Option<f64>,
 }
 
 /// Harvester's `vm-force-reset-policy` setting, as its JSON value spells it.
@@ -300,6 +304,7 @@ impl Default for Platform {
             system_pods_per_node: 40,
             node_upgrade_s: 900.0,
             migration_dirty_mbps: 50.0,
+            etcd_quota_gib: None,
         }
     }
 }
@@ -449,18 +454,13 @@ pub struct Analysis {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WarnLimits {
-    /// VMs in one Harvester cluster past which its apiserver saturates.
-    pub(crate) vms_per_cluster: u32,
     /// Share of a link or a disk that rebuild traffic may take.
     pub(crate) rebuild_share: f64,
 }
 
 impl Default for WarnLimits {
     fn default() -> Self {
-        WarnLimits {
-            vms_per_cluster: 3000,
-            rebuild_share: 0.5,
-        }
+        WarnLimits { rebuild_share: 0.5 }
     }
 }
 

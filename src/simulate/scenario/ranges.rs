@@ -131,6 +131,12 @@ pub(super) fn check_ranges(
         ("rebuild_abort_h", p.rebuild_abort_h, 0.001, 8760.0),
         ("node_upgrade_s", p.node_upgrade_s, 0.0, 86_400.0 * 7.0),
         ("migration_dirty_mbps", p.migration_dirty_mbps, 0.0, 1e6),
+        (
+            "etcd_quota_gib",
+            p.etcd_quota_gib.unwrap_or(2.0),
+            0.001,
+            1024.0,
+        ),
     ] {
         num(path!["platform", k], v, lo, hi)?;
     }
@@ -211,12 +217,6 @@ pub(super) fn check_ranges(
     if let Some(w) = &s.rebuild {
         num(path!["rebuild", "data_tib"], w.data_tib, 0.001, 1e6)?;
     }
-    num(
-        path!["analysis", "warn", "vms_per_cluster"],
-        f64::from(s.analysis.warn.vms_per_cluster),
-        1.0,
-        1e9,
-    )?;
     num(
         path!["analysis", "warn", "rebuild_share"],
         s.analysis.warn.rebuild_share,
