@@ -10,6 +10,7 @@ mod bootstrap;
 mod cabling;
 mod check;
 mod cli;
+mod compliance;
 mod crds;
 mod deploy;
 mod discover_run;

@@ -237,7 +237,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__check)
-            opts="-q -v -h -V --site --node --severity --cabling --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --site --node --severity --cabling --catalogue --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -797,7 +797,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__operator)
-            opts="-q -v -h -V --catalogue --scenario --quotas --kubeconfig --harvester-kubeconfig --namespace --warn-before --max-lifetime --allow-version --dry-run --listen --no-leader-election --lease-seconds --resync-seconds --clock-file --identity --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --catalogue --scenario --quotas --kubeconfig --harvester-kubeconfig --namespace --team-namespaces --rancher-url --snapshot-timeout --warn-before --max-lifetime --allow-version --dry-run --listen --no-leader-election --lease-seconds --resync-seconds --clock-file --identity --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -824,6 +824,18 @@ _rackplan() {
                     return 0
                     ;;
                 --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team-namespaces)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rancher-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --snapshot-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

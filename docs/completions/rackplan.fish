@@ -127,6 +127,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l output -d 'O
 json\t''"
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l cabling -d 'The cabling table instead: every NIC\'s network, switch, port, VLANs and MTU from LLDP, its verdict, and the ports of each switch'
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l catalogue -d 'The catalogue\'s promises instead: per shape, whether the rendered objects keep etcd snapshots scheduled and leaving the cluster, an audit policy that logs, the default ingress off, an allowed version, expiry, nothing installed at boot. Exit 1 when one is not kept'
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -246,9 +247,12 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l scenario 
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l quotas -d 'A ConfigMap (in --namespace) mapping team to vCPU quota, read at every judgement, over the scenario\'s quotas' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l kubeconfig -d 'Kubeconfig of Rancher\'s cluster (requests, Rancher Clusters, events, the lease); default: KUBECONFIG, else the in-cluster service account' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l harvester-kubeconfig -d 'Kubeconfig of the Harvester cluster the fleet is read from; default: Rancher\'s' -r -F
-complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l namespace -d 'Namespace of the requests and their clusters; default: the catalogue\'s' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l namespace -d 'Namespace of the Rancher clusters, the quota ConfigMap and the Lease; default: the catalogue\'s' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l team-namespaces -d 'Label selector of the team namespaces where requests are made; each must also carry `rackplan.io/team: <team>` (its team), which only the platform team sets' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l rancher-url -d 'Rancher\'s address, for the access instructions written on each ready request (`https://rancher.example.com`)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l snapshot-timeout -d 'How long the final etcd snapshot of an expiring cluster is waited for before the cluster is deleted without it' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l warn-before -d 'Warn (an event, phase Expiring) this long before a cluster expires' -r
-complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l max-lifetime -d 'The longest lifetime a request is granted' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l max-lifetime -d 'The longest lifetime a request is granted, counted from its admission, extensions included (a team\'s own `max_lifetime` overrides it)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l allow-version -d 'A Kubernetes version requests may ask for besides the catalogue\'s (repeatable)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l listen -d 'Address of /metrics and /healthz (port 0 picks a free one)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand operator" -l lease-seconds -d 'Seconds a leader\'s lease lasts without renewal' -r

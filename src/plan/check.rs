@@ -75,6 +75,7 @@ pub fn check(inputs: &Inputs) -> CheckReport {
         findings.extend(untrusted_text(node));
     }
     findings.extend(site_findings(inputs, &roles));
+    findings.extend(super::catalogue_check::catalogue_findings(inputs));
     findings.extend(super::cabling::cabling_with(inputs, &roles).findings);
     findings.sort_by(|a, b| {
         (a.node == "site", &a.node, a.severity, a.code).cmp(&(

@@ -126,6 +126,9 @@ pub struct Study {
     pub(crate) harvester_version_note: Option<String>,
     /// The dump's ClusterRequests whose clusters the operator will delete, soonest first.
     pub(crate) expiries: Vec<fleet::Expiry>,
+    /// The site offers a catalogue whose clusters keep their etcd snapshots on their own
+    /// VMs (no `compliance.snapshot_target`).
+    pub(crate) snapshots_stay_local: bool,
 }
 
 impl Study {
@@ -179,6 +182,7 @@ impl Study {
             longhorn_version_from_dump: false,
             harvester_version_note: None,
             expiries: Vec::new(),
+            snapshots_stay_local: false,
         };
         if study
             .source
@@ -284,6 +288,12 @@ impl Study {
             ));
         }
         self.site_topology = Some(topo);
+        let site = &inputs.site.site;
+        self.snapshots_stay_local = site.catalogue.is_some()
+            && site
+                .compliance
+                .as_ref()
+                .is_none_or(|c| c.snapshot_target.is_none());
         Ok(())
     }
 
