@@ -19,6 +19,9 @@ pub(crate) struct Offers {
     pub(crate) scenario_text: String,
     /// (shape, the Cluster then its machine configs), in the order offered.
     pub(crate) shapes: Vec<(String, Vec<Value>)>,
+    /// How many nodes the site's fleet has: the operator reads that fleet at every
+    /// judgement, and its memory grows with it.
+    pub(crate) fleet_nodes: usize,
 }
 
 impl Offers {
@@ -105,5 +108,6 @@ pub(crate) fn offers(inputs: &Inputs) -> Result<Option<Offers>, RenderError> {
         scenario: loaded.scenario.name.clone(),
         scenario_text,
         shapes,
+        fleet_nodes: inputs.inventory.nodes.len(),
     }))
 }

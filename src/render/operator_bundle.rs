@@ -286,6 +286,6 @@ pub(crate) fn files(
             crate::files::yaml::to_string(&k)
         ),
     ));
-    out.extend(operator_deploy::extra_files(target));
+    out.extend(operator_deploy::extra_files(target, offers));
     Ok(out)
 }
