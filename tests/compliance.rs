@@ -810,3 +810,83 @@ fn the_systemd_unit_is_accepted_and_confined_by_systemds_own_analysis() {
     let (_, _, confined, level) = analyse_unit(&bare, binary, 20);
     assert!(!confined, "security without the sandbox: {level}");
 }
+
+/// The `Containerfile` and the Deployment `render` writes agree: the image's user is the
+/// one the pod's securityContext names (a read-only root filesystem and `runAsNonRoot`
+/// need a numeric user), its entrypoint is rackplan (the Deployment sets only args), its
+/// build stage's Rust is one Cargo.toml accepts, and the binary links nothing beyond the
+/// glibc and libgcc the distroless `cc` runtime carries (`ldd` on the binary built here).
+#[test]
+fn the_container_recipe_fits_the_deployment_and_the_binary() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let recipe = std::fs::read_to_string(root.join("Containerfile")).unwrap();
+    let site = Site::example();
+    let r = site.run(&["render", "--site", "{site}"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let text =
+        std::fs::read_to_string(site.out().join("operator/50-operator-deployment.yaml")).unwrap();
+    let deploy = docs(&text)
+        .into_iter()
+        .find(|d| d["kind"] == "Deployment")
+        .unwrap();
+    let pod = &deploy["spec"]["template"]["spec"];
+    let user = format!(
+        "USER {}:{}",
+        pod["securityContext"]["runAsUser"], pod["securityContext"]["runAsGroup"]
+    );
+    let lines: Vec<&str> = recipe
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .collect();
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("USER "))
+            .copied()
+            .collect::<Vec<_>>(),
+        vec![user.as_str()]
+    );
+    let entry = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("ENTRYPOINT "))
+        .unwrap();
+    let entry: Vec<String> = serde_json::from_str(entry).unwrap();
+    assert!(
+        entry.len() == 1 && entry[0].ends_with("/rackplan"),
+        "{entry:?}"
+    );
+    assert!(pod["containers"][0].get("command").is_none());
+    assert_eq!(pod["containers"][0]["args"][0], "operator");
+    // FROM docker.io/library/rust:<major>.<minor>-<debian> AS build
+    let rust = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("FROM docker.io/library/rust:"))
+        .and_then(|l| l.split('-').next())
+        .unwrap();
+    let cargo = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let wanted = cargo
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .unwrap()
+        .trim_matches('"');
+    let version = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap()).collect() };
+    assert!(version(rust) >= version(wanted), "rust {rust} < {wanted}");
+    let ldd = std::process::Command::new("ldd")
+        .arg(env!("CARGO_BIN_EXE_rackplan"))
+        .output()
+        .unwrap();
+    assert!(ldd.status.success());
+    let foreign: Vec<String> = String::from_utf8_lossy(&ldd.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|lib| {
+            !["linux-vdso.so.1", "libgcc_s.so.1", "libm.so.6", "libc.so.6"].contains(lib)
+                && !lib.contains("ld-linux")
+        })
+        .map(String::from)
+        .collect();
+    assert!(
+        foreign.is_empty(),
+        "the runtime image has only glibc and libgcc: {foreign:?}"
+    );
+}
