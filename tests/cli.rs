@@ -41,8 +41,10 @@ fn json_output_is_machine_readable() {
     let r = site.run(&["--output", "json", "render", "--site", "{site}"]);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     // 15 nodes x (config, iPXE), 8 manifests, 5 kustomizations, 4 fleet.yaml, 2 shapes,
-    // SUMMARY, and the operator's CRD, three RBAC files and their kustomization.
-    assert_eq!(v["files"].as_array().unwrap().len(), 55);
+    // SUMMARY, and the operator's CRD, two RBAC files, the team namespaces, its ConfigMap,
+    // its Deployment file, their kustomization, the monitoring component (three files), the
+    // bundle with it and the systemd unit.
+    assert_eq!(v["files"].as_array().unwrap().len(), 62);
 }
 
 /// Every JSON document opens with its `schema_version`, whatever the command.

@@ -505,7 +505,7 @@ fn the_catalogue_reads_back_as_the_shapes_it_was_rendered_from() {
                 .iter()
                 .any(|a| a.as_str().unwrap().starts_with("audit-log-path="))
         );
-        assert_eq!(g["disable"], json!(["rke2-ingress-nginx"]));
+        assert_eq!(g["disable"], json!(["rke2-ingress-nginx", "rke2-traefik"]));
         let u = &rke["upgradeStrategy"];
         assert_eq!(
             (

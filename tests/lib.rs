@@ -10,6 +10,7 @@ mod bootstrap;
 mod cabling;
 mod check;
 mod cli;
+mod compliance;
 mod control_plane;
 mod crds;
 mod delivery;

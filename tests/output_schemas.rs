@@ -52,6 +52,10 @@ fn every_command_output_validates_against_its_schema() {
     let docs = site.tmp.path().join("docs");
     let runs: Vec<(&str, Vec<&str>)> = vec![
         ("check", vec!["check", "--site", "{site}"]),
+        (
+            "check-catalogue",
+            vec!["check", "--catalogue", "--site", "{site}"],
+        ),
         ("plan", vec!["plan", "--site", "{site}", "--dry-run"]),
         ("render", vec!["render", "--site", "{site}"]),
         ("status", vec!["status", "--site", "{site}"]),

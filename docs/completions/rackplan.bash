@@ -237,7 +237,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__check)
-            opts="-q -v -h -V --site --node --severity --cabling --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --site --node --severity --cabling --catalogue --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

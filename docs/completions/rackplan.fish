@@ -127,6 +127,7 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l output -d 'O
 json\t''"
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l wait-lock -d 'Seconds to wait for another rackplan writing the same site to finish (default: do not wait; say who holds the site and exit 2)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l cabling -d 'The cabling table instead: every NIC\'s network, switch, port (from LLDP) and verdict, then each switch\'s ports with speed, tagged and native VLANs and frame size'
+complete -c rackplan -n "__fish_rackplan_using_subcommand check" -l catalogue -d 'The catalogue\'s promises instead: per shape, whether the rendered objects keep etcd snapshots scheduled and leaving the cluster, an audit policy that logs, the default ingress off, an allowed version, expiry, nothing installed at boot. Exit 1 when one is not kept'
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s q -l quiet -d 'Only errors on stderr: no progress bars, notes or warnings'
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s v -l verbose -d 'More detail on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
 complete -c rackplan -n "__fish_rackplan_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -256,8 +256,14 @@ pub struct CheckArgs {
     pub(crate) severity: Option<SeverityArg>,
     /// The cabling table instead: every NIC's network, switch, port (from LLDP) and
     /// verdict, then each switch's ports with speed, tagged and native VLANs and frame size.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "catalogue")]
     pub(crate) cabling: bool,
+    /// The catalogue's promises instead: per shape, whether the rendered objects keep
+    /// etcd snapshots scheduled and leaving the cluster, an audit policy that logs, the
+    /// default ingress off, an allowed version, expiry, nothing installed at boot. Exit 1
+    /// when one is not kept.
+    #[arg(long)]
+    pub(crate) catalogue: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -12,6 +12,9 @@ pub(crate) fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
     if args.cabling {
         return Ok(cabling(args, &inputs, ctx));
     }
+    if args.catalogue {
+        return catalogue(&inputs, ctx);
+    }
     let mut r = plan::check::check(&inputs);
     // --node: ids or hostnames of the lock; an unknown one is a usage error.
     let mut ids = Vec::new();
@@ -100,4 +103,18 @@ fn cabling(args: &CheckArgs, inputs: &plan::Inputs, ctx: &Ctx) -> u8 {
         term::out(&report::cabling::table(&r));
     }
     if failing { exit::FINDINGS } else { exit::OK }
+}
+
+/// `check --catalogue`: each shape's promises and whether the rendered objects keep them.
+fn catalogue(inputs: &plan::Inputs, ctx: &Ctx) -> Result<u8, Error> {
+    let r = crate::render::review::catalogue_review(inputs).map_err(|e| match e {
+        crate::render::ReviewError::NoCatalogue => Error::Usage(e.to_string()),
+        crate::render::ReviewError::Render(r) => r.into(),
+    })?;
+    if ctx.json {
+        term::outln(&report::json(&r));
+    } else {
+        term::out(&report::catalogue::promises_table(&r));
+    }
+    Ok(if r.all_kept { exit::OK } else { exit::FINDINGS })
 }

@@ -11,6 +11,8 @@ pub(crate) mod boot;
 pub(crate) mod check;
 pub mod config;
 mod ctx;
+#[cfg(test)]
+mod deploy_args_tests;
 pub(crate) mod discover;
 mod dispatch;
 pub(crate) mod docs;

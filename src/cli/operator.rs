@@ -40,7 +40,7 @@ fn rancher_url(s: &str) -> Result<String, Error> {
     }
 }
 
-fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
+pub(super) fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
     let catalogue = Catalogue::read(&a.catalogue).map_err(|e| Error::Usage(e.to_string()))?;
     // The scenario is read at every judgement; a bad one is refused now, not then.
     crate::simulate::scenario::load(&a.scenario)?;

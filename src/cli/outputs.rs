@@ -52,6 +52,10 @@ pub(crate) fn output_schemas() -> Vec<(String, Value)> {
             "check-cabling",
             "rackplan check --cabling --output json",
         ),
+        schema::<crate::render::CatalogueReview>(
+            "check-catalogue",
+            "rackplan check --catalogue --output json",
+        ),
         schema::<crate::plan::allocate::PlanOutcome>("plan", "rackplan plan --output json"),
         schema::<crate::render::RenderOutcome>("render", "rackplan render --output json"),
         schema::<discover::RedfishJson<'static>>(

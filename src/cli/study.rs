@@ -76,7 +76,9 @@ pub(crate) fn read_site_catalogue(
     // catalogue carries the same).
     let user_data = c.and_then(|c| {
         study.shapes.iter().find_map(|(name, pools)| {
-            let docs = crate::render::catalogue::shape_docs(s, c, "", name, pools).ok()?;
+            let docs =
+                crate::render::catalogue::shape_docs(s, &loaded.compliance, c, "", name, pools)
+                    .ok()?;
             let b64 = docs.iter().find(|d| d["kind"] == "HarvesterConfig")?["userData"]
                 .as_str()?
                 .to_string();
@@ -86,7 +88,10 @@ pub(crate) fn read_site_catalogue(
     });
     study.delivery_site = Some(crate::simulate::delivery::SiteCatalogue {
         name: image.name.0.clone(),
-        kind: None,
+        kind: Some(match image.kind {
+            crate::site::ImageKind::Prepared => crate::simulate::delivery::ImageKind::Prepared,
+            crate::site::ImageKind::Generic => crate::simulate::delivery::ImageKind::Generic,
+        }),
         user_data,
         shapes: c.and_then(|c| c.shapes.clone()),
     });

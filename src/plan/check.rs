@@ -75,6 +75,7 @@ pub fn check(inputs: &Inputs) -> CheckReport {
         findings.extend(untrusted_text(node));
     }
     findings.extend(site_findings(inputs, &roles));
+    findings.extend(super::catalogue_check::catalogue_findings(inputs));
     // Cabling's notes (LLDP never read, on a site without a design) belong to
     // `check --cabling`: a site that does not check its cabling is not told each time.
     findings.extend(

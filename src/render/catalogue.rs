@@ -6,77 +6,31 @@
 //!
 //! Encodings follow what Rancher's UI writes: integer driver flags as decimal strings
 //! (`cpuCount`, `memorySize` in GiB), `diskInfo` and `networkInfo` as plain JSON strings,
-//! `vmAffinity` and `userData` as base64. Pools with required anti-affinity are the
+//! `vmAffinity` and `userData` as base64. What every shape shares (the compliance settings
+//! of `rkeConfig`) comes from `site::rke`; a prepared image's machine configs carry no
+//! user-data, a generic one's install the guest agent. Pools with required anti-affinity are the
 //! control plane (etcd + control-plane roles); the others are workers. A shape without an
 //! anti-affinity pool gets the control-plane roles on its first pool; a one-pool shape
 //! carries all three roles.
 
 use base64::Engine as _;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::images;
 use super::manifests::SITE_LABEL;
 use crate::simulate::scenario::Pool;
-use crate::site::{Catalogue, Site};
+use crate::site::compliance::Resolved;
+use crate::site::{Catalogue, ImageKind, Site};
 
 pub(crate) use crate::vocab::SHAPE_LABEL;
 
 /// Harvester's default Longhorn StorageClass, for the blank data disks after the boot disk.
 const DATA_STORAGE_CLASS: &str = "harvester-longhorn";
 
-/// cloud-init for the Rancher machine driver: it reads the VM's address from the guest
-/// agent, which cloud images do not start on their own.
-const USER_DATA: &str = "#cloud-config\npackage_update: true\npackages:\n  - qemu-guest-agent\nruncmd:\n  - - systemctl\n    - enable\n    - '--now'\n    - qemu-guest-agent.service\n";
-
-/// Compliance defaults of `rkeConfig.machineGlobalConfig`: etcd snapshots every 6 hours
-/// kept 20 deep, API server audit log, RKE2's bundled ingress controller off.
-fn default_global_config() -> Map<String, Value> {
-    let v = json!({
-        "etcd-snapshot-schedule-cron": "0 */6 * * *",
-        "etcd-snapshot-retention": 20,
-        "kube-apiserver-arg": [
-            "audit-log-path=/var/lib/rancher/rke2/server/logs/audit.log",
-            "audit-log-maxage=30",
-            "audit-log-maxbackup=10",
-            "audit-log-maxsize=100",
-        ],
-        "disable": ["rke2-ingress-nginx"],
-    });
-    v.as_object().cloned().expect("an object")
-}
-
-/// Defaults of `rkeConfig.upgradeStrategy`: one control-plane node at a time, a quarter of
-/// the workers, every node drained first with a 10-minute timeout per try.
-fn default_upgrade_strategy() -> Map<String, Value> {
-    let drain = json!({
-        "enabled": true,
-        "deleteEmptyDirData": true,
-        "ignoreDaemonSets": true,
-        "timeout": 600,
-    });
-    let v = json!({
-        "controlPlaneConcurrency": "1",
-        "workerConcurrency": "25%",
-        "controlPlaneDrainOptions": drain,
-        "workerDrainOptions": drain,
-    });
-    v.as_object().cloned().expect("an object")
-}
-
-/// Site keys over defaults; a `null` removes the default.
-fn merged(
-    mut base: Map<String, Value>,
-    over: &std::collections::BTreeMap<String, Value>,
-) -> Map<String, Value> {
-    for (k, v) in over {
-        if v.is_null() {
-            base.remove(k);
-        } else {
-            base.insert(k.clone(), v.clone());
-        }
-    }
-    base
-}
+/// cloud-init for a generic cloud image: the Rancher machine driver reads the VM's address
+/// from the guest agent, which stock cloud images neither carry nor start. A prepared
+/// image has it: its VMs get no user-data, and install nothing at boot.
+pub(crate) const GENERIC_USER_DATA: &str = "#cloud-config\npackage_update: true\npackages:\n  - qemu-guest-agent\nruncmd:\n  - - systemctl\n    - enable\n    - '--now'\n    - qemu-guest-agent.service\n";
 
 /// Why a shape cannot be offered as rendered.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,6 +99,7 @@ fn b64(s: &str) -> String {
 /// The documents of one shape's template: the Cluster first, then its machine configs.
 pub(crate) fn shape_docs(
     site: &Site,
+    compliance: &Resolved,
     c: &Catalogue,
     scenario: &str,
     shape: &str,
@@ -209,8 +164,10 @@ pub(crate) fn shape_docs(
             "diskInfo": serde_json::to_string(&json!({"disks": disks})).expect("plain JSON"),
             "networkInfo": serde_json::to_string(&json!({"interfaces": [{"networkName": network}]})).expect("plain JSON"),
             "sshUser": c.ssh_user,
-            "userData": b64(USER_DATA),
         });
+        if image.kind == ImageKind::Generic {
+            cfg["userData"] = json!(b64(GENERIC_USER_DATA));
+        }
         if p.anti_affinity {
             let a = anti_affinity(&c.vm_namespace, &name, &p.name);
             cfg["vmAffinity"] = json!(b64(&serde_json::to_string(&a).expect("plain JSON")));
@@ -226,17 +183,8 @@ pub(crate) fn shape_docs(
             "machineConfigRef": {"kind": "HarvesterConfig", "name": cfg_name},
         }));
     }
-    let global = merged(default_global_config(), &c.machine_global_config);
-    let mut etcd = json!({});
-    if let Some(cron) = global.get("etcd-snapshot-schedule-cron") {
-        etcd["snapshotScheduleCron"] = cron.clone();
-    }
-    if let Some(n) = global
-        .get("etcd-snapshot-retention")
-        .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))
-    {
-        etcd["snapshotRetention"] = json!(n);
-    }
+    let mut spec = crate::site::rke::shared_spec(site, c, compliance);
+    spec["rkeConfig"]["machinePools"] = json!(machine_pools);
     let cluster = json!({
         "apiVersion": "provisioning.cattle.io/v1",
         "kind": "Cluster",
@@ -246,17 +194,7 @@ pub(crate) fn shape_docs(
             "labels": labels,
             "annotations": {"rackplan.io/scenario": scenario},
         },
-        "spec": {
-            "cloudCredentialSecretName": c.cloud_credential,
-            "kubernetesVersion": c.kubernetes_version,
-            "rkeConfig": {
-                // Rancher's own snapshot fields, kept equal to the RKE2 arguments below.
-                "etcd": etcd,
-                "machineGlobalConfig": Value::Object(global),
-                "machinePools": machine_pools,
-                "upgradeStrategy": Value::Object(merged(default_upgrade_strategy(), &c.upgrade_strategy)),
-            },
-        },
+        "spec": spec,
     });
     let mut docs = vec![cluster];
     docs.extend(configs);

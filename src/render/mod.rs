@@ -14,9 +14,14 @@ pub mod installer;
 pub(crate) mod ipxe;
 pub(crate) mod manifests;
 pub(crate) mod node;
+pub(crate) mod offers;
 mod operator_bundle;
+pub(crate) mod operator_deploy;
+pub(crate) mod review;
 mod summary;
 pub mod validate;
 
 pub use build::webhook_keys;
 pub(crate) use build::{OutputFile, RenderError, RenderOutcome, build, default_out_dir, write};
+pub use operator_deploy::DeployError;
+pub use review::{CatalogueReview, ReviewError, ShapeReview};

@@ -9,6 +9,7 @@ use super::node::uplink_names;
 use crate::inventory::Node;
 use crate::plan::{Allocation, Inputs};
 use crate::profile::{NetworkKind, Profile, select_disks};
+use crate::site::ImageKind;
 
 fn disk_label(node: &Node, i: Option<usize>) -> String {
     i.map_or("-".into(), |i| {
@@ -137,15 +138,7 @@ pub(crate) fn render(
         }
     }
     if !catalogue.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n5. On the Rancher server, the cluster templates (one per shape the capacity review checked): {}. Each is a `Cluster` with one `HarvesterConfig` per machine pool; apply one to create that cluster, or copy it per team.",
-            catalogue
-                .iter()
-                .map(|c| format!("`catalogue/{c}.yaml`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        catalogue_steps(&mut s, inputs, catalogue);
     }
     let _ = writeln!(s, "\n## Notes\n");
     let _ = writeln!(
@@ -174,4 +167,68 @@ pub(crate) fn render(
         }
     }
     s
+}
+
+/// Steps 5 and 6: the cluster templates with the promises they carry, and the operator.
+fn catalogue_steps(s: &mut String, inputs: &Inputs, catalogue: &[String]) {
+    let site = &inputs.site.site;
+    let _ = writeln!(
+        s,
+        "\n5. On the Rancher server, the cluster templates (one per shape the capacity review checked): {}. Each is a `Cluster` with one `HarvesterConfig` per machine pool; apply one to create that cluster, or copy it per team. `rackplan check --catalogue` lists the promises each keeps.",
+        catalogue
+            .iter()
+            .map(|c| format!("`catalogue/{c}.yaml`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "   - Audit: every control-plane node logs by {} (`audit-policy-file` of `machineGlobalConfig`: Rancher writes it to each control-plane node before kube-apiserver starts).",
+        inputs.site.compliance.audit_policy_origin
+    );
+    match site
+        .compliance
+        .as_ref()
+        .and_then(|c| c.snapshot_target.as_ref())
+    {
+        Some(t) => {
+            let _ = writeln!(
+                s,
+                "   - etcd snapshots: also sent to bucket `{}` at {} with the cloud credential `{}` (create that S3 credential in Rancher first).",
+                t.bucket,
+                t.endpoint.as_deref().unwrap_or("s3.amazonaws.com"),
+                t.cloud_credential
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "   - etcd snapshots: **stay on each cluster's control-plane VMs**, lost at expiry and with the VMs; name a `compliance.snapshot_target` to send them off the cluster."
+            );
+        }
+    }
+    let image = site
+        .catalogue
+        .as_ref()
+        .and_then(|c| c.image.as_ref())
+        .and_then(|n| site.images.iter().find(|i| i.name.0 == *n))
+        .or_else(|| site.images.first());
+    if let Some(img) = image {
+        let _ = match img.kind {
+            ImageKind::Prepared => writeln!(
+                s,
+                "   - Boot: image `{}` is prepared; its VMs get no user-data and install nothing at boot.",
+                img.name
+            ),
+            ImageKind::Generic => writeln!(
+                s,
+                "   - Boot: image `{}` is generic, so every VM refreshes its package index and installs qemu-guest-agent at first boot (the Rancher machine driver reads the VM's address from it): these shapes boot minutes slower than from a prepared image (the reference design: about 8 minutes against about 90 seconds) and need a reachable package mirror.",
+                img.name
+            ),
+        };
+    }
+    let _ = writeln!(
+        s,
+        "\n6. The request operator, in Rancher's cluster: `kubectl apply -k operator/` (its CRD, RBAC, the catalogue and scenario as a ConfigMap, a two-replica Deployment, its PodDisruptionBudget and metrics Service), or `kubectl apply -k operator/with-monitoring/` to add the Prometheus Operator ServiceMonitor and alerts. On a management host instead: `operator/systemd/rackplan-operator.service`."
+    );
 }

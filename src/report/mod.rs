@@ -6,6 +6,7 @@
 pub(crate) mod admit;
 pub(crate) mod boot;
 pub(crate) mod cabling;
+pub(crate) mod catalogue;
 pub(crate) mod charts;
 pub mod check;
 pub(crate) mod delivery;

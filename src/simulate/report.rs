@@ -69,7 +69,7 @@ pub struct Report {
 pub struct Warning {
     /// A stable identifier: control-plane, pods-per-node, rebuild-share,
     /// rebuild-limit-fallback, memory-overcommit, rebuild-source-load, rebuild-abort-limit,
-    /// scatter-width.
+    /// scatter-width, etcd-snapshots-local.
     pub(crate) kind: &'static str,
     pub(crate) message: String,
 }

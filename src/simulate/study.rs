@@ -137,6 +137,9 @@ pub struct Study {
     pub(crate) census: Option<crate::live::census::Census>,
     pub(crate) metrics: Option<crate::live::metrics::ControlPlaneMetrics>,
     pub(crate) instance_manager_cpu: Option<String>,
+    /// The site offers a catalogue whose clusters keep their etcd snapshots on their own
+    /// VMs (no `compliance.snapshot_target`).
+    pub(crate) snapshots_stay_local: bool,
 }
 
 impl Study {
@@ -195,6 +198,7 @@ impl Study {
             census: None,
             metrics: None,
             instance_manager_cpu: None,
+            snapshots_stay_local: false,
         };
         if study
             .source
@@ -300,6 +304,12 @@ impl Study {
             ));
         }
         self.site_topology = Some(topo);
+        let site = &inputs.site.site;
+        self.snapshots_stay_local = site.catalogue.is_some()
+            && site
+                .compliance
+                .as_ref()
+                .is_none_or(|c| c.snapshot_target.is_none());
         Ok(())
     }
 

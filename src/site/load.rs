@@ -13,6 +13,8 @@ pub struct LoadedSite {
     pub(crate) site: Site,
     pub(crate) source: Source,
     pub(crate) dir: PathBuf,
+    /// `compliance:` with the files it names read and checked.
+    pub(crate) compliance: super::compliance::Resolved,
 }
 
 impl LoadedSite {
@@ -30,9 +32,11 @@ pub(crate) fn load(dir: &Path) -> Result<LoadedSite, InputError> {
     let path = dir.join("site.yaml");
     let (site, source): (Site, Source) = yaml::load(&path)?;
     validate(&site, &source)?;
+    let compliance = super::compliance::resolve(site.compliance.as_ref(), &source, dir)?;
     Ok(LoadedSite {
         site,
         source,
         dir: dir.to_path_buf(),
+        compliance,
     })
 }

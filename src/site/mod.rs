@@ -5,15 +5,18 @@
 //! management subnet, no two site networks overlapping, a storage range Harvester accepts) and
 //! points every error at the key that is wrong.
 
+pub(crate) mod audit;
 pub(crate) mod base_url;
+pub(crate) mod compliance;
 mod load;
 mod model;
+pub(crate) mod rke;
 pub(crate) mod types;
 mod validate;
 
 pub(crate) use load::{LoadedSite, load};
 pub(crate) use model::{
-    Bond, BondMode, Cabling, Catalogue, Image, ManagementNetwork, Pool, Site, SwitchSide, Tenant,
-    VmNetwork,
+    Bond, BondMode, Cabling, Catalogue, Image, ImageKind, ManagementNetwork, Pool, Site,
+    SwitchSide, Tenant, VmNetwork,
 };
 pub(crate) use types::{ClusterNetworkName, Mtu};

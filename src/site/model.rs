@@ -37,6 +37,9 @@ pub struct Site {
     /// Rancher cluster templates rendered from a scenario's shapes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) catalogue: Option<Catalogue>,
+    /// What every catalogue cluster keeps: audit policy, snapshot target, versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) compliance: Option<super::compliance::Compliance>,
     /// Firmware levels pinned per server model (`<manufacturer> <model>` as in nodes.yaml,
     /// e.g. `Dell Inc. PowerEdge R750`) and component (`BIOS`, `BMC`, `nic <adapter>`,
     /// `drive <model>`, `gpu <model>`): nodes on another level are findings, even when they
@@ -121,6 +124,35 @@ pub struct Image {
     /// UI hint, e.g. `ubuntu`, `sles`, `linux`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) os_type: Option<String>,
+    /// `prepared`: built for the catalogue, with everything a boot needs installed and
+    /// enabled (qemu-guest-agent, which the Rancher machine driver reads the VM's address
+    /// from); its VMs install nothing at boot. `generic` (the default): a stock cloud
+    /// image; cloud-init installs qemu-guest-agent at each VM's first boot, which takes
+    /// minutes and a reachable package mirror.
+    #[serde(default)]
+    pub(crate) kind: ImageKind,
+}
+
+/// What an image carries; decides what its VMs do at first boot.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageKind {
+    /// Everything the boot needs is in the image: nothing is installed at boot.
+    Prepared,
+    /// A stock cloud image: the guest agent is installed at first boot.
+    #[default]
+    Generic,
+}
+
+impl ImageKind {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            ImageKind::Prepared => "prepared",
+            ImageKind::Generic => "generic",
+        }
+    }
 }
 
 impl Image {
@@ -173,6 +205,38 @@ pub struct Catalogue {
     /// Keys merged over the defaults of `rkeConfig.upgradeStrategy`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) upgrade_strategy: BTreeMap<String, serde_json::Value>,
+    /// How the request operator runs in Rancher's cluster (its Deployment).
+    #[serde(default)]
+    pub(crate) operator: OperatorDeployment,
+}
+
+/// `catalogue.operator`: the request operator's Deployment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorDeployment {
+    /// The container image (built from the repository's `Containerfile`); default
+    /// `rackplan:<this rackplan's version>`, so the manifest names the binary whose flags
+    /// it was written for.
+    #[serde(default = "default_operator_image")]
+    pub(crate) image: String,
+    /// A Secret in the catalogue's namespace whose key `kubeconfig` reaches the Harvester
+    /// cluster, when Harvester is not Rancher's own cluster; absent: the fleet is read
+    /// with the operator's service account.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) harvester_kubeconfig_secret: Option<String>,
+}
+
+impl Default for OperatorDeployment {
+    fn default() -> Self {
+        OperatorDeployment {
+            image: default_operator_image(),
+            harvester_kubeconfig_secret: None,
+        }
+    }
+}
+
+fn default_operator_image() -> String {
+    format!("rackplan:{}", env!("CARGO_PKG_VERSION"))
 }
 
 fn default_catalogue_namespace() -> String {

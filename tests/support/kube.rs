@@ -1,6 +1,7 @@
 //! A real kube-apiserver and etcd on 127.0.0.1 (`../shared/tools/kube-apiserver.sh`, which
 //! `.ci/run` starts), set up once per test process: the CRDs (rackplan's as `render`
-//! writes it, Rancher's, Longhorn's and Harvester's real ones from the reference data,
+//! writes it, Rancher's, Longhorn's, Harvester's and the Prometheus Operator's real ones
+//! from the reference data,
 //! stand-ins that keep every field for KubeVirt's VM/VMI and Rancher's HarvesterConfig,
 //! whose CRDs are not shipped as YAML) and the example dump's fleet with its statuses
 //! written through the status subresource, as controllers write them. Each test then works
@@ -224,6 +225,8 @@ async fn setup(k: &Kube) {
         r.join("longhorn/crds/replicas.longhorn.io.yaml"),
         r.join("longhorn/crds/settings.longhorn.io.yaml"),
         r.join("harvester/crds/harvesterhci.io_settings.yaml"),
+        r.join("prometheus-operator/crds/monitoring.coreos.com_servicemonitors.yaml"),
+        r.join("prometheus-operator/crds/monitoring.coreos.com_prometheusrules.yaml"),
     ] {
         crds.extend(yaml_docs(&f));
     }

@@ -111,5 +111,11 @@ pub(crate) fn warnings(
             ),
         });
     }
+    if l.snapshots_stay_local {
+        out.push(Warning {
+            kind: "etcd-snapshots-local",
+            message: "the site's catalogue clusters keep their etcd snapshots on their own control-plane VMs (no compliance.snapshot_target): a cluster whose VMs are lost, at expiry or in an incident, cannot be restored".into(),
+        });
+    }
     out
 }
