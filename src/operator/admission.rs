@@ -26,7 +26,7 @@ use super::resource::{format_time, parse_time};
 use super::spec::{self, Rules};
 use super::teams::Teams;
 use crate::simulate::Study;
-use crate::simulate::delivery::Measured;
+use crate::simulate::delivery::{self, Measured};
 use crate::simulate::questions::{self, Decision, Held};
 use crate::simulate::scenario::Pool;
 
@@ -172,6 +172,8 @@ pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> 
     let mut out = Vec::new();
     // Within this pass `waiting` only grows: its length names the fleet judged.
     let mut memo = questions::Memo::default();
+    // The fleet's stranded replicas, placed once, at the pass's first admission.
+    let mut stranded: Option<usize> = None;
     for i in order(requests) {
         let cr = &requests[i];
         let ns = cr.metadata.namespace.clone().unwrap_or_default();
@@ -253,8 +255,10 @@ pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> 
                 .map(|h| p.now + (h * 3600.0).round() as i64);
             let mut terms = checked.terms;
             terms.dry_run = p.dry_run;
-            let answer = crate::simulate::delivery::request_answer(
+            let base = *stranded.get_or_insert_with(|| delivery::stranded_now(p.study));
+            let answer = delivery::request_answer(
                 p.study,
+                base,
                 &terms.shape,
                 &checked.request.pools,
                 1,

@@ -46,19 +46,15 @@ pub fn predicted(p: &Prediction, target_s: Option<f64>) -> Delivery {
         })
         .collect();
     Delivery {
-        predicted_seconds: p.total_s.map(round),
+        predicted_seconds: p.total_s.map(f64::round),
         never: p.never.clone(),
-        low_seconds: p.low_s.map(round),
-        high_seconds: p.high_s.map(round),
+        low_seconds: p.low_s.map(f64::round),
+        high_seconds: p.high_s.map(f64::round),
         target_seconds: target_s.unwrap_or(p.target_s),
         predicted_from: p.measured.clone().unwrap_or_else(|| "model".into()),
         critical_path: path,
         reached: BTreeMap::new(),
     }
-}
-
-fn round(s: f64) -> f64 {
-    s.round()
 }
 
 /// A delivery's milestones, seconds after admission.

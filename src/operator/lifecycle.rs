@@ -158,20 +158,25 @@ async fn still_holding(
     }
 }
 
-/// Create the shape's objects of `terms` that are absent; `true` when one was made.
+/// Why the shape's objects could not be made, as the request's status says it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct CreateFailed(String);
+
+/// Create the shape's objects of `terms` that are absent.
 async fn create(
     ctx: &Context,
     cr: &ClusterRequest,
     terms: &Terms,
     name: &str,
     present: &[(ApiResource, String, bool)],
-) -> Result<Result<bool, String>, OperatorError> {
+) -> Result<Result<(), CreateFailed>, OperatorError> {
     let Some(offer) = ctx.s.catalogue.offers.get(&terms.shape) else {
-        return Ok(Err(format!(
+        return Ok(Err(CreateFailed(format!(
             "failed: shape `{}` left the catalogue before its cluster was made ({}); nothing is held",
             shown(&terms.shape),
             ctx.s.catalogue.names()
-        )));
+        ))));
     };
     let expires = cr
         .status
@@ -199,7 +204,6 @@ async fn create(
         &marks,
         Some(terms.kubernetes_version.as_str()),
     );
-    let mut made = false;
     let mut checked = false;
     // Machine configs first: the Cluster names them.
     for o in objects.into_iter().rev() {
@@ -226,13 +230,18 @@ async fn create(
         let obj: DynamicObject =
             serde_json::from_value(o).map_err(|e| OperatorError::Study(e.to_string()))?;
         match ctx.dynamic(&ar).create(&PostParams::default(), &obj).await {
-            Ok(_) => made = true,
             // Made since it was read (another pass): the next look checks its UID.
+            Ok(_) => {}
             Err(kube::Error::Api(s)) if s.code == 409 => {}
-            Err(e) => return Ok(Err(format!("failed: creating {} {n}: {e}", ar.kind))),
+            Err(e) => {
+                return Ok(Err(CreateFailed(format!(
+                    "failed: creating {} {n}: {e}",
+                    ar.kind
+                ))));
+            }
         }
     }
-    Ok(Ok(made))
+    Ok(Ok(()))
 }
 
 /// Make sure the cluster exists (made from the recorded terms when absent), follow its
@@ -283,9 +292,8 @@ pub(super) async fn deliver(
             ctx.wake_judge();
             return Ok(());
         }
-        match create(ctx, cr, &terms, &name, &present).await? {
-            Ok(_) => {}
-            Err(msg) => return fail(ctx, cr, st, "CreateFailed", &msg, now).await,
+        if let Err(e) = create(ctx, cr, &terms, &name, &present).await? {
+            return fail(ctx, cr, st, "CreateFailed", &e.0, now).await;
         }
     }
     let cluster = ctx

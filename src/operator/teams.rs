@@ -49,24 +49,32 @@ pub enum PrincipalKind {
     Group,
 }
 
+/// Why a text is not a Rancher principal id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotAPrincipal(String);
+
 /// What kind of principal `p` is, or why it is not one. Rancher's ids are
 /// `<provider>_user://`, `_group://`, `_team://`, `_org://` (GitHub), and `local://u-...`
 /// for local users, `local://<group>` for local groups.
-pub fn principal_kind(p: &str) -> Result<PrincipalKind, String> {
+pub fn principal_kind(p: &str) -> Result<PrincipalKind, NotAPrincipal> {
     if p.len() > MAX_PRINCIPAL || p.chars().any(char::is_control) {
-        return Err(format!(
+        return Err(NotAPrincipal(format!(
             "`{}` is not a principal id (at most {MAX_PRINCIPAL} plain characters)",
             shown(p)
-        ));
+        )));
     }
     let Some((scheme, id)) = p.split_once("://") else {
-        return Err(format!(
+        return Err(NotAPrincipal(format!(
             "`{}` is not a Rancher principal id: write `<provider>_<type>://<id>` (`github_team://1234`, `okta_group://platform`) or `local://<id>`",
             shown(p)
-        ));
+        )));
     };
     if id.is_empty() || id.chars().any(char::is_whitespace) {
-        return Err(format!("`{}` has no id after `://`", shown(p)));
+        return Err(NotAPrincipal(format!(
+            "`{}` has no id after `://`",
+            shown(p)
+        )));
     }
     if scheme == "local" {
         return Ok(if id.starts_with("u-") {
@@ -85,16 +93,16 @@ pub fn principal_kind(p: &str) -> Result<PrincipalKind, String> {
             match kind {
                 "user" => Ok(PrincipalKind::User),
                 "group" | "team" | "org" => Ok(PrincipalKind::Group),
-                _ => Err(format!(
+                _ => Err(NotAPrincipal(format!(
                     "`{}`: `{kind}` is not a principal type (user, group, team or org)",
                     shown(p)
-                )),
+                ))),
             }
         }
-        _ => Err(format!(
+        _ => Err(NotAPrincipal(format!(
             "`{}` is not a Rancher principal id: write `<provider>_<type>://<id>` or `local://<id>`",
             shown(p)
-        )),
+        ))),
     }
 }
 
@@ -298,16 +306,19 @@ mod tests {
         assert!(
             principal_kind("platform")
                 .unwrap_err()
+                .to_string()
                 .contains("not a Rancher principal id")
         );
         assert!(
             principal_kind("github_wizard://1")
                 .unwrap_err()
+                .to_string()
                 .contains("`wizard` is not a principal type")
         );
         assert!(
             principal_kind("okta_group://")
                 .unwrap_err()
+                .to_string()
                 .contains("no id")
         );
     }

@@ -76,7 +76,7 @@ pub(crate) fn team_namespaces(
             if let Err(e) = principal_kind(p) {
                 return Err(Box::new(loaded.source.error_at(
                     &path!["teams", i, "principals", j],
-                    e,
+                    e.to_string(),
                     Some("e.g. github_team://1234, okta_group://platform, local://u-abcde".into()),
                 )));
             }

@@ -154,6 +154,11 @@ pub(crate) fn boots_generic(inp: &DeliveryInputs) -> bool {
     inp.image.kind.value == ImageKind::Generic || inp.image.installs_packages.value
 }
 
+/// Why a delivery never finishes, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Never(pub(crate) String);
+
 /// The moments of one machine.
 #[derive(Debug, Clone)]
 pub(crate) struct MachineTimes {
@@ -171,7 +176,7 @@ pub(crate) fn machine(
     copies: &Copies,
     created: &Ev,
     label: &str,
-) -> Result<MachineTimes, String> {
+) -> Result<MachineTimes, Never> {
     let c = |k| constants::get(k, end);
     let m = Some(label);
     let vm = created.after(
@@ -188,10 +193,10 @@ pub(crate) fn machine(
     while c(K::RootDisk) + left > DRIVER_WAIT_S {
         rounds += 1;
         if rounds > MAX_ROUNDS {
-            return Err(format!(
+            return Err(Never(format!(
                 "the backing-image copy ({:.0} min) outlasts {MAX_ROUNDS} rounds of the node driver's ten minutes",
                 copies.wait_s / 60.0
-            ));
+            )));
         }
         let round = DRIVER_WAIT_S + c(K::Recreate);
         at = at
@@ -219,10 +224,10 @@ pub(crate) fn machine(
     }
     let disk = at.after("root disk from the image, VM starts", m, K::RootDisk, end);
     if !inp.image.guest_agent.value {
-        return Err(
+        return Err(Never(
             "the VMs never report an IP: no guest agent in the image and none installed by the user-data; the node driver deletes and recreates each machine every ten minutes (harvester#7018)"
                 .into(),
-        );
+        ));
     }
     let agent_start = if inp.image.kind.value == ImageKind::Prepared {
         ("boot until the guest agent runs", K::AgentStartPrepared)
@@ -234,10 +239,10 @@ pub(crate) fn machine(
     };
     let boot_to_ip = c(agent_start.1) + c(K::IpReport);
     if boot_to_ip > DRIVER_WAIT_S {
-        return Err(format!(
+        return Err(Never(format!(
             "boot to IP takes {:.0} min, past the node driver's ten minutes (create.go waitForIP): every recreated VM boots again",
             boot_to_ip / 60.0
-        ));
+        )));
     }
     let infra = disk.after(agent_start.0, m, agent_start.1, end).after(
         "IP reported through the guest agent",

@@ -32,6 +32,7 @@ pub use predict::predict;
 pub use preflight::preflight;
 pub use review::{
     DeliveryReview, ShapeDelivery, answer, replicas_without_room, request_answer, review,
+    stranded_now,
 };
 pub(crate) use spec::check_spec;
 pub use spec::{DeliverySpec, ImageSpec, OnDisksSpec, OnDisksWord};

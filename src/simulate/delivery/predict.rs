@@ -24,14 +24,14 @@
 //! it is written and the node's system agent runs.
 
 use super::constants::{End, K, TABLE};
-use super::machine::{Copies, Ev, MachineTimes, boots_generic, copies, machine};
+use super::machine::{Copies, Ev, MachineTimes, Never, boots_generic, copies, machine};
 use super::model::{
     ConstantUse, DeliveryInputs, InputUse, Measured, Milestone, MilestoneAt, Prediction, Step,
 };
 
 /// The model's milestones (in [`Milestone::ALL`] order), each with the steps that lead to
 /// it; `Err` says why the delivery never finishes.
-fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, String> {
+fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, Never> {
     let pools = &inp.pools;
     for (role, has) in [
         ("etcd", pools.iter().any(|p| p.count > 0 && p.roles.etcd)),
@@ -45,9 +45,9 @@ fn run(inp: &DeliveryInputs, end: End, copies: &Copies) -> Result<Vec<Ev>, Strin
         ),
     ] {
         if !has {
-            return Err(format!(
+            return Err(Never(format!(
                 "the shape has no {role} machine: Rancher waits for at least one etcd, control-plane and worker node (planner.go clusterIsSane)"
-            ));
+            )));
         }
     }
     let zero = Ev::zero();
@@ -377,7 +377,7 @@ pub fn predict(inp: &DeliveryInputs, measured: Option<&Measured>) -> Prediction 
             critical_path = path_with_measured(&last.path, &model, &at, &was, measured);
             (at.last().copied(), None)
         }
-        Err(why) => (None, Some(why)),
+        Err(why) => (None, Some(why.0)),
     };
     let on = |path: &[Step], k: usize| path.iter().any(|s| s.source == TABLE[k].key);
     let used = |k: usize| {

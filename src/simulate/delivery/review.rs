@@ -48,17 +48,24 @@ pub fn answer(inp: &DeliveryInputs, measured: Option<&Measured>) -> DeliveryAnsw
     }
 }
 
+/// Replicas the study's fleet as it runs has no room for already: the `base` of
+/// [`request_answer`] and [`replicas_without_room`], placed once for any number of them.
+pub fn stranded_now(study: &Study) -> usize {
+    study.place(&study.current()).stranded_replicas()
+}
+
 /// The answer for one request: `count` clusters of `shape` (`pools`) delivered together
-/// beside what the study runs and what is in flight, with the operator's measurements of
-/// the shape when it has them. `rackplan admit` asks it; the operator can at admission.
+/// beside what the study runs (`base`: [`stranded_now`]) and what is in flight, with the
+/// operator's measurements of the shape when it has them. `rackplan admit` asks it; the
+/// operator at admission.
 pub fn request_answer(
     study: &Study,
+    base: usize,
     shape: &str,
     pools: &[Pool],
     count: u32,
     measured: Option<&Measured>,
 ) -> DeliveryAnswer {
-    let base = study.place(&study.current()).stranded_replicas();
     let room = replicas_without_room(study, pools, count, base);
     answer(
         &inputs_for(study, shape, pools, count, Some(room)),
@@ -85,7 +92,7 @@ pub fn review(study: &Study) -> DeliveryReview {
         .as_ref()
         .and_then(|s| s.shapes.as_deref());
     let burst = burst_of(study);
-    let base = study.place(&study.current()).stranded_replicas();
+    let base = stranded_now(study);
     let mut out = Vec::new();
     for (name, pools) in &study.shapes {
         if shapes.is_some_and(|only| !only.contains(name)) {
