@@ -2,6 +2,7 @@
 
 mod support;
 
+mod acknowledge;
 mod admit;
 mod bad_input;
 mod bare_metal;

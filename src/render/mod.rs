@@ -19,4 +19,6 @@ mod summary;
 pub mod validate;
 
 pub use build::webhook_keys;
-pub(crate) use build::{OutputFile, RenderError, RenderOutcome, build, default_out_dir, write};
+pub(crate) use build::{
+    OutputFile, RenderError, RenderOutcome, build, build_all, default_out_dir, write,
+};

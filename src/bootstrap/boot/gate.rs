@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::targets::Target;
-use crate::plan::{Finding, Inputs, Severity};
+use crate::plan::{Finding, Inputs};
 
 /// Why `target` may not be booted; empty when it may.
 pub(crate) fn blockers(
@@ -32,7 +32,7 @@ pub(crate) fn blockers(
     }
     let errors = findings
         .iter()
-        .filter(|f| f.node == target.node && f.severity == Severity::Error)
+        .filter(|f| f.node == target.node && f.blocks())
         .count();
     if errors > 0 {
         why.push(format!(
