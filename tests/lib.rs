@@ -7,6 +7,7 @@ mod admit;
 mod bad_input;
 mod bare_metal;
 mod bios;
+mod boot_dry_run;
 mod bootstrap;
 mod cabling;
 mod check;
