@@ -28,6 +28,7 @@ mod live_state;
 mod newcomer;
 mod node_conditions;
 mod operator;
+mod operator_log;
 mod output_schemas;
 mod plan;
 mod props;

@@ -64,19 +64,31 @@ fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
 
 pub(crate) fn run(a: &OperatorArgs, ctx: &Ctx) -> Result<u8, Error> {
     let o = resolve(a)?;
-    term::errln(&report::operator::banner(&o));
+    term::errln(&report::wrap_prose(&report::operator::banner(&o)));
     let rt = term::runtime()?;
     let json = ctx.json;
+    // The table style is set per thread, and the printer runs on a worker of the runtime:
+    // it is handed the terminal's width (none into a pipe or a log: one line each).
+    let width = match report::style() {
+        report::Style::Boxed(w) => Some(usize::from(w)),
+        report::Style::Plain => None,
+    };
     let result = rt.block_on(async move {
         let stop = term::stop_signal()?;
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let printer = tokio::spawn(async move {
             while let Some(t) = rx.recv().await {
-                if json {
-                    term::outln(&report::json_line(&t));
+                // Written as is (no second wrap at a worker's default width), control
+                // characters shown as visible marks as `term::out` shows them.
+                let text = if json {
+                    report::json_line(&t)
                 } else {
-                    term::outln(&report::operator::transition_line(&t));
-                }
+                    match width {
+                        Some(w) => report::operator::transition_lines(&t, w),
+                        None => report::operator::transition_line(&t),
+                    }
+                };
+                term::out_raw(&report::escape::terminal(&format!("{text}\n")));
             }
         });
         let r = operator::serve(o, tx, stop).await;
