@@ -32,6 +32,7 @@ mod operator_log;
 mod output_schemas;
 mod plan;
 mod props;
+mod reach;
 mod rebuild_longhorn;
 mod redfish_faults;
 mod redfish_mockups;

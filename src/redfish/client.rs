@@ -330,9 +330,22 @@ impl BmcClient {
                 Err(e) if !body.is_empty() && describe(&e).contains("close_notify") => {
                     return Ok(body);
                 }
-                Err(e) => return Err(FetchError::Transport(describe(&e))),
+                Err(e) => return Err(self.transport(&e)),
             }
         }
+    }
+
+    /// A transport error of this BMC's: its cause in words with the fix where the words
+    /// know one (`crate::reach`), else the innermost cause.
+    fn transport(&self, e: &reqwest::Error) -> FetchError {
+        let detail = describe(e);
+        let address = self.origin.as_str();
+        let peer = crate::reach::Peer {
+            what: "the BMC",
+            address: &address,
+            set_in: "bmcs.yaml",
+        };
+        FetchError::Transport(crate::reach::explain(&peer, &detail).unwrap_or(detail))
     }
 
     async fn get_once(&self, url: &reqwest::Url) -> Result<Value, (FetchError, bool)> {
@@ -344,7 +357,7 @@ impl BmcClient {
         let attempt = async {
             let resp = req.send().await.map_err(|e| {
                 let retry = !e.is_redirect() && !e.is_builder();
-                (FetchError::Transport(describe(&e)), retry)
+                (self.transport(&e), retry)
             })?;
             let status = resp.status().as_u16();
             if (300..400).contains(&status)
@@ -452,7 +465,7 @@ impl BmcClient {
         }
         match tokio::time::timeout(self.limits.request_timeout, req.send()).await {
             Ok(Ok(r)) => Ok(r.status().as_u16()),
-            Ok(Err(e)) => Err(FetchError::Transport(describe(&e))),
+            Ok(Err(e)) => Err(self.transport(&e)),
             Err(_) => Err(FetchError::Timeout(self.limits.request_timeout)),
         }
     }
