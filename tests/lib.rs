@@ -33,6 +33,7 @@ mod output_schemas;
 mod plan;
 mod props;
 mod reach;
+mod readme;
 mod rebuild_longhorn;
 mod redfish_faults;
 mod redfish_mockups;
