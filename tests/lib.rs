@@ -41,6 +41,7 @@ mod redfish_tls;
 mod reference_docs;
 mod render;
 mod report_browser;
+mod review_terms;
 mod risk_rare;
 mod serve_hostile;
 mod serve_state;

@@ -2,6 +2,7 @@
 //! text (`report::simulate`), HTML and Markdown (`report::review`).
 
 mod build;
+mod glossary;
 mod model;
 mod storage;
 
@@ -9,4 +10,5 @@ mod storage;
 mod findings_tests;
 
 pub(crate) use build::findings;
+pub(crate) use glossary::used_in as glossary;
 pub(crate) use model::{Block, Findings};

@@ -168,6 +168,7 @@ pub fn max_clusters_with(
         passes_again,
         checked_up_to,
         curve,
+        stops: None,
     }
 }
 
@@ -320,6 +321,7 @@ mod tests {
             lower_bound: false,
             stopped_by: None,
             curve,
+            stops: None,
         }
     }
 
