@@ -71,7 +71,7 @@ fn what_stops_max_clusters_is_what_that_many_more_clusters_strand() {
             stops["stranded_vms"],
             stops["stranded_replicas"]
         )) && text.contains(&format!(
-            "the tightest resource then is {}",
+            "; {} runs short: the tightest resource, ",
             stops["resource"].as_str().unwrap()
         )),
         "{text}"
@@ -106,4 +106,38 @@ fn what_stops_max_clusters_is_what_that_many_more_clusters_strand() {
     let resource = stops["resource"].as_str().unwrap();
     assert_eq!(named["slack"][resource], stops["free_share"]);
     assert_eq!(with(more)["headroom"]["verdict"], "pass");
+}
+
+/// On a fleet of three nodes with room to spare, what strands on losing one is the
+/// placement's rules, not a shortage, and the review says so; with more than the hosts
+/// can hold, it says what does not fit with every host up.
+#[test]
+fn what_stops_says_rules_rather_than_a_shortage_and_what_never_fits() {
+    let original =
+        std::fs::read_to_string(repo().join("simulations/reference-factory.yaml")).unwrap();
+    let three = original.replace("count: 24", "count: 0");
+    assert_ne!(three, original);
+    let dir = tempfile::tempdir().unwrap();
+    let text_of = |clusters: u32| {
+        let text = three.replace(
+            "- {shape: standard, count: 60}",
+            &format!("- {{shape: standard, count: {clusters}}}"),
+        );
+        let p = dir.path().join(format!("three-{clusters}.yaml"));
+        std::fs::write(&p, text).unwrap();
+        crate::support::flat(&simulate_text(&p))
+    };
+    let one = text_of(1);
+    assert!(
+        one.contains("Max clusters: no more standard clusters: the fleet fails as it is.")
+            && one.contains("What stops it: as the fleet is, losing node mgmt-0")
+            && one.contains("no resource runs short in total (memory, the tightest, has")
+            && one.contains("placement's rules strand them"),
+        "{one}"
+    );
+    let sixty = text_of(60);
+    assert!(
+        sixty.contains("What stops it: as the fleet is, 330 VM(s) and 1050 replica(s) do not fit even with every host up; memory runs short"),
+        "{sixty}"
+    );
 }

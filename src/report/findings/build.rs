@@ -306,6 +306,10 @@ fn headroom(r: &Report) -> Section {
     s
 }
 
+/// Below this free share a resource is said to run short; above it, what strands is the
+/// placement's rules rather than a shortage in total.
+const SHORT: f64 = 0.10;
+
 /// What stops max clusters, in a sentence: the failure, what it strands, the resource.
 fn stop_text(st: &MaxClustersStop) -> String {
     let at = if st.count == 0 {
@@ -331,11 +335,21 @@ fn stop_text(st: &MaxClustersStop) -> String {
         }
         None => format!("{what} do not fit even with every host up"),
     };
-    format!(
-        "What stops it: {at}, {who}; the tightest resource then is {}, {} free on the surviving hosts.",
-        st.resource,
-        pct(st.free_share)
-    )
+    let hosts = if st.failure.is_some() {
+        "surviving"
+    } else {
+        "fleet's"
+    };
+    let (resource, free) = (&st.resource, pct(st.free_share));
+    if st.free_share < SHORT {
+        format!(
+            "What stops it: {at}, {who}; {resource} runs short: the tightest resource, {free} free on the {hosts} hosts."
+        )
+    } else {
+        format!(
+            "What stops it: {at}, {who}; no resource runs short in total ({resource}, the tightest, has {free} free on the {hosts} hosts): placement's rules strand them (replicas on distinct nodes and zones, VM anti-affinity, room on a single host)."
+        )
+    }
 }
 
 fn capacity(r: &Report) -> Section {

@@ -39,14 +39,8 @@ pub fn what_stops(l: &Study, shape: &str, count: u32) -> Option<MaxClustersStop>
         })
         .copied();
     let (failure, vms, replicas, slack) = match worst {
-        Some(w) => (
-            Some(w.name.clone()),
-            w.stranded,
-            w.stranded_replicas,
-            w.slack.clone(),
-        ),
-        // Not even placed with every host up: what is free then.
-        None if unplaced != (0, 0) => (
+        // Not even placed with every host up (that comes first): what is free then.
+        _ if unplaced != (0, 0) => (
             None,
             unplaced.0,
             unplaced.1,
@@ -55,6 +49,12 @@ pub fn what_stops(l: &Study, shape: &str, count: u32) -> Option<MaxClustersStop>
                 memory: 1.0 - h.utilisation.memory,
                 storage: 1.0 - h.utilisation.storage,
             },
+        ),
+        Some(w) => (
+            Some(w.name.clone()),
+            w.stranded,
+            w.stranded_replicas,
+            w.slack.clone(),
         ),
         None => return None,
     };
