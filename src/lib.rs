@@ -17,8 +17,8 @@
 //! - [`operator`]: the request operator: ClusterRequests admitted, delivered, expired.
 //! - [`site`], [`inventory`], [`profile`], [`network`]: the data models of the inputs.
 //! - [`vocab`]: the role and network words every stage shares (a leaf).
-//! - [`words`], [`units`], [`clock`]: small helpers written once (leaves): numbers and
-//!   hints in words, byte units, dates.
+//! - [`words`], [`units`], [`clock`], [`reach`]: small helpers written once (leaves):
+//!   numbers and hints in words, byte units, dates, why a peer could not be reached.
 //! - [`docs`]: the reference generated from the code (schemas, pages, completions, man).
 //! - [`scaffold`]: what `init` puts in a new site folder.
 //! - [`files`]: YAML reading and writing with located errors, atomic writes, secrets.
@@ -41,6 +41,7 @@ pub mod network;
 pub mod operator;
 pub mod plan;
 pub mod profile;
+pub(crate) mod reach;
 pub mod redfish;
 pub mod render;
 pub mod report;

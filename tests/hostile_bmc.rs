@@ -139,7 +139,7 @@ fn a_silent_bmc_costs_one_request_timeout_with_the_defaults() {
     assert_eq!(code, 3, "{stderr}");
     let bmcs = v["bmcs"].as_array().unwrap();
     let err = bmcs[0]["error"].as_str().unwrap();
-    assert!(err.contains("no answer within 10s"), "{err}");
+    assert!(err.contains("did not answer within 10 s"), "{err}");
     let others = bmcs[1..]
         .iter()
         .map(|b| b["seconds"].as_f64().unwrap())

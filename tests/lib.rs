@@ -2,10 +2,12 @@
 
 mod support;
 
+mod acknowledge;
 mod admit;
 mod bad_input;
 mod bare_metal;
 mod bios;
+mod boot_dry_run;
 mod bootstrap;
 mod cabling;
 mod check;
@@ -30,10 +32,13 @@ mod newcomer;
 mod node_conditions;
 mod operator;
 mod operator_gate;
+mod operator_log;
 mod operator_team;
 mod output_schemas;
 mod plan;
 mod props;
+mod reach;
+mod readme;
 mod rebuild_longhorn;
 mod rebuild_pile;
 mod redfish_faults;
@@ -42,6 +47,7 @@ mod redfish_tls;
 mod reference_docs;
 mod render;
 mod report_browser;
+mod review_terms;
 mod risk_rare;
 mod serve_hostile;
 mod serve_state;

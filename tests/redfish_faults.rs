@@ -34,7 +34,7 @@ fn each_fault_costs_only_its_bmc() {
         (Fault::Status(401), "authentication failed"),
         (Fault::TooMany, "HTTP 429"),
         (Fault::Reset, "connection"),
-        (Fault::Hang, "no answer within"),
+        (Fault::Hang, "did not answer within"),
         (Fault::Malformed, "malformed JSON"),
         (Fault::Oversized, "response larger than"),
         (Fault::RedirectLoop, "redirect"),

@@ -254,3 +254,89 @@ fn files_of_a_released_node_are_removed_and_nothing_else() {
     assert!(!site.out().join("nodes/hv-c05").exists());
     assert!(site.out().join("notes-by-a-person.txt").exists());
 }
+
+/// SUMMARY.md's row of every node against that node's install config: the install and
+/// data disk are the config's, the management bond mode is the config's, and the advice
+/// beside it is that mode's (no LACP fallback for a bond without LACP).
+pub(crate) fn assert_summary_matches_configs(out: &Path) {
+    let summary = std::fs::read_to_string(out.join("SUMMARY.md")).unwrap();
+    let mut modes = std::collections::BTreeSet::new();
+    let mut nodes = 0;
+    for e in std::fs::read_dir(out.join("nodes")).unwrap() {
+        let dir = e.unwrap().path();
+        let host = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let path = dir.join("config.yaml");
+        let (cfg, _): (HarvesterConfig, _) =
+            rackplan::files::yaml::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+        let install = cfg.install.unwrap();
+        let row: Vec<&str> = summary
+            .lines()
+            .find(|l| l.starts_with(&format!("| {host} |")))
+            .unwrap_or_else(|| panic!("no row for {host}:\n{summary}"))
+            .trim_matches('|')
+            .split(" | ")
+            .map(str::trim)
+            .collect();
+        let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        assert_eq!(
+            (row[9], row[10]),
+            (
+                dash(install.device.clone()).as_str(),
+                dash(install.data_disk.clone()).as_str()
+            ),
+            "{host}"
+        );
+        modes.insert(install.management_interface.unwrap().bond_options.unwrap()["mode"].clone());
+        nodes += 1;
+    }
+    assert!(nodes > 0);
+    for m in &modes {
+        assert!(
+            summary.contains(&format!("management bond {m}.")),
+            "{m}:\n{summary}"
+        );
+        assert!(
+            summary.contains(&format!(" use {m}:")) || summary.contains(&format!(" uses {m}:")),
+            "{m}"
+        );
+    }
+    assert_eq!(
+        summary.contains("LACP fallback"),
+        modes.contains("802.3ad"),
+        "the PXE advice follows the bond's mode:\n{summary}"
+    );
+}
+
+#[test]
+fn summary_says_what_the_configs_say() {
+    let site = Site::example();
+    // An active-backup management bond, and a node whose disks only its BMC could name.
+    site.replace(
+        "site.yaml",
+        "    mode: 802.3ad\n    miimon: 100\n    xmit_hash_policy: layer3+4\n",
+        "    mode: active-backup\n    miimon: 100\n",
+    );
+    let id = id_of(&site, "hv-c01");
+    site.edit_inventory(|inv| {
+        let n = inv.nodes.iter_mut().find(|n| n.id == id).unwrap();
+        for (i, d) in n.disks.iter_mut().enumerate() {
+            d.path = None;
+            d.derived = Some(rackplan::inventory::DerivedPath {
+                path: Some(format!("/dev/disk/by-id/nvme-Derived_Model_SN{i:04}")),
+                ..Default::default()
+            });
+        }
+    });
+    let r = site.run(&["render", "--site", "{site}"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_summary_matches_configs(&site.out());
+    let summary = std::fs::read_to_string(site.out().join("SUMMARY.md")).unwrap();
+    assert!(
+        summary.contains("/dev/disk/by-id/nvme-Derived_Model_SN0000"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("The management bond uses active-backup: one member carries the traffic"),
+        "{summary}"
+    );
+}

@@ -10,7 +10,7 @@ use crate::support::sushy::{Sushy, mockup, write_bmcs};
 use crate::support::{Site, repo};
 
 /// A shell word: single-quoted, so paths with spaces or quotes pass whole.
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
@@ -18,7 +18,7 @@ fn quote(s: &str) -> String {
 /// emulation (lines wrap at the width, `\r` returns, `ESC[2K` clears the line, other
 /// control sequences are dropped), so a progress bar redrawn in place leaves nothing and a
 /// line indicatif pads to the width wraps as the terminal wraps it.
-fn screen(raw: &str, columns: u16) -> String {
+pub(crate) fn screen(raw: &str, columns: u16) -> String {
     let width = usize::from(columns);
     let mut lines: Vec<Vec<char>> = vec![Vec::new()];
     let mut col = 0usize;

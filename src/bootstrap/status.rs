@@ -78,14 +78,22 @@ pub(crate) enum StatusError {
 /// Ask the server at `base_url` for its `/status`.
 pub(crate) async fn fetch(client: &reqwest::Client, base_url: &str) -> Result<Status, StatusError> {
     let url = format!("{}/status", base_url.trim_end_matches('/'));
-    let mut resp = client
-        .get(&url)
-        .send()
-        .await
-        .map_err(|e| StatusError::Unreachable {
+    let mut resp = client.get(&url).send().await.map_err(|e| {
+        let detail = crate::redfish::tls::describe(&e);
+        let peer = crate::reach::Peer {
+            what: "rackplan serve",
+            address: base_url,
+            set_in: "--url",
+        };
+        StatusError::Unreachable {
             url: url.clone(),
-            why: crate::redfish::tls::describe(&e),
-        })?;
+            why: if e.is_timeout() {
+                crate::reach::timed_out(&peer, None, None)
+            } else {
+                crate::reach::explain(&peer, &detail).unwrap_or(detail)
+            },
+        }
+    })?;
     if !resp.status().is_success() {
         return Err(StatusError::HttpStatus {
             url,

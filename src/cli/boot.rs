@@ -50,17 +50,12 @@ pub(crate) fn run(args: &BootArgs, ctx: &Ctx) -> Result<u8, Error> {
         restart_running: cfg.restart_running,
         bios,
     };
-    // The gate: only planned, rendered nodes without error findings are booted for real.
+    // The gate: only planned, rendered nodes without error findings are booted for real;
+    // a dry run says which `--yes` will refuse.
     let out_dir = render::default_out_dir(&cfg.site, &inputs.site.site.name.0);
-    let install = cfg.execute && cfg.action == Action::Boot;
-    let (go, forced, stopped) = gate::split(&inputs, &out_dir, targets, install, cfg.force);
-    let mut results = term::runtime()?.block_on(boot_all(&go, &cfg.site, &opts));
-    for r in &mut results {
-        if let Some((_, why)) = forced.iter().find(|(n, _)| *n == r.node) {
-            r.forced_past.clone_from(why);
-        }
-    }
-    results.extend(stopped);
+    let install = cfg.action == Action::Boot;
+    let judged = gate::judge(&inputs, &out_dir, targets, install, cfg.force);
+    let results = term::runtime()?.block_on(boot_all(&judged, &cfg.site, &opts));
     if ctx.json {
         term::outln(&report::json(&report::boot::BootJson {
             dry_run: !cfg.execute,

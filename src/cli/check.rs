@@ -7,7 +7,8 @@ use crate::cli::args::{CheckArgs, SeverityArg};
 use crate::plan::{Finding, Severity};
 use crate::{plan, report};
 
-pub(crate) fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
+/// `verbose` (`-v`) gives every finding its row, as `--node` does.
+pub(crate) fn run(args: &CheckArgs, verbose: bool, ctx: &Ctx) -> Result<u8, Error> {
     let inputs = plan::load_inputs(&args.site.site)?;
     if args.cabling {
         return Ok(cabling(args, &inputs, ctx));
@@ -64,7 +65,8 @@ pub(crate) fn run(args: &CheckArgs, ctx: &Ctx) -> Result<u8, Error> {
         view.findings.clone_from(&shown);
         term::outln(&report::json(&report::check::CheckJson::new(&view)));
     } else {
-        let mut text = report::check::findings_table(&shown);
+        let detail = verbose || !args.node.is_empty();
+        let mut text = report::check::findings_table_with(&shown, detail);
         if args.severity == Some(SeverityArg::Info) {
             text = text.replace(" (see --output json)", "");
             text.push_str(&notes(&shown));

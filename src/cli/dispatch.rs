@@ -71,7 +71,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
             name,
             force,
         } => init::run(dir, from.as_ref(), name.as_deref(), *force, ctx),
-        Command::Check(s) => check::run(s, ctx),
+        Command::Check(s) => check::run(s, cli.verbose > 0, ctx),
         Command::Plan {
             site,
             release,

@@ -1,6 +1,7 @@
 //! `rackplan operator`: resolve the flags, run the request operator until SIGTERM or
 //! SIGINT, print each transition it makes (a line, or a JSON line with `--output json`).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::config;
@@ -9,8 +10,8 @@ use super::error::{Error, exit};
 use super::term;
 use crate::cli::args::OperatorArgs;
 use crate::operator::{self, Clock, ServiceOptions, Settings, catalogue::Catalogue, spec::Rules};
-use crate::report;
 use crate::simulate::scenario::request::parse_duration_h;
+use crate::{reach, report};
 
 fn duration_h(flag: &str, v: &str) -> Result<f64, Error> {
     parse_duration_h(v).map_err(|e| Error::Usage(format!("{flag}: {e}")))
@@ -101,21 +102,93 @@ pub(super) fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
     })
 }
 
+/// The server the current context of a kubeconfig points at, to name it in words (or how
+/// the client finds one when no file is given).
+fn server_of(kubeconfig: Option<&PathBuf>) -> String {
+    let named = kubeconfig.and_then(|p| {
+        let kc = kube::config::Kubeconfig::read_from(p).ok()?;
+        let ctx_name = kc.current_context.clone()?;
+        let ctx = kc
+            .contexts
+            .iter()
+            .find(|c| c.name == ctx_name)?
+            .context
+            .clone()?;
+        let cluster = kc.clusters.iter().find(|c| c.name == ctx.cluster)?;
+        cluster.cluster.as_ref()?.server.clone()
+    });
+    named.unwrap_or_else(|| "the server of KUBECONFIG or the in-cluster config".to_string())
+}
+
+/// How long the API servers get to answer at start.
+const REACH_WAIT: Duration = Duration::from_secs(15);
+
+/// Each API server answers before the loop starts, so an address that cannot be reached
+/// (a refused port, a name that does not resolve, plain HTTP against HTTPS, no answer) is
+/// said at once in words with the fix, rather than retried in silence. Any answer at all,
+/// a refusal of the request included, passes: the loop reports those itself.
+async fn reachable(kubeconfig: Option<&PathBuf>, flag: &str) -> Result<(), Error> {
+    let client = operator::service::client(kubeconfig)
+        .await
+        .map_err(|e| Error::Runtime(e.to_string()))?;
+    let address = server_of(kubeconfig);
+    let set_in = match kubeconfig {
+        Some(p) => format!("{} ({flag})", p.display()),
+        None => "KUBECONFIG".to_string(),
+    };
+    let peer = reach::Peer {
+        what: "the API server",
+        address: &address,
+        set_in: &set_in,
+    };
+    match tokio::time::timeout(REACH_WAIT, client.apiserver_version()).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => match reach::explain(&peer, &reach::innermost(&e)) {
+            Some(words) => Err(Error::Runtime(words)),
+            None => Ok(()),
+        },
+        Err(_) => Err(Error::Runtime(reach::timed_out(
+            &peer,
+            Some(REACH_WAIT),
+            None,
+        ))),
+    }
+}
+
 pub(crate) fn run(a: &OperatorArgs, ctx: &Ctx) -> Result<u8, Error> {
     let o = resolve(a)?;
-    term::errln(&report::operator::banner(&o));
+    term::errln(&report::wrap_prose(&report::operator::banner(&o)));
     let rt = term::runtime()?;
     let json = ctx.json;
+    // The table style is set per thread, and the printer runs on a worker of the runtime:
+    // it is handed the terminal's width (none into a pipe or a log: one line each).
+    let width = match report::style() {
+        report::Style::Boxed(w) => Some(usize::from(w)),
+        report::Style::Plain => None,
+    };
+    rt.block_on(async {
+        reachable(a.kubeconfig.as_ref(), "--kubeconfig").await?;
+        if a.harvester_kubeconfig.is_some() && a.harvester_kubeconfig != a.kubeconfig {
+            reachable(a.harvester_kubeconfig.as_ref(), "--harvester-kubeconfig").await?;
+        }
+        Ok::<_, Error>(())
+    })?;
     let result = rt.block_on(async move {
         let stop = term::stop_signal()?;
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let printer = tokio::spawn(async move {
             while let Some(t) = rx.recv().await {
-                if json {
-                    term::outln(&report::json_line(&t));
+                // Written as is (no second wrap at a worker's default width), control
+                // characters shown as visible marks as `term::out` shows them.
+                let text = if json {
+                    report::json_line(&t)
                 } else {
-                    term::outln(&report::operator::transition_line(&t));
-                }
+                    match width {
+                        Some(w) => report::operator::transition_lines(&t, w),
+                        None => report::operator::transition_line(&t),
+                    }
+                };
+                term::out_raw(&report::escape::terminal(&format!("{text}\n")));
             }
         });
         let r = operator::serve(o, tx, stop).await;

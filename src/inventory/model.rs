@@ -415,6 +415,41 @@ pub struct Annotations {
     /// Free text for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Findings of this node people have seen and accept for now ("cables come
+    /// tomorrow"): `check` shows them as acknowledged, with the reason, and they no longer
+    /// stop `plan`, `render` or `boot`. A finding that would make the install fail (a disk
+    /// path the installer cannot find, Harvester's own minima, a BIOS setting the
+    /// installer needs) cannot be acknowledged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acknowledged: Vec<Acknowledged>,
+}
+
+/// One acknowledged finding (`annotations.acknowledged[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Acknowledged {
+    /// The finding's code, as `check --output json` gives it (`code`), e.g. `link-down`.
+    pub finding: String,
+    /// Only the findings whose text holds this (a MAC, a port or disk name); every finding
+    /// of that code on the node when absent.
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub matching: Option<String>,
+    /// Why it is acceptable for now; `check` and SUMMARY.md show it.
+    pub reason: String,
+    /// The last day it holds (`YYYY-MM-DD`, UTC); from the next day the finding counts
+    /// again and `check` says the acknowledgement expired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+}
+
+impl Acknowledged {
+    /// The first second after `until` (seconds since the epoch), when it has one that reads.
+    pub(crate) fn expires_at(&self) -> Option<i64> {
+        self.until
+            .as_deref()
+            .and_then(|u| crate::clock::parse_at(u).ok())
+            .map(|t| t - t.rem_euclid(86_400) + 86_400)
+    }
 }
 
 impl Node {

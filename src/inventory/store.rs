@@ -72,6 +72,25 @@ fn validate(inv: &Inventory, src: &Source) -> Result<(), InputError> {
                 ));
             }
         }
+        for (j, a) in node.annotations.acknowledged.iter().enumerate() {
+            let at = |key: &str| path!["nodes", i, "annotations", "acknowledged", j, key];
+            if a.reason.trim().is_empty() {
+                return Err(src.error_at(
+                    &at("reason"),
+                    "an acknowledgement needs a reason",
+                    Some("say why the finding is acceptable for now, e.g. `cables come on 2027-01-20`".into()),
+                ));
+            }
+            if let Some(u) = &a.until
+                && (u.contains('T') || crate::clock::parse_at(u).is_err())
+            {
+                return Err(src.error_at(
+                    &at("until"),
+                    format!("`{u}` is not a date"),
+                    Some("give the last day it holds as YYYY-MM-DD (UTC)".into()),
+                ));
+            }
+        }
         for (j, nic) in node.nics.iter().enumerate() {
             match normalize_mac(&nic.mac) {
                 Some(m) if m == nic.mac => {}

@@ -164,7 +164,8 @@ pub struct Pass<'a> {
     pub delivery_target_s: Option<f64>,
 }
 
-/// Judge every request of `requests` that needs it, at `now`.
+/// Judge every request of `requests` that needs it, at `now`: in creation order, each
+/// counting every holding request and those admitted before it in this pass.
 pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> {
     // Held so far, per team, and the clusters not running yet.
     let mut team_vcpu: BTreeMap<String, f64> = BTreeMap::new();
@@ -174,30 +175,44 @@ pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> 
     let mut memo = questions::Memo::default();
     // The fleet's stranded replicas, placed once, at the pass's first admission.
     let mut stranded: Option<usize> = None;
+    // What every holding request holds counts before any judgement, whatever its place
+    // in the order: a request created after a pending one may hold already.
+    for cr in requests {
+        let ns = cr.metadata.namespace.clone().unwrap_or_default();
+        let Some(ns_team) = p.namespaces.get(&ns) else {
+            continue;
+        };
+        let holds = cr
+            .status
+            .as_ref()
+            .and_then(|s| s.phase)
+            .is_some_and(Phase::holds);
+        if needs_judging(cr, p.dry_run) || !holds {
+            continue;
+        }
+        let Some((team, pools)) = held_by(cr, ns_team, p.catalogue) else {
+            continue;
+        };
+        *team_vcpu.entry(team).or_default() += vcpu(&pools);
+        let cluster = cr
+            .status
+            .as_ref()
+            .and_then(|s| s.cluster_name.clone())
+            .or_else(|| cr.metadata.name.clone())
+            .unwrap_or_default();
+        let up = p.running.get(&cluster).copied().unwrap_or(0);
+        let rest = not_running(&pools, up);
+        if !rest.is_empty() {
+            waiting.push(rest);
+        }
+    }
     for i in order(requests) {
         let cr = &requests[i];
         let ns = cr.metadata.namespace.clone().unwrap_or_default();
         let Some(ns_team) = p.namespaces.get(&ns) else {
             continue;
         };
-        let phase = cr.status.as_ref().and_then(|s| s.phase);
         if !needs_judging(cr, p.dry_run) {
-            if phase.is_some_and(Phase::holds)
-                && let Some((team, pools)) = held_by(cr, ns_team, p.catalogue)
-            {
-                *team_vcpu.entry(team).or_default() += vcpu(&pools);
-                let cluster = cr
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.cluster_name.clone())
-                    .or_else(|| cr.metadata.name.clone())
-                    .unwrap_or_default();
-                let up = p.running.get(&cluster).copied().unwrap_or(0);
-                let rest = not_running(&pools, up);
-                if !rest.is_empty() {
-                    waiting.push(rest);
-                }
-            }
             continue;
         }
         let t0 = std::time::Instant::now();

@@ -163,6 +163,26 @@ fn what_a_holding_request_holds_is_its_recorded_terms_not_its_edited_spec() {
 }
 
 #[test]
+fn a_pending_request_counts_a_holding_one_created_after_it() {
+    // An old request, refused and then fixed, is judged after a newer one was admitted:
+    // the newer one's 36 vCPU count although it comes later in creation order.
+    let w = world("40");
+    let mut newer = request("newer", "paiement", "standard", 50);
+    let terms = judge(&w, &[newer.clone()], false)[0].terms.clone().unwrap();
+    holding(&mut newer, terms);
+    let older = request("older", "paiement", "standard", 10);
+    let v = judge(&w, &[older, newer], false);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].outcome, Outcome::Waiting, "{}", v[0].message);
+    assert!(
+        v[0].message
+            .starts_with("waiting: quota: team paiement uses 36 vCPU and asks for 36"),
+        "{}",
+        v[0].message
+    );
+}
+
+#[test]
 fn a_request_made_in_another_teams_namespace_is_refused_at_spec_team() {
     let w = world("80");
     let mut cr = request("sneaky", "logistique", "standard", 1);

@@ -84,6 +84,7 @@ pub fn check(inputs: &Inputs) -> CheckReport {
             .into_iter()
             .filter(|f| f.severity != Severity::Info),
     );
+    super::acknowledge::apply(&mut findings, inv, &inputs.expired);
     findings.sort_by(|a, b| {
         (a.node == "site", &a.node, a.severity, a.code).cmp(&(
             b.node == "site",
@@ -168,17 +169,19 @@ fn site_findings(inputs: &Inputs, roles: &BTreeMap<String, RoleDecision>) -> Vec
         .iter()
         .filter(|n| roles[&n.id].role == Role::Management)
         .collect();
-    let capable = inputs
-        .profiles
-        .get(Role::Management)
-        .map_or(inv.nodes.len(), |p| {
-            inv.nodes.iter().filter(|n| meets_profile(n, p)).count()
-        });
+    let mgmt_profile = inputs.profiles.get(Role::Management);
+    let capable = mgmt_profile.map_or(inv.nodes.len(), |p| {
+        inv.nodes.iter().filter(|n| meets_profile(n, p)).count()
+    });
     if capable < MANAGEMENT_NODES {
+        let short = mgmt_profile.map(|p| short_of(inv, p)).unwrap_or_default();
         out.push(Finding::new("site", Severity::Error, "management-capable",
             format!("only {capable} node(s) meet the management profile; Harvester needs {MANAGEMENT_NODES}"),
-            "Harvester runs etcd and the control plane on three management nodes; fewer means no HA",
-            "add management-capable nodes or fix the ones that fall short"));
+            format!(
+                "Harvester runs etcd and the control plane on three management nodes; fewer means no HA{}",
+                if short.is_empty() { String::new() } else { format!(". Short of the profile: {short}") }
+            ),
+            "fix the nodes that fall short, acknowledge a gap that is temporary (`annotations.acknowledged` in nodes.yaml), add management-capable nodes, or choose the three with `annotations.role: management` in nodes.yaml (check then holds them to the management profile)"));
     } else if mgmt.len() != MANAGEMENT_NODES {
         out.push(Finding::new(
             "site",
@@ -254,6 +257,30 @@ fn site_findings(inputs: &Inputs, roles: &BTreeMap<String, RoleDecision>) -> Vec
         ));
     }
     out
+}
+
+/// The nodes that fall short of the management profile, each with its first gap that
+/// counts ("SN1: link down on eno1, ..."), at most five named.
+fn short_of(inv: &crate::inventory::Inventory, p: &crate::profile::Profile) -> String {
+    const NAMED: usize = 5;
+    let gaps: Vec<String> = inv
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            against_profile(n, p)
+                .into_iter()
+                .find(|f| {
+                    f.severity == Severity::Error && super::acknowledge::covering(n, f).is_none()
+                })
+                .map(|f| format!("{}: {}", n.id, f.what))
+        })
+        .collect();
+    let more = gaps.len().saturating_sub(NAMED);
+    let mut s = gaps.into_iter().take(NAMED).collect::<Vec<_>>().join("; ");
+    if more > 0 {
+        s.push_str(&format!("; and {more} more"));
+    }
+    s
 }
 
 /// site.yaml defines the VM and the storage network for every cluster; a role whose

@@ -35,11 +35,36 @@ fn floor_gb(bytes: u64) -> u64 {
     bytes / 1_000_000_000 * 1_000_000_000
 }
 
-/// Roles for every node: annotation, else inferred. A management node must at least have a
-/// disk of known size, a port and known cores and memory: a node discovery knows nothing
-/// about is not made one of the three that hold etcd.
-pub(crate) fn roles(inv: &Inventory) -> BTreeMap<String, Role> {
-    let floor = Profile {
+/// When fewer than three nodes are management: each node neither annotated nor inferred
+/// management, with why inference could not choose it ("SN1: CPU cores and memory
+/// unknown"); empty otherwise.
+pub(crate) fn role_gaps(inv: &Inventory, roles: &BTreeMap<String, Role>) -> Vec<String> {
+    let management = roles.values().filter(|r| **r == Role::Management).count();
+    if management >= roles::MANAGEMENT_NODES {
+        return Vec::new();
+    }
+    let floor = floor_profile();
+    inv.nodes
+        .iter()
+        .filter(|n| n.annotations.role.is_none() && roles.get(&n.id) != Some(&Role::Management))
+        .map(|n| {
+            let why = if n.cores().is_none() || n.memory_gib.is_none() {
+                "its CPU cores or memory are unknown (discovery did not report them)".to_string()
+            } else {
+                against_profile(n, &floor)
+                    .into_iter()
+                    .find(|f| f.severity == Severity::Error && f.code != "link-down")
+                    .map_or_else(|| "not chosen".to_string(), |f| f.what)
+            };
+            format!("{}: {why}", n.id)
+        })
+        .collect()
+}
+
+/// The least a management node must have: known cores and memory, a disk of known size
+/// and a port.
+fn floor_profile() -> Profile {
+    Profile {
         role: Role::Management,
         description: String::new(),
         cpu: CpuSpec {
@@ -59,7 +84,14 @@ pub(crate) fn roles(inv: &Inventory) -> BTreeMap<String, Role> {
         }],
         bios: Default::default(),
         gpus: None,
-    };
+    }
+}
+
+/// Roles for every node: annotation, else inferred. A management node must at least have a
+/// disk of known size, a port and known cores and memory: a node discovery knows nothing
+/// about is not made one of the three that hold etcd.
+pub(crate) fn roles(inv: &Inventory) -> BTreeMap<String, Role> {
+    let floor = floor_profile();
     let mut profiles = Profiles::default();
     profiles.by_role.insert(Role::Management, floor.clone());
     let known = |n: &Node| n.cores().is_some() && n.memory_gib.is_some();
@@ -75,6 +107,13 @@ pub(crate) fn roles(inv: &Inventory) -> BTreeMap<String, Role> {
     for n in &mut inv.nodes {
         if unknown.contains(&n.id) {
             n.annotations.role = Some(Role::Compute);
+        }
+        // A link that is down is the day's cabling, not the machine: it does not decide
+        // which nodes hold etcd (check still reports it).
+        for nic in &mut n.nics {
+            if nic.link == crate::inventory::LinkState::Down {
+                nic.link = crate::inventory::LinkState::Unknown;
+            }
         }
     }
     roles::assign(&inv, &profiles, &Lock::default())

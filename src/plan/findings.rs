@@ -33,6 +33,19 @@ pub struct Finding {
     pub what: String,
     pub why: String,
     pub fix: String,
+    /// Acknowledged by people in nodes.yaml (`annotations.acknowledged`): shown with its
+    /// reason, and it no longer counts against the node or the site.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acknowledged: Option<FindingAck>,
+}
+
+/// The acknowledgement a finding is shown with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct FindingAck {
+    pub reason: String,
+    /// The last day it holds (`YYYY-MM-DD`), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
 }
 
 impl Finding {
@@ -51,11 +64,17 @@ impl Finding {
             what: what.into(),
             why: why.into(),
             fix: fix.into(),
+            acknowledged: None,
         }
+    }
+
+    /// An error nobody acknowledged: what stops plan, render and boot.
+    pub(crate) fn blocks(&self) -> bool {
+        self.severity == Severity::Error && self.acknowledged.is_none()
     }
 }
 
-/// True when any finding is an error.
+/// True when any finding is an error nobody acknowledged.
 pub(crate) fn has_errors(findings: &[Finding]) -> bool {
-    findings.iter().any(|f| f.severity == Severity::Error)
+    findings.iter().any(Finding::blocks)
 }

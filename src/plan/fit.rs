@@ -13,11 +13,12 @@ use crate::profile::{NetworkKind, Profile, Role, select_disks, select_ports};
 
 use crate::units::GIB;
 
-/// True when the node meets the profile's hardware minima (no error-level gap).
+/// True when the node meets the profile's hardware minima (no error-level gap people have
+/// not acknowledged in nodes.yaml).
 pub(crate) fn meets_profile(node: &Node, profile: &Profile) -> bool {
     !against_profile(node, profile)
         .iter()
-        .any(|f| f.severity == Severity::Error)
+        .any(|f| f.severity == Severity::Error && super::acknowledge::covering(node, f).is_none())
 }
 
 pub(crate) fn gbe(mbps: u32) -> String {
@@ -231,7 +232,7 @@ pub(crate) fn against_profile(node: &Node, p: &Profile) -> Vec<Finding> {
                     "link-down",
                     format!("link down on {label}, which the {net} bond needs"),
                     "the bond would run degraded, without redundancy".into(),
-                    "check the cable and the switch port".into(),
+                    "check the cable and the switch port; while it is not in yet, acknowledge it in nodes.yaml (`annotations.acknowledged`) to plan and render meanwhile".into(),
                 ),
                 LinkState::Unknown => push(
                     Severity::Info,

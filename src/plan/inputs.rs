@@ -12,6 +12,9 @@ pub struct Inputs {
     pub(crate) profiles: Profiles,
     pub(crate) inventory: Inventory,
     pub(crate) lock: Lock,
+    /// Acknowledgements of nodes.yaml past their last day, taken out of `inventory` when
+    /// loaded: their findings count again, and `check` says so.
+    pub(crate) expired: Vec<super::acknowledge::Expired>,
 }
 
 /// Why the inputs of check, plan and render could not be loaded.
@@ -42,7 +45,12 @@ pub fn load_inputs(dir: &std::path::Path) -> Result<Inputs, LoadError> {
             dir.display()
         )));
     }
-    let (inventory, _) = crate::inventory::store::load(&nodes_path)?;
+    let (mut inventory, nodes_src) = crate::inventory::store::load(&nodes_path)?;
+    super::acknowledge::validate(&inventory, &nodes_src)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let expired = super::acknowledge::set_aside_expired(&mut inventory, now);
     let (lock, lock_src) = Lock::load(&site.file("allocations.yaml"))?;
     if let Some(src) = &lock_src {
         lock.validate_against(src, &site.site.management)?;
@@ -52,5 +60,6 @@ pub fn load_inputs(dir: &std::path::Path) -> Result<Inputs, LoadError> {
         profiles,
         inventory,
         lock,
+        expired,
     })
 }

@@ -6,6 +6,7 @@
 //! whatever it holds is kept, new nodes get the next free names and addresses, and nothing
 //! is renumbered or freed without being asked.
 
+pub(crate) mod acknowledge;
 pub mod allocate;
 pub(crate) mod allocations;
 pub mod bios;

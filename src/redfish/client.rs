@@ -376,9 +376,22 @@ impl BmcClient {
                 Err(e) if !body.is_empty() && describe(&e).contains("close_notify") => {
                     return Ok(body);
                 }
-                Err(e) => return Err(FetchError::Transport(describe(&e))),
+                Err(e) => return Err(self.transport(&e)),
             }
         }
+    }
+
+    /// A transport error of this BMC's: its cause in words with the fix where the words
+    /// know one (`crate::reach`), else the innermost cause.
+    fn transport(&self, e: &reqwest::Error) -> FetchError {
+        let detail = describe(e);
+        let address = self.origin.as_str();
+        let peer = crate::reach::Peer {
+            what: "the BMC",
+            address: &address,
+            set_in: "bmcs.yaml",
+        };
+        FetchError::Transport(crate::reach::explain(&peer, &detail).unwrap_or(detail))
     }
 
     async fn get_once(&self, url: &reqwest::Url) -> Result<Value, (FetchError, bool)> {
@@ -393,7 +406,7 @@ impl BmcClient {
                 // A connection that could not be opened in time is a silence too.
                 let silent = e.is_timeout() && self.waited_from(asked);
                 let retry = !e.is_redirect() && !e.is_builder() && !silent;
-                (FetchError::Transport(describe(&e)), retry)
+                (self.transport(&e), retry)
             })?;
             self.answered();
             let status = resp.status().as_u16();
@@ -508,7 +521,7 @@ impl BmcClient {
         }
         match tokio::time::timeout(self.limits.request_timeout, req.send()).await {
             Ok(Ok(r)) => Ok(r.status().as_u16()),
-            Ok(Err(e)) => Err(FetchError::Transport(describe(&e))),
+            Ok(Err(e)) => Err(self.transport(&e)),
             Err(_) => Err(FetchError::Timeout(self.limits.request_timeout)),
         }
     }

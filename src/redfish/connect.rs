@@ -76,11 +76,22 @@ pub(crate) fn tls_for(
     Ok((None, false))
 }
 
-pub(crate) fn explain(e: &FetchError) -> String {
+/// A failed request to the BMC at `address` in words: credentials, certificates and no
+/// answer in time say what to do (`flag`: the option that gives more time, if any).
+pub(crate) fn explain(e: &FetchError, address: &str, flag: Option<&str>) -> String {
     match e {
         FetchError::Status(401 | 403, _) => {
             format!("{e}: authentication failed; check the credentials in bmcs.yaml")
         }
+        FetchError::Timeout(d) => crate::reach::timed_out(
+            &crate::reach::Peer {
+                what: "the BMC",
+                address,
+                set_in: "bmcs.yaml",
+            },
+            Some(*d),
+            flag,
+        ),
         FetchError::Transport(t) if tls::in_words(t).is_some() => {
             format!(
                 "TLS refused: {}. To trust this BMC, give tls.pin_sha256 (its certificate's SHA-256) or tls.ca_bundle in bmcs.yaml, or run once with --trust-on-first-use, which records the pin. (detail: {t})",
@@ -113,7 +124,7 @@ pub(crate) async fn open(
         let root = client
             .get("/redfish/v1")
             .await
-            .map_err(|e| ConnectError::ServiceRoot(explain(&e)))?;
+            .map_err(|e| ConnectError::ServiceRoot(explain(&e, &url, None)))?;
         let sessions = root
             .pointer("/Links/Sessions")
             .and_then(crate::redfish::fetch::link)

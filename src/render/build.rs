@@ -40,7 +40,7 @@ pub enum RenderError {
 
 fn count_nodes(f: &[Finding]) -> usize {
     f.iter()
-        .filter(|f| f.severity == crate::plan::Severity::Error)
+        .filter(|f| f.blocks())
         .map(|f| f.node.as_str())
         .collect::<BTreeSet<_>>()
         .len()
@@ -64,6 +64,10 @@ pub(crate) struct RenderOutcome {
     pub(crate) out_dir: String,
     pub(crate) files: Vec<OutputFile>,
     pub(crate) removed: Vec<String>,
+    /// Findings acknowledged in nodes.yaml that were rendered in spite of (SUMMARY.md lists
+    /// them too).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) acknowledged: Vec<Finding>,
 }
 
 fn resolve(inputs: &Inputs) -> Result<ResolvedSecrets, Box<InputError>> {
@@ -143,10 +147,22 @@ pub fn webhook_keys(inputs: &Inputs) -> Result<HashMap<String, String>, RenderEr
 }
 
 pub(crate) fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
+    build_all(inputs).map(|(files, _)| files)
+}
+
+/// Every file, and the findings people acknowledged that were rendered in spite of
+/// (listed in SUMMARY.md too).
+pub(crate) fn build_all(inputs: &Inputs) -> Result<(Vec<OutputFile>, Vec<Finding>), RenderError> {
     let report = check(inputs);
     if has_errors(&report.findings) {
         return Err(RenderError::Findings(report.findings));
     }
+    let acknowledged: Vec<Finding> = report
+        .findings
+        .iter()
+        .filter(|f| f.acknowledged.is_some())
+        .cloned()
+        .collect();
     let lock = &inputs.lock;
     for n in &inputs.inventory.nodes {
         match lock.get(&n.id) {
@@ -185,10 +201,12 @@ pub(crate) fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
     // Each node's config (a SHA-512-crypt hash, the installer's rules) is independent of
     // the others: built across cores, kept in the planned order.
     use rayon::prelude::*;
-    let per_node: Vec<[OutputFile; 2]> = planned
+    let per_node: Vec<([OutputFile; 2], summary::Installed)> = planned
         .par_iter()
         .map(|(node, profile, alloc)| node_files(inputs, &secrets, node, profile, alloc))
         .collect::<Result<_, _>>()?;
+    let (per_node, installed): (Vec<[OutputFile; 2]>, Vec<summary::Installed>) =
+        per_node.into_iter().unzip();
     let mut files: Vec<OutputFile> = per_node.into_iter().flatten().collect();
     let for_manifests: Vec<_> = planned
         .iter()
@@ -281,7 +299,16 @@ pub(crate) fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
             });
         }
     }
-    let summary = summary::render(inputs, &planned, &manifest_files, &shapes);
+    let summary = summary::render(
+        inputs,
+        &summary::Rendered {
+            planned: &planned,
+            installed: &installed,
+            manifests: &manifest_files,
+            catalogue: &shapes,
+            acknowledged: &acknowledged,
+        },
+    );
     files.push(OutputFile {
         path: "SUMMARY.md".into(),
         kind: "summary",
@@ -289,17 +316,18 @@ pub(crate) fn build(inputs: &Inputs) -> Result<Vec<OutputFile>, RenderError> {
         secret: false,
         bytes: summary.into_bytes(),
     });
-    Ok(files)
+    Ok((files, acknowledged))
 }
 
-/// A node's install config (checked against the installer's rules) and its iPXE script.
+/// A node's install config (checked against the installer's rules) and its iPXE script,
+/// and what SUMMARY.md says of it, read off the config itself.
 fn node_files(
     inputs: &Inputs,
     secrets: &ResolvedSecrets,
     node: &crate::inventory::Node,
     profile: &crate::profile::Profile,
     alloc: &crate::plan::Allocation,
-) -> Result<[OutputFile; 2], RenderError> {
+) -> Result<([OutputFile; 2], summary::Installed), RenderError> {
     let site = &inputs.site.site;
     let create = inputs.lock.cluster_init.as_deref() == Some(alloc.id.as_str());
     let cfg = node::build(&NodeContext {
@@ -322,22 +350,26 @@ fn node_files(
          # Holds the cluster token and a password hash: keep it private (mode 0600).\n",
         alloc.hostname, alloc.id
     );
-    Ok([
-        OutputFile {
-            path: format!("nodes/{}/config.yaml", alloc.hostname),
-            kind: "install-config",
-            node: Some(alloc.id.clone()),
-            secret: true,
-            bytes: format!("{header}{}", crate::files::yaml::to_string(&cfg)).into_bytes(),
-        },
-        OutputFile {
-            path: format!("nodes/{}/boot.ipxe", alloc.hostname),
-            kind: "ipxe",
-            node: Some(alloc.id.clone()),
-            secret: false,
-            bytes: ipxe::script(site, alloc, create).into_bytes(),
-        },
-    ])
+    let installed = summary::Installed::of(&cfg);
+    Ok((
+        [
+            OutputFile {
+                path: format!("nodes/{}/config.yaml", alloc.hostname),
+                kind: "install-config",
+                node: Some(alloc.id.clone()),
+                secret: true,
+                bytes: format!("{header}{}", crate::files::yaml::to_string(&cfg)).into_bytes(),
+            },
+            OutputFile {
+                path: format!("nodes/{}/boot.ipxe", alloc.hostname),
+                kind: "ipxe",
+                node: Some(alloc.id.clone()),
+                secret: false,
+                bytes: ipxe::script(site, alloc, create).into_bytes(),
+            },
+        ],
+        installed,
+    ))
 }
 
 /// Write the files into `out`, removing what an earlier render wrote and this one did not.
@@ -387,6 +419,7 @@ pub(crate) fn write(out: &Path, files: Vec<OutputFile>) -> Result<RenderOutcome,
         out_dir: out.display().to_string(),
         files,
         removed,
+        acknowledged: Vec::new(),
     })
 }
 

@@ -22,6 +22,8 @@ mod summary;
 pub mod validate;
 
 pub use build::webhook_keys;
-pub(crate) use build::{OutputFile, RenderError, RenderOutcome, build, default_out_dir, write};
+pub(crate) use build::{
+    OutputFile, RenderError, RenderOutcome, build, build_all, default_out_dir, write,
+};
 pub use operator_deploy::DeployError;
 pub use review::{CatalogueReview, ReviewError, ShapeReview};

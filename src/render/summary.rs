@@ -1,46 +1,143 @@
-//! `SUMMARY.md`: what was generated for which node, and what to do with it.
+//! `SUMMARY.md`: what was generated for which node, and what to do with it. Every value it
+//! shows of a node (install and data disk, bond mode) is read off the install config and
+//! the manifests just built, never worked out a second time, so the two cannot disagree.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::bundles;
+use super::installer::HarvesterConfig;
 use super::ipxe::config_url;
 use super::manifests::ManifestFile;
 use super::node::uplink_names;
 use crate::inventory::Node;
-use crate::plan::{Allocation, Inputs};
+use crate::plan::{Allocation, Finding, Inputs};
 use crate::profile::{NetworkKind, Profile, select_disks};
 use crate::site::ImageKind;
 
-fn disk_label(node: &Node, i: Option<usize>) -> String {
-    i.map_or("-".into(), |i| {
-        let d = &node.disks[i];
-        d.path.clone().unwrap_or_else(|| d.id.clone())
-    })
+/// What a node's install config says, as SUMMARY.md shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Installed {
+    pub(crate) device: Option<String>,
+    pub(crate) data_disk: Option<String>,
+    /// The management bond's `mode` in the config's `bond_options`.
+    pub(crate) bond_mode: Option<String>,
 }
 
-pub(crate) fn render(
-    inputs: &Inputs,
-    planned: &[(&Node, &Profile, &Allocation)],
-    manifests: &[ManifestFile],
-    catalogue: &[String],
-) -> String {
+impl Installed {
+    pub(crate) fn of(cfg: &HarvesterConfig) -> Installed {
+        let install = cfg.install.as_ref();
+        Installed {
+            device: install.and_then(|i| i.device.clone()),
+            data_disk: install.and_then(|i| i.data_disk.clone()),
+            bond_mode: install
+                .and_then(|i| i.management_interface.as_ref())
+                .and_then(|m| m.bond_options.as_ref())
+                .and_then(|o| o.get("mode").cloned()),
+        }
+    }
+}
+
+/// Everything a render made that SUMMARY.md describes.
+pub(crate) struct Rendered<'a> {
+    /// The planned nodes, in the order the configs were built.
+    pub(crate) planned: &'a [(&'a Node, &'a Profile, &'a Allocation)],
+    /// Each planned node's config, in the same order.
+    pub(crate) installed: &'a [Installed],
+    pub(crate) manifests: &'a [ManifestFile],
+    pub(crate) catalogue: &'a [String],
+    /// Findings people acknowledged in nodes.yaml, rendered in spite of.
+    pub(crate) acknowledged: &'a [Finding],
+}
+
+/// The bond mode of each cluster network's VlanConfigs (`spec.uplink.bondOptions.mode`).
+fn vlan_bond_modes(manifests: &[ManifestFile]) -> BTreeMap<String, String> {
+    manifests
+        .iter()
+        .flat_map(|m| &m.docs)
+        .filter(|d| d["kind"] == "VlanConfig")
+        .filter_map(|d| {
+            Some((
+                d.pointer("/spec/clusterNetwork")?.as_str()?.to_string(),
+                d.pointer("/spec/uplink/bondOptions/mode")?
+                    .as_str()?
+                    .to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// Text people wrote, as one Markdown table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// What a bond mode asks of the switch ports, and (for the management bond) of the first
+/// boot, which PXE-boots over one member before the bond exists.
+fn bond_advice(mode: &str) -> (&'static str, &'static str) {
+    match mode {
+        "802.3ad" => (
+            "each bond's two switch ports form one LACP port channel (MLAG across two switches)",
+            "the management port channel needs LACP fallback (individual mode), or the node's first boot stalls",
+        ),
+        "active-backup" => (
+            "one member carries the traffic and the other takes over: the switch needs no port channel and no LACP; give both ports the same VLANs",
+            "give the install VLAN untagged on both management ports, since PXE boots over whichever one the firmware picks",
+        ),
+        "balance-rr" | "balance-xor" | "broadcast" => (
+            "each bond's switch ports form a static port channel (no LACP)",
+            "a static channel may not forward PXE over one member: give the install VLAN untagged to the first management port, or boot from virtual media (`rackplan boot`)",
+        ),
+        "balance-tlb" | "balance-alb" => (
+            "the bond balances by itself: the switch needs no port channel; give both ports the same VLANs",
+            "give the install VLAN untagged on both management ports",
+        ),
+        _ => (
+            "see the Linux bonding documentation for what the switch ports need",
+            "",
+        ),
+    }
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+pub(crate) fn render(inputs: &Inputs, r: &Rendered<'_>) -> String {
     let site = &inputs.site.site;
     let lock = &inputs.lock;
+    let manifests = r.manifests;
     let mut s = String::new();
     let _ = writeln!(
         s,
         "# Site `{}`: Harvester {} install plan\n",
         site.name, site.harvester.version
     );
+    let mgmt_modes: std::collections::BTreeSet<&str> = r
+        .installed
+        .iter()
+        .filter_map(|i| i.bond_mode.as_deref())
+        .collect();
+    let mgmt_mode = mgmt_modes.into_iter().collect::<Vec<_>>().join(", ");
+    let vlan_modes = vlan_bond_modes(manifests);
     let _ = writeln!(
         s,
-        "Cluster VIP `{}` (server_url `https://{}:443`), management `{}` gateway `{}`, MTU {}, bond {}.\n",
+        "Cluster VIP `{}` (server_url `https://{}:443`), management `{}` gateway `{}`, MTU {}, management bond {}.\n",
         site.management.vip,
         site.management.vip,
         site.management.cidr,
         site.management.gateway,
         site.management.mtu,
-        site.management.bond.mode.as_str()
+        if mgmt_mode.is_empty() {
+            "-"
+        } else {
+            mgmt_mode.as_str()
+        }
     );
     let _ = writeln!(s, "## Nodes\n");
     let _ = writeln!(
@@ -49,9 +146,8 @@ pub(crate) fn render(
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     let mut extra_disks = Vec::new();
-    for (node, profile, a) in planned {
+    for ((node, profile, a), inst) in r.planned.iter().zip(r.installed) {
         let create = lock.cluster_init.as_deref() == Some(a.id.as_str());
-        let disks = select_disks(node, profile);
         let nets = |k| {
             let v = uplink_names(node, profile, k);
             if v.is_empty() {
@@ -73,19 +169,20 @@ pub(crate) fn render(
             nets(NetworkKind::Management),
             nets(NetworkKind::Vm),
             nets(NetworkKind::Storage),
-            disk_label(node, disks.os),
-            disk_label(node, disks.data.first().copied()),
+            inst.device.as_deref().unwrap_or("-"),
+            inst.data_disk.as_deref().unwrap_or("-"),
         );
-        if disks.data.len() > 1 {
-            extra_disks.push(format!(
-                "- {}: {}",
-                a.hostname,
-                disks.data[1..]
-                    .iter()
-                    .map(|&i| disk_label(node, Some(i)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+        // The data disks past the one the installer takes, by the path the config would
+        // give them.
+        let disks = select_disks(node, profile);
+        let more: Vec<String> = disks
+            .data
+            .iter()
+            .filter_map(|&i| node.disks[i].device_path().map(|(p, _)| p.to_string()))
+            .filter(|p| Some(p) != inst.data_disk.as_ref() && Some(p) != inst.device.as_ref())
+            .collect();
+        if !more.is_empty() {
+            extra_disks.push(format!("- {}: {}", a.hostname, more.join(", ")));
         }
     }
     let _ = writeln!(
@@ -137,6 +234,7 @@ pub(crate) fn render(
             let _ = writeln!(s, "     - `manifests/{}`: {}", m.path(), m.title);
         }
     }
+    let catalogue = r.catalogue;
     if !catalogue.is_empty() {
         catalogue_steps(&mut s, inputs, catalogue);
     }
@@ -145,11 +243,40 @@ pub(crate) fn render(
         s,
         "- Config files hold the cluster token and a password hash: they are written with mode 0600; serve them only to the node they belong to."
     );
-    let _ = writeln!(
-        s,
-        "- The management bond uses {}; PXE boots over one member before the bond exists, so the switch ports need LACP fallback (individual mode) or the node's first boot stalls.",
-        site.management.bond.mode.as_str()
-    );
+    // Each bond mode in use, with the networks using it, and what it asks of the switch.
+    let mut by_mode: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    if !mgmt_mode.is_empty() {
+        by_mode
+            .entry(mgmt_mode.as_str())
+            .or_default()
+            .push("management".into());
+    }
+    for (net, cn) in [
+        ("VM", &site.vm_network.cluster_network.0),
+        ("storage", &site.storage_network.cluster_network.0),
+    ] {
+        if let Some(m) = vlan_modes.get(cn) {
+            by_mode
+                .entry(m.as_str())
+                .or_default()
+                .push(format!("{net} (`{cn}`)"));
+        }
+    }
+    for (mode, nets) in &by_mode {
+        let (switch, pxe) = bond_advice(mode);
+        let _ = writeln!(
+            s,
+            "- The {} bond{} use{} {mode}: {switch}.{}",
+            and_list(nets),
+            if nets.len() > 1 { "s" } else { "" },
+            if nets.len() > 1 { "" } else { "s" },
+            if nets[0] == "management" && !pxe.is_empty() {
+                format!(" PXE boots over one member before the bond exists: {pxe}.")
+            } else {
+                String::new()
+            }
+        );
+    }
     if site.management.vlan.is_some() {
         let _ = writeln!(
             s,
@@ -164,6 +291,27 @@ pub(crate) fn render(
         );
         for l in extra_disks {
             let _ = writeln!(s, "  {l}");
+        }
+    }
+    if !r.acknowledged.is_empty() {
+        let _ = writeln!(s, "\n## Acknowledged findings\n");
+        let _ = writeln!(
+            s,
+            "Rendered in spite of these findings, which people acknowledged in nodes.yaml (`annotations.acknowledged`); `rackplan check` lists them too.\n"
+        );
+        let _ = writeln!(s, "| node | severity | finding | reason | until |");
+        let _ = writeln!(s, "|---|---|---|---|---|");
+        for f in r.acknowledged {
+            let a = f.acknowledged.as_ref().expect("acknowledged findings");
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} |",
+                cell(&f.node),
+                f.severity,
+                cell(&f.what),
+                cell(&a.reason),
+                cell(a.until.as_deref().unwrap_or("-"))
+            );
         }
     }
     s

@@ -7,7 +7,7 @@ use super::escape::markdown as md_cell;
 use std::fmt::Write as _;
 
 use super::charts::plots;
-use super::findings::{self, Block, Findings};
+use super::findings::{self, Block, Findings, glossary};
 use crate::simulate::Report;
 
 const CSS: &str = "body{font-family:system-ui,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#111;line-height:1.45}\
@@ -16,7 +16,14 @@ h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-to
 .pass #verdict p:first-of-type{background:#e6f4ea;border-left:6px solid #1e8e3e}\
 .fail #verdict p:first-of-type{background:#fce8e6;border-left:6px solid #d93025}\
 table{border-collapse:collapse;margin:.8em 0;font-size:.92em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}\
-th{background:#f3f3f3}td:nth-child(n+2){font-variant-numeric:tabular-nums}figure{margin:1em 0}svg{max-width:100%;height:auto}";
+th{background:#f3f3f3}td:nth-child(n+2){font-variant-numeric:tabular-nums}figure{margin:1em 0}svg{max-width:100%;height:auto}\
+dt{font-weight:600;margin-top:.5em}dd{margin-left:1.5em}\
+@page{margin:15mm}\
+@media print{body{max-width:none;margin:0;padding:0;font-size:9.5pt;line-height:1.3}h1{font-size:1.4em;margin:0 0 .4em}\
+h2{margin-top:1em;break-after:avoid;page-break-after:avoid}p{orphans:3;widows:3}\
+h2+p,h2+table,h2+figure{break-before:avoid;page-break-before:avoid}\
+thead{display:table-header-group}tr,th,td,figure,svg,dt,dd{break-inside:avoid;page-break-inside:avoid}dt{break-after:avoid;page-break-after:avoid}\
+table{font-size:.8em}th,td{padding:1px 4px}svg{max-height:95mm}}";
 
 /// The report as one self-contained HTML file.
 pub(crate) fn html(r: &Report) -> String {
@@ -77,6 +84,19 @@ pub(crate) fn html_of(f: &Findings, charts: &[(&'static str, String)]) -> String
         }
         s.push_str("</section>\n");
     }
+    let terms = glossary(f);
+    if !terms.is_empty() {
+        s.push_str("<section id=\"glossary\">\n<h2>Glossary</h2>\n<dl>\n");
+        for t in terms {
+            let _ = writeln!(
+                s,
+                "<dt>{}</dt><dd>{}</dd>",
+                html_escape(t.name),
+                html_escape(t.means)
+            );
+        }
+        s.push_str("</dl>\n</section>\n");
+    }
     s.push_str("<footer><p>Written by rackplan simulate. Every figure is a simulation of the model named beside it.</p></footer>\n</body>\n</html>\n");
     s
 }
@@ -131,6 +151,13 @@ pub(crate) fn markdown_of(
                     }
                 }
             }
+        }
+    }
+    let terms = glossary(f);
+    if !terms.is_empty() {
+        s.push_str("## Glossary\n\n");
+        for t in terms {
+            let _ = writeln!(s, "- **{}**: {}", md_cell(t.name), md_cell(t.means));
         }
     }
     (s, files)

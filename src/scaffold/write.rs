@@ -48,6 +48,10 @@ pub(crate) struct Outcome {
     pub(crate) roles: std::collections::BTreeMap<String, Role>,
     /// Profile errors the derivation could not remove, per role.
     pub(crate) remaining: Vec<String>,
+    /// When fewer than three nodes could be made management: each node that was not, and
+    /// why (`annotations.role` in nodes.yaml chooses instead).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) role_gaps: Vec<String>,
     pub(crate) next: Vec<String>,
 }
 
@@ -180,12 +184,14 @@ fn outcome(
         "rackplan simulate --site {site_arg}   (the capacity review of this fleet, from {}; add your clusters and teams there)",
         shown(STARTER_SCENARIO)
     ));
+    let role_gaps = inventory.map_or_else(Vec::new, |i| crate::plan::derive::role_gaps(i, &roles));
     Outcome {
         dir: dir.display().to_string(),
         written: written.iter().map(|r| shown(r)).collect(),
         kept: kept.iter().map(|r| shown(r)).collect(),
         roles,
         remaining,
+        role_gaps,
         next,
     }
 }

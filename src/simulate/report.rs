@@ -99,6 +99,28 @@ pub struct MaxClusters {
     /// is then the control plane's answer, and the placement's is kept here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub control_plane: Option<crate::simulate::control_plane::ControlPlaneStop>,
+    /// What stops it: the first failing count's worst failure and tightest resource.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stops: Option<MaxClustersStop>,
+}
+
+/// What the first count of max clusters that fails fails on.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct MaxClustersStop {
+    /// The count of additional clusters that fails (the answer plus one).
+    pub count: u32,
+    /// The failure that strands the most at that count (a node, a rack, a pair, a named
+    /// set); `None` when that many do not even fit with every host up.
+    pub failure: Option<String>,
+    /// How many of the failures that decide the verdict fail at that count.
+    pub failing: usize,
+    pub stranded_vms: usize,
+    pub stranded_replicas: usize,
+    /// `cpu` or `memory` (the scarcer, when VMs strand) or `storage` (when only replicas
+    /// do): the tightest resource after that failure.
+    pub resource: String,
+    /// Its free share on the surviving hosts (slack), 0 to 1.
+    pub free_share: f64,
 }
 
 /// What stopped a growth question before its whole answer.

@@ -171,7 +171,20 @@ pub(crate) async fn plan(
                 .into(),
         });
     }
+    let nothing_to_do = steps.is_empty().then(|| {
+        if notes
+            .iter()
+            .any(|n| n.starts_with("refused:") || n.starts_with("not written:"))
+        {
+            "no BIOS setting that needs changing can be written here (the notes say why)"
+                .to_string()
+        } else {
+            "every BIOS setting the node's profile requires is already as required".to_string()
+        }
+    });
     Ok(Plan {
+        action: super::virtual_media::Action::Bios,
+        nothing_to_do,
         system: sys_path,
         vendor: if vendor.is_empty() {
             s(&sys, "Manufacturer")

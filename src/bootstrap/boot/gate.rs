@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::targets::Target;
-use crate::plan::{Finding, Inputs, Severity};
+use crate::plan::{Finding, Inputs};
 
 /// Why `target` may not be booted; empty when it may.
 pub(crate) fn blockers(
@@ -32,7 +32,7 @@ pub(crate) fn blockers(
     }
     let errors = findings
         .iter()
-        .filter(|f| f.node == target.node && f.severity == Severity::Error)
+        .filter(|f| f.node == target.node && f.blocks())
         .count();
     if errors > 0 {
         why.push(format!(
@@ -42,37 +42,51 @@ pub(crate) fn blockers(
     why
 }
 
-/// What the gate decided: targets to run, what `--force` overrode (by node name), and
-/// the results of the targets it stopped.
-pub(crate) type Split = (
-    Vec<Target>,
-    Vec<(String, Vec<String>)>,
-    Vec<super::run::NodeResult>,
-);
+/// One target as the gate judged it: what `--yes` will refuse (nothing is sent to its BMC
+/// but the read-only requests that plan it), and what `--force` overrode.
+#[derive(Debug, Clone)]
+pub(crate) struct Judged {
+    pub(crate) target: Target,
+    pub(crate) refused: Option<String>,
+    pub(crate) forced_past: Vec<String>,
+}
 
-/// The targets split by the gate: those to run (with what `force` overrode, by name) and
-/// the results of those stopped. A dry run and an eject pass the gate: neither installs.
-pub(crate) fn split(
+/// Every target judged. `install` (a boot into the installer, dry run or not: a dry run
+/// shows what `--yes` will do) is gated; an eject and a BIOS write pass.
+pub(crate) fn judge(
     inputs: &Inputs,
     out_dir: &Path,
     targets: Vec<Target>,
     install: bool,
     force: bool,
-) -> Split {
+) -> Vec<Judged> {
     let findings = crate::plan::check::check(inputs).findings;
-    let mut go = Vec::new();
-    let mut forced = Vec::new();
-    let mut stopped = Vec::new();
-    for t in targets {
-        let why = blockers(inputs, &findings, out_dir, &t);
-        if why.is_empty() || !install {
-            go.push(t);
-        } else if force {
-            forced.push((t.name.clone(), why));
-            go.push(t);
-        } else {
-            stopped.push(super::run::refused(&t, &why));
-        }
-    }
-    (go, forced, stopped)
+    targets
+        .into_iter()
+        .map(|t| {
+            let why = if install {
+                blockers(inputs, &findings, out_dir, &t)
+            } else {
+                Vec::new()
+            };
+            let (refused, forced_past) = if why.is_empty() {
+                (None, Vec::new())
+            } else if force {
+                (None, why)
+            } else {
+                (
+                    Some(format!(
+                        "not booted: {} (--force boots it anyway)",
+                        why.join("; ")
+                    )),
+                    Vec::new(),
+                )
+            };
+            Judged {
+                target: t,
+                refused,
+                forced_past,
+            }
+        })
+        .collect()
 }

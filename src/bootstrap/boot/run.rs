@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use serde::Serialize;
 
-use super::targets::Target;
+use super::gate::Judged;
 use super::virtual_media::{Action, Plan, execute, plan};
 use crate::plan::bios::BiosChange;
 use crate::redfish::client::Limits;
@@ -24,6 +24,11 @@ pub(crate) struct NodeResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) plan: Option<Plan>,
     pub(crate) done: Vec<String>,
+    /// What `--yes` refuses (or refused) to do at this node, the same in a dry run and in
+    /// the run: the gate's objection, or a powered-on host without `--restart-running`.
+    /// Nothing but the read-only requests of the plan is sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) refused: Option<String>,
     /// Requests made to the BMC (in a dry run, all of them read-only GETs and the session
     /// login and logout).
     pub(crate) requests: usize,
@@ -47,16 +52,28 @@ pub(crate) struct RunOptions {
     pub(crate) bios: std::collections::BTreeMap<String, (Vec<BiosChange>, Vec<String>)>,
 }
 
-/// Plan (and with `opts.execute`, run) every target.
-pub(crate) async fn run(targets: &[Target], site_dir: &Path, opts: &RunOptions) -> Vec<NodeResult> {
+/// Plan (and with `opts.execute`, run) every target the gate judged.
+pub(crate) async fn run(targets: &[Judged], site_dir: &Path, opts: &RunOptions) -> Vec<NodeResult> {
     let limits = Limits {
         retries: 1,
         ..Limits::default()
     };
-    join_all(targets.iter().map(|t| one(t, site_dir, opts, &limits))).await
+    join_all(targets.iter().map(|j| one(j, site_dir, opts, &limits))).await
 }
 
-async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) -> NodeResult {
+/// Why `--yes` leaves this planned node alone, if it does.
+fn refusal(j: &Judged, p: &Plan, opts: &RunOptions) -> Option<String> {
+    j.refused.clone().or_else(|| {
+        (opts.action == Action::Boot && p.power_state == "On" && !opts.restart_running).then(
+            || {
+                "the host is powered on: it is left alone (add --restart-running to restart it into the installer)".to_string()
+            },
+        )
+    })
+}
+
+async fn one(j: &Judged, site_dir: &Path, opts: &RunOptions, limits: &Limits) -> NodeResult {
+    let t = &j.target;
     let mut r = NodeResult {
         node: t.name.clone(),
         bmc: t.entry.address.clone(),
@@ -64,8 +81,9 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
         error: None,
         plan: None,
         done: Vec::new(),
+        refused: j.refused.clone(),
         requests: 0,
-        forced_past: Vec::new(),
+        forced_past: j.forced_past.clone(),
     };
     let client = match open(&t.entry, site_dir, limits).await {
         Ok(c) => c,
@@ -82,14 +100,13 @@ async fn one(t: &Target, site_dir: &Path, opts: &RunOptions, limits: &Limits) ->
     };
     match planned {
         Ok(p) => {
-            if opts.execute
-                && p.power_state == "On"
-                && !opts.restart_running
-                && opts.action == Action::Boot
-            {
-                r.error = Some(
-                    "the host is powered on: it was left alone (add --restart-running to restart it into the installer)".into(),
-                );
+            r.refused = refusal(j, &p, opts);
+            if let Some(why) = &r.refused {
+                // A dry run did what it was asked (read and plan); the run did not.
+                r.ok = !opts.execute;
+                if opts.execute {
+                    r.error = Some(why.clone());
+                }
             } else if opts.execute {
                 match carry_out(&client, &p, opts).await {
                     Ok(done) => {
@@ -121,21 +138,4 @@ async fn carry_out(
         done.extend(super::bios::read_back(client, p).await?);
     }
     Ok(done)
-}
-
-/// The result for a target the gate stopped: nothing was sent to its BMC.
-pub(crate) fn refused(t: &Target, why: &[String]) -> NodeResult {
-    NodeResult {
-        node: t.name.clone(),
-        bmc: t.entry.address.clone(),
-        ok: false,
-        error: Some(format!(
-            "not booted: {} (--force boots it anyway)",
-            why.join("; ")
-        )),
-        plan: None,
-        done: Vec::new(),
-        requests: 0,
-        forced_past: Vec::new(),
-    }
 }

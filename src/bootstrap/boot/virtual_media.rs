@@ -30,12 +30,18 @@ pub(crate) enum Action {
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub(crate) struct Plan {
+    /// What the plan does: boot the installer, eject it, or write BIOS settings.
+    pub(crate) action: Action,
     pub(crate) system: String,
     pub(crate) vendor: String,
     pub(crate) power_state: String,
+    /// The CD/DVD virtual-media slot, or with `--bios` the BIOS settings resource written.
     pub(crate) slot: String,
     pub(crate) steps: Vec<Step>,
     pub(crate) notes: Vec<String>,
+    /// Why the plan sends nothing (with `--bios`: every setting is already as asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) nothing_to_do: Option<String>,
 }
 
 pub(super) fn s(v: &Value, k: &str) -> String {
@@ -329,6 +335,7 @@ pub(crate) async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Pl
         }
     }
     Ok(Plan {
+        action,
         system: sys_path,
         vendor: if vendor.is_empty() {
             manufacturer
@@ -339,6 +346,7 @@ pub(crate) async fn plan(c: &impl Fetch, iso: &str, action: Action) -> Result<Pl
         slot: slot_path,
         steps,
         notes,
+        nothing_to_do: None,
     })
 }
 

@@ -185,7 +185,8 @@ async fn one(
         } else {
             (client.get("/redfish/v1").await, None)
         };
-        let root = root.map_err(|e| ConnectError::ServiceRoot(explain(&e)))?;
+        let root = root
+            .map_err(|e| ConnectError::ServiceRoot(explain(&e, &url, Some("--request-timeout"))))?;
         let expand = root.pointer("/ProtocolFeaturesSupported/ExpandQuery");
         let yes = |k: &str| {
             expand
@@ -213,7 +214,7 @@ async fn one(
         }
         let raw = crawl::crawl(&client, root, systems)
             .await
-            .map_err(|e| BmcError::Systems(explain(&e)));
+            .map_err(|e| BmcError::Systems(explain(&e, &url, Some("--request-timeout"))));
         Ok::<_, BmcError>((auth, raw))
     };
     let result = tokio::time::timeout(opts.bmc_timeout, work).await;

@@ -114,6 +114,9 @@ pub(crate) enum SshError {
     HostKeyCheck(String),
     #[error("cannot connect: {0}")]
     Connect(russh::Error),
+    /// The host could not be reached: why, in words with the fix (`crate::reach`).
+    #[error("cannot connect: {0}")]
+    Unreachable(String),
     #[error("authentication failed for user {user}: {source}")]
     Auth { user: String, source: AuthError },
     #[error("authentication refused for user {user}: {what} authorised on the host")]
@@ -289,7 +292,18 @@ pub(crate) async fn run(
                     line,
                 },
                 KeyCheck::Failed(m) => SshError::HostKeyCheck(m),
-                _ => SshError::Connect(e),
+                _ => {
+                    let address = format!("{}:{}", t.host, t.port);
+                    let peer = crate::reach::Peer {
+                        what: "the host",
+                        address: &address,
+                        set_in: "the host list (--hosts, ssh.yaml or the lock's addresses)",
+                    };
+                    match crate::reach::explain(&peer, &crate::reach::innermost(&e)) {
+                        Some(words) => SshError::Unreachable(words),
+                        None => SshError::Connect(e),
+                    }
+                }
             });
         }
     };

@@ -317,7 +317,18 @@ async fn one(h: &HostSpec, key: Arc<exec::Auth>, opts: &Options, now: &str) -> H
                     break;
                 }
             }
-            Err(_) => last = format!("no answer within {:?}", opts.timeout),
+            Err(_) => {
+                let address = format!("{}:{}", target.host, target.port);
+                last = crate::reach::timed_out(
+                    &crate::reach::Peer {
+                        what: "the host",
+                        address: &address,
+                        set_in: "the host list (--hosts, ssh.yaml or the lock's addresses)",
+                    },
+                    Some(opts.timeout),
+                    Some("--timeout"),
+                );
+            }
         }
         if attempt < opts.retries {
             tokio::time::sleep(Duration::from_millis(300 * u64::from(attempt + 1))).await;

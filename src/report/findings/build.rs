@@ -3,9 +3,11 @@
 //! months ahead, then (in `storage.rs`) rebuild and risk, and last warnings and every
 //! assumption with its source, so that a reviewer can challenge it.
 
+use super::glossary::{RULE_25, SLACK, defined};
 use super::model::{Findings, Section};
 use super::storage::{rebuild_section, risk_section};
 use crate::simulate::failure::headroom::{Kind, ScenarioResult};
+use crate::simulate::report::MaxClustersStop;
 use crate::simulate::{Report, Stopped};
 use crate::words::{group, pct, sentence};
 
@@ -238,6 +240,7 @@ fn headroom(r: &Report) -> Section {
         pct(h.utilisation.storage),
         h.rule_25pct
     ));
+    s.text(format!("{} {}", defined(&SLACK), defined(&RULE_25)));
     if let Some(d) = &h.disagreement {
         s.text(format!("They disagree: {}", sentence(d)));
     }
@@ -312,6 +315,52 @@ fn headroom(r: &Report) -> Section {
     s
 }
 
+/// Below this free share a resource is said to run short; above it, what strands is the
+/// placement's rules rather than a shortage in total.
+const SHORT: f64 = 0.10;
+
+/// What stops max clusters, in a sentence: the failure, what it strands, the resource.
+fn stop_text(st: &MaxClustersStop) -> String {
+    let at = if st.count == 0 {
+        "as the fleet is".to_string()
+    } else {
+        format!("at {} more", st.count)
+    };
+    let what = format!(
+        "{} VM(s) and {} replica(s)",
+        st.stranded_vms, st.stranded_replicas
+    );
+    let who = match &st.failure {
+        Some(f) => {
+            let others = st.failing.saturating_sub(1);
+            format!(
+                "losing {f} strands {what}{}",
+                if others > 0 {
+                    format!(" ({others} other failure(s) strand something too)")
+                } else {
+                    String::new()
+                }
+            )
+        }
+        None => format!("{what} do not fit even with every host up"),
+    };
+    let hosts = if st.failure.is_some() {
+        "surviving"
+    } else {
+        "fleet's"
+    };
+    let (resource, free) = (&st.resource, pct(st.free_share));
+    if st.free_share < SHORT {
+        format!(
+            "What stops it: {at}, {who}; {resource} runs short: the tightest resource, {free} free on the {hosts} hosts."
+        )
+    } else {
+        format!(
+            "What stops it: {at}, {who}; no resource runs short in total ({resource}, the tightest, has {free} free on the {hosts} hosts): placement's rules strand them (replicas on distinct nodes and zones, VM anti-affinity, room on a single host)."
+        )
+    }
+}
+
 fn capacity(r: &Report) -> Section {
     let mut c = Section::new("capacity", "Capacity: more clusters, and the months ahead");
     match &r.max_clusters {
@@ -338,6 +387,9 @@ fn capacity(r: &Report) -> Section {
                     m.shape
                 ),
             });
+            if let Some(st) = &m.stops {
+                c.text(stop_text(st));
+            }
             if m.lower_bound {
                 c.text(format!(
                     "At least: {} before any count failed, so more may fit.",

@@ -18,8 +18,8 @@ use crate::simulate::failure::risk::{Rate, RiskResult};
 use crate::simulate::fleet::{Assumption, LiveSummary};
 use crate::simulate::questions::{DrainReport, FurtherFailure, Move};
 use crate::simulate::report::{
-    AddNodes, ByReplicas, Correlated, Estimate, Fix, MarkovNote, MaxClusters, Month, OtherRule,
-    RackLoad, RebuildReport, Refusal, RiskFigures, RiskReport, Warning,
+    AddNodes, ByReplicas, Correlated, Estimate, Fix, MarkovNote, MaxClusters, MaxClustersStop,
+    Month, OtherRule, RackLoad, RebuildReport, Refusal, RiskFigures, RiskReport, Warning,
 };
 use crate::simulate::scenario::{ForceResetPolicy, RiskMethod};
 
@@ -123,6 +123,15 @@ pub(super) fn report() -> Report {
             lower_bound: false,
             stopped_by: None,
             control_plane: None,
+            stops: Some(MaxClustersStop {
+                count: 0,
+                failure: Some("rack r02".into()),
+                failing: 2,
+                stranded_vms: 3,
+                stranded_replicas: 0,
+                resource: "memory".into(),
+                free_share: 0.0,
+            }),
         }),
         timeline_stopped: None,
         timeline: vec![Month {

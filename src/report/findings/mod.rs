@@ -4,6 +4,7 @@
 mod build;
 mod control_plane;
 mod delivery;
+mod glossary;
 mod model;
 mod storage;
 
@@ -15,4 +16,5 @@ mod findings_tests;
 mod storage_tests;
 
 pub(crate) use build::findings;
+pub(crate) use glossary::used_in as glossary;
 pub(crate) use model::{Block, Findings};

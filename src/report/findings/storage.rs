@@ -3,6 +3,7 @@
 //! does, how long, the limit sweep and the recommended limit with the rule behind it), and
 //! the risk of data loss with every figure's interval and method.
 
+use super::glossary::{COPYSET, RISK_LEAVES_OUT, SCATTER_WIDTH, defined};
 use super::model::Section;
 use crate::simulate::failure::risk::{EXACT_EXPECTATION, Rate};
 use crate::simulate::place::DiskChoice;
@@ -314,11 +315,13 @@ pub(crate) fn risk_section(k: &RiskFigures) -> Section {
             _ => String::new(),
         }
     ));
+    rk.text(defined(&COPYSET));
     rk.text(format!(
         "Exposure window of a permanently failed node: {:.2} h ({}).",
         k.exposure_window_h, k.exposure_window_from
     ));
     rk.text(format!("Data loss: {}.", rate_text(&e.data_loss)));
+    rk.text(format!("{RISK_LEAVES_OUT}."));
     rk.text(format!(
         "A volume unavailable: {}.",
         rate_text(&e.unavailable)
@@ -371,7 +374,7 @@ pub(crate) fn risk_section(k: &RiskFigures) -> Section {
         )
     };
     rk.text(format!(
-        "{} nodes failing at once, the chance that some volume loses all its replicas: with Longhorn's placement ({} copysets), {}.",
+        "{} nodes failing at once (a what-if: how often that happens is not part of it), the chance that some volume loses all its replicas: with Longhorn's placement ({} copysets), {}.",
         c.failed_nodes,
         group(c.longhorn_copysets as u64),
         figure(
@@ -384,7 +387,8 @@ pub(crate) fn risk_section(k: &RiskFigures) -> Section {
     rk.text(match &c.not_compared {
         Some(why) => format!("Copyset placement: {}", sentence(why)),
         None => format!(
-            "With copyset placement, scatter width {} (measured {:.1}, {} copysets): {}.",
+            "{} With copyset placement, scatter width {} (measured {:.1}, {} copysets): {}.",
+            defined(&SCATTER_WIDTH),
             c.scatter_width,
             c.scatter_width_measured,
             group(c.copyset_copysets as u64),

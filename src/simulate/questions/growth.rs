@@ -233,6 +233,7 @@ pub(crate) fn max_clusters_from(
         checked_up_to,
         curve,
         control_plane: None,
+        stops: None,
     }
 }
 
@@ -386,6 +387,7 @@ mod tests {
             stopped_by: None,
             curve,
             control_plane: None,
+            stops: None,
         }
     }
 

@@ -7,6 +7,7 @@ mod fix;
 mod growth;
 mod rebuild;
 mod review;
+mod stops;
 mod timeline;
 mod upgrade;
 mod upgrade_answer;
@@ -18,6 +19,7 @@ pub use admit::{AdmitError, Decision, Held, Memo, Quota, Stranding, decide, judg
 pub(crate) use drain::{DrainError, DrainReport, FurtherFailure, Move, drain_named};
 pub use growth::{Flow, max_clusters, max_clusters_with};
 pub use review::{Watch, review, review_with, risk_section};
+pub use stops::what_stops;
 pub use timeline::{quota_admissions, request_active, shape_vcpu, timeline, timeline_with};
 pub(crate) use upgrade::link as migration_link;
 pub use upgrade::upgrade;

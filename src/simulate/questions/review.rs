@@ -4,6 +4,7 @@
 use super::fix::fix;
 use super::growth::{Flow, max_clusters_from};
 use super::rebuild::{placement_assumptions, rebuild_report};
+use super::stops::what_stops;
 use super::timeline::timeline_from;
 use super::warnings;
 use crate::simulate::control_plane;
@@ -77,13 +78,18 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
         (watch.note)(&format!(
             "max clusters of {sh}: placing and checking each count"
         ));
-        max_clusters_from(l, pl.clone(), sh, &mut |n| {
+        let mut m = max_clusters_from(l, pl.clone(), sh, &mut |n| {
             (watch.note)(&format!(
                 "max clusters of {sh}: 0 to {} more checked, all pass",
                 n.saturating_sub(1)
             ));
             watch.flow()
-        })
+        });
+        if let Some(f) = m.first_failure {
+            (watch.note)(&format!("max clusters of {sh}: what stops it at {f} more"));
+            m.stops = what_stops(l, pl.clone(), sh, f);
+        }
+        m
     });
     (watch.note)("the timeline of the teams' requests");
     let (timeline, refused, timeline_stopped) = timeline_from(l, &pl, &mut |done| {
