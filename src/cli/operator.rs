@@ -13,12 +13,12 @@ use crate::operator::{self, Clock, ServiceOptions, Settings, catalogue::Catalogu
 use crate::simulate::scenario::request::parse_duration_h;
 use crate::{reach, report};
 
-fn duration_h(flag: &str, v: &str) -> Result<f64, Error> {
+pub(super) fn duration_h(flag: &str, v: &str) -> Result<f64, Error> {
     parse_duration_h(v).map_err(|e| Error::Usage(format!("{flag}: {e}")))
 }
 
 /// A label selector, checked for what the watch would refuse later.
-fn team_selector(s: &str) -> Result<String, Error> {
+pub(super) fn team_selector(s: &str) -> Result<String, Error> {
     let s = s.trim();
     if s.is_empty() || s.len() > 1024 || s.chars().any(char::is_control) {
         return Err(Error::Usage(format!(
@@ -127,7 +127,7 @@ const REACH_WAIT: Duration = Duration::from_secs(15);
 /// (a refused port, a name that does not resolve, plain HTTP against HTTPS, no answer) is
 /// said at once in words with the fix, rather than retried in silence. Any answer at all,
 /// a refusal of the request included, passes: the loop reports those itself.
-async fn reachable(kubeconfig: Option<&PathBuf>, flag: &str) -> Result<(), Error> {
+pub(super) async fn reachable(kubeconfig: Option<&PathBuf>, flag: &str) -> Result<(), Error> {
     let client = operator::service::client(kubeconfig)
         .await
         .map_err(|e| Error::Runtime(e.to_string()))?;

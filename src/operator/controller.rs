@@ -115,18 +115,21 @@ fn owner_of(c: &DynamicObject) -> Option<ObjectRef<ClusterRequest>> {
         .then(|| ObjectRef::new(name).within(ns))
 }
 
+/// A team namespace's name and team (its `rackplan.io/team` label, when it is a label
+/// value).
+pub(super) fn team_of_namespace(n: &Namespace) -> Option<(String, String)> {
+    n.labels()
+        .get(TEAM_LABEL)
+        .filter(|t| is_label_value(t))
+        .map(|t| (n.name_any(), t.clone()))
+}
+
 /// Keep `ctx`'s map of team namespaces, and say when it changed.
 async fn watch_namespaces(ctx: Arc<Context>, changed: tokio::sync::mpsc::UnboundedSender<()>) {
     let api: Api<Namespace> = Api::all(ctx.rancher.clone());
     let cfg = watcher::Config::default()
         .labels(&ctx.s.team_namespaces)
         .page_size(WATCH_PAGE);
-    let team = |n: &Namespace| {
-        n.labels()
-            .get(TEAM_LABEL)
-            .filter(|t| is_label_value(t))
-            .map(|t| (n.name_any(), t.clone()))
-    };
     let mut building: Option<BTreeMap<String, String>> = None;
     let mut events = watcher(api, cfg).default_backoff().boxed();
     while let Some(ev) = events.next().await {
@@ -144,7 +147,7 @@ async fn watch_namespaces(ctx: Arc<Context>, changed: tokio::sync::mpsc::Unbound
         match ev {
             watcher::Event::Init => building = Some(BTreeMap::new()),
             watcher::Event::InitApply(n) => {
-                if let (Some(b), Some((k, v))) = (building.as_mut(), team(&n)) {
+                if let (Some(b), Some((k, v))) = (building.as_mut(), team_of_namespace(&n)) {
                     b.insert(k, v);
                 }
             }
@@ -155,7 +158,7 @@ async fn watch_namespaces(ctx: Arc<Context>, changed: tokio::sync::mpsc::Unbound
             }
             watcher::Event::Apply(n) => {
                 map.remove(&n.name_any());
-                if let Some((k, v)) = team(&n) {
+                if let Some((k, v)) = team_of_namespace(&n) {
                     map.insert(k, v);
                 }
             }

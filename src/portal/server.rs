@@ -1,0 +1,249 @@
+//! The portal's HTTP side: the routes, the headers every answer carries (a strict
+//! Content-Security-Policy, no framing, no sniffing, no caching, no referrer), the bounded
+//! body, the cross-site refusal (an `Origin` or `Sec-Fetch-Site` from elsewhere) and the
+//! session cookie. A request's path, method and status are logged; never its body, query,
+//! cookie or headers, so the token is in no log.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+
+use super::session::{COOKIE, Sealer, Session, cookie_value};
+use crate::operator::context::Context;
+use crate::operator::fence::Fence;
+use crate::operator::metrics::Metrics;
+use crate::operator::{OperatorError, Settings};
+
+/// Largest request body read (a form with a 1 KiB reason and a token fits many times).
+pub const MAX_BODY: usize = 16 * 1024;
+/// The policy every page is served with: nothing runs, nothing is framed, forms post here.
+pub const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+const STYLE: &str = include_str!("style.css");
+
+/// How the portal is started.
+#[derive(Debug, Clone)]
+pub struct PortalOptions {
+    /// What the operator judges with (catalogue, scenario, quotas, rules, team namespaces).
+    pub settings: Settings,
+    /// The API server's address and CA for every user's calls, and the portal's own
+    /// read-only identity for what a check reads (see the module docs of `portal`).
+    pub kubeconfig: Option<PathBuf>,
+    /// The Harvester cluster the check reads the fleet from; Rancher's when absent.
+    pub harvester_kubeconfig: Option<PathBuf>,
+    pub listen: SocketAddr,
+    /// How long a session lasts, seconds.
+    pub session_seconds: i64,
+}
+
+/// Why the portal could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum PortalError {
+    #[error(transparent)]
+    Operator(#[from] OperatorError),
+    #[error(transparent)]
+    Session(#[from] super::session::SessionError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("the server: {0}")]
+    Server(std::io::Error),
+}
+
+/// A line the portal logs: a request served, or the address it listens on.
+pub type Log = Box<dyn Fn(&str) + Send + Sync>;
+
+/// What every handler shares.
+pub struct Portal {
+    /// The portal's own identity: reads for the check only.
+    pub(super) ctx: Context,
+    /// The API server's address and CA; each user's client puts its token in.
+    pub(super) base: kube::Config,
+    pub(super) sealer: Sealer,
+    pub(super) session_seconds: i64,
+    log: Log,
+}
+
+impl Portal {
+    pub(super) fn now(&self) -> i64 {
+        self.ctx
+            .s
+            .clock
+            .now()
+            .unwrap_or_else(|_| k8s_openapi::jiff::Timestamp::now().as_second())
+    }
+
+    /// The session of the request's cookie, if it opens and has not expired.
+    pub(super) fn session(&self, headers: &HeaderMap) -> Option<Session> {
+        let cookies = headers.get(header::COOKIE)?.to_str().ok()?;
+        let value = cookie_value(cookies, COOKIE)?;
+        self.sealer.open(value, self.now())
+    }
+}
+
+/// A page with `status`.
+pub(super) fn page(status: u16, html: String) -> Response {
+    let mut r = Response::new(Body::from(html));
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    r
+}
+
+/// A redirect after a form (303: the browser follows with a GET).
+pub(super) fn see_other(to: &str) -> Response {
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = StatusCode::SEE_OTHER;
+    if let Ok(v) = HeaderValue::from_str(to) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r
+}
+
+/// The cookie that carries `value` (empty and expired: the cookie is removed).
+pub(super) fn with_cookie(mut r: Response, value: &str, max_age: i64) -> Response {
+    let c = format!(
+        "{COOKIE}={value}; HttpOnly; Secure; SameSite=Strict; Path=/; Max-Age={}",
+        max_age.max(0)
+    );
+    if let Ok(v) = HeaderValue::from_str(&c) {
+        r.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    r
+}
+
+/// Does a POST come from another site? An `Origin` that is not this host, or the
+/// browser's own `Sec-Fetch-Site: cross-site`.
+fn cross_site(headers: &HeaderMap) -> bool {
+    let value = |h: &str| headers.get(h).and_then(|v| v.to_str().ok());
+    if value("sec-fetch-site").is_some_and(|s| s == "cross-site" || s == "same-site") {
+        return true;
+    }
+    match (value("origin"), value("host")) {
+        (Some(o), Some(h)) => o != format!("http://{h}") && o != format!("https://{h}"),
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+async fn guard(State(p): State<Arc<Portal>>, req: Request, next: Next) -> Response {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let mut r = if method == Method::POST && cross_site(req.headers()) {
+        let csrf = p.session(req.headers()).map(|s| s.csrf);
+        page(
+            403,
+            super::pages::error(
+                403,
+                "A form posted from another site was refused: nothing was done.",
+                "Use the forms of this page.",
+                csrf.as_deref(),
+            ),
+        )
+    } else {
+        next.run(req).await
+    };
+    let h = r.headers_mut();
+    h.insert("content-security-policy", HeaderValue::from_static(CSP));
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    (p.log)(&format!("{method} {path} {}", r.status().as_u16()));
+    r
+}
+
+async fn style() -> Response {
+    let mut r = Response::new(Body::from(STYLE));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/css; charset=utf-8"),
+    );
+    r
+}
+
+async fn not_found(State(p): State<Arc<Portal>>, headers: HeaderMap) -> Response {
+    let csrf = p.session(&headers).map(|s| s.csrf);
+    page(
+        404,
+        super::pages::error(404, "There is no such page.", "", csrf.as_deref()),
+    )
+}
+
+/// The routes.
+pub(super) fn router(p: Arc<Portal>) -> Router {
+    use super::handlers as h;
+    Router::new()
+        .route("/", get(h::home))
+        .route("/style.css", get(style))
+        .route("/signin", get(h::sign_in_page).post(h::sign_in))
+        .route("/signout", post(h::sign_out))
+        .route("/shapes", get(h::shapes))
+        .route("/ask", get(h::ask_page).post(h::ask))
+        .route("/clusters", get(h::clusters))
+        .route("/clusters/{ns}/{name}", get(h::cluster).post(h::act))
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(p.clone(), guard))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(p)
+}
+
+/// Serve until `shutdown` resolves.
+pub async fn serve(
+    o: PortalOptions,
+    log: Log,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), PortalError> {
+    let base = crate::operator::service::config(o.kubeconfig.as_ref()).await?;
+    let rancher = crate::operator::service::client(o.kubeconfig.as_ref()).await?;
+    let harvester = match &o.harvester_kubeconfig {
+        Some(p) if Some(p) != o.kubeconfig.as_ref() => {
+            crate::operator::service::client(Some(p)).await?
+        }
+        _ => rancher.clone(),
+    };
+    // The judging context writes nothing: its transitions go nowhere.
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = Context::new(
+        o.settings,
+        rancher,
+        harvester,
+        Arc::new(Metrics::default()),
+        Fence::none(),
+        tx,
+    );
+    let listener = tokio::net::TcpListener::bind(o.listen)
+        .await
+        .map_err(|source| PortalError::Bind {
+            addr: o.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(PortalError::Server)?;
+    log(&format!("portal listening on http://{addr}"));
+    let p = Arc::new(Portal {
+        ctx,
+        base,
+        sealer: Sealer::random()?,
+        session_seconds: o.session_seconds,
+        log,
+    });
+    axum::serve(listener, router(p))
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(PortalError::Server)
+}
