@@ -2,7 +2,7 @@
 //! operator's message, its expiry and delivery, the access instructions once Ready, and
 //! the actions the team may take (extend, protect, delete), each a form posted back here.
 
-use super::pages::{csrf_field, duration_words, layout};
+use super::pages::{csrf_field, duration_words, layout, url_part};
 use crate::operator::resource::{Delivery, PROTECT_ANNOTATION};
 use crate::operator::{ClusterRequest, Phase};
 use crate::report::escape::html as esc;
@@ -31,7 +31,7 @@ fn protected(cr: &ClusterRequest) -> bool {
 
 /// How long the delivery took, or is predicted to take, in words.
 pub fn delivery_words(d: &Delivery) -> String {
-    if let Some(s) = d.reached.get("cluster-ready") {
+    if let Some(s) = d.reached.get(crate::operator::delivery::CLUSTER_READY) {
         return format!(
             "delivered in {} (promised within {})",
             duration_words(*s),
@@ -58,11 +58,8 @@ pub fn delivery_words(d: &Delivery) -> String {
     }
 }
 
-fn link(ns: &str, name: &str) -> String {
-    let enc = |s: &str| {
-        percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
-    };
-    format!("/clusters/{}/{}", enc(ns), enc(name))
+pub(super) fn link(ns: &str, name: &str) -> String {
+    format!("/clusters/{}/{}", url_part(ns), url_part(name))
 }
 
 fn row(cr: &ClusterRequest) -> String {

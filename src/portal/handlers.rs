@@ -322,9 +322,8 @@ pub(super) async fn ask(State(p): State<Arc<Portal>>, headers: HeaderMap, body: 
     if field(&f, "action") == "request" {
         return match acting::create(&c, &cr).await {
             Ok(()) => see_other(&format!(
-                "/clusters/{}/{}?done=requested",
-                enc(&a.namespace),
-                enc(&a.name)
+                "{}?done=requested",
+                clusters::link(&a.namespace, &a.name)
             )),
             Err(e) => failed(&e, "The request was not created.", &s),
         };
@@ -375,10 +374,6 @@ pub(super) async fn ask(State(p): State<Arc<Portal>>, headers: HeaderMap, body: 
         200,
         pages::ask(&s.csrf, &s.teams, &shape_names(&p), &a, Some(&view)),
     )
-}
-
-fn enc(s: &str) -> String {
-    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
 
 /// Fixed notices a redirect may name.
@@ -483,11 +478,7 @@ pub(super) async fn act(
     };
     match result {
         Ok(()) if done == "deleted" => see_other("/clusters?done=deleted"),
-        Ok(()) => see_other(&format!(
-            "/clusters/{}/{}?done={done}",
-            enc(&ns),
-            enc(&name)
-        )),
+        Ok(()) => see_other(&format!("{}?done={done}", clusters::link(&ns, &name))),
         Err(e) => failed(&e, &format!("Request {ns}/{name} was not changed."), &s),
     }
 }

@@ -27,6 +27,18 @@ pub fn layout(title: &str, signed_in: Option<&str>, body: &str) -> String {
     )
 }
 
+/// What a path segment or query value keeps unescaped: RFC 3986's unreserved characters.
+const UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `s` as one path segment or query value.
+pub fn url_part(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, UNRESERVED).to_string()
+}
+
 /// The hidden field every form of a session carries.
 pub fn csrf_field(csrf: &str) -> String {
     format!(
@@ -114,6 +126,8 @@ pub struct TeamView {
 }
 
 fn num(x: f64) -> String {
+    // A sum of nothing is -0.0: shown as 0.
+    let x = x + 0.0;
     if x.fract() == 0.0 {
         format!("{x:.0}")
     } else {
@@ -189,11 +203,7 @@ pub fn shapes(csrf: &str, teams: &[TeamView], shapes: &[ShapeView]) -> String {
             "</ul><p>Costs {} vCPU of your team's quota.</p>\
              <p><a class=\"button\" href=\"/ask?shape={}\">Ask for {}</a></p></section>",
             num(s.vcpu),
-            esc(&percent_encoding::utf8_percent_encode(
-                &s.shape,
-                percent_encoding::NON_ALPHANUMERIC
-            )
-            .to_string()),
+            esc(&url_part(&s.shape)),
             esc(&s.shape)
         ));
     }
