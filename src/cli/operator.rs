@@ -29,6 +29,18 @@ pub(super) fn team_selector(s: &str) -> Result<String, Error> {
     Ok(s.to_string())
 }
 
+/// `--delivery-target`, seconds.
+pub(super) fn delivery_target(t: Option<&str>) -> Result<Option<f64>, Error> {
+    t.map(|t| match duration_h("--delivery-target", t)? {
+        h if h > 0.0 => Ok(h * 3600.0),
+        _ => Err(Error::Usage(format!(
+            "--delivery-target `{}`: give a time such as 15m",
+            t.escape_debug()
+        ))),
+    })
+    .transpose()
+}
+
 fn rancher_url(s: &str) -> Result<String, Error> {
     match url::Url::parse(s) {
         Ok(u) if matches!(u.scheme(), "https" | "http") && u.host().is_some() => {
@@ -67,17 +79,7 @@ pub(super) fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
             rancher_url: a.rancher_url.as_deref().map(rancher_url).transpose()?,
             snapshot_timeout_s: (duration_h("--snapshot-timeout", &a.snapshot_timeout)? * 3600.0)
                 .round() as i64,
-            delivery_target_s: a
-                .delivery_target
-                .as_deref()
-                .map(|t| match duration_h("--delivery-target", t)? {
-                    h if h > 0.0 => Ok(h * 3600.0),
-                    _ => Err(Error::Usage(format!(
-                        "--delivery-target `{}`: give a time such as 15m",
-                        t.escape_debug()
-                    ))),
-                })
-                .transpose()?,
+            delivery_target_s: delivery_target(a.delivery_target.as_deref())?,
             catalogue,
             scenario: a.scenario.clone(),
             quotas: a.quotas.clone(),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::ctx::Ctx;
 use super::error::{Error, exit};
-use super::operator::{duration_h, reachable, team_selector};
+use super::operator::{delivery_target, duration_h, reachable, team_selector};
 use super::term;
 use crate::cli::args::PortalArgs;
 use crate::operator::{Clock, Settings, catalogue::Catalogue, spec::Rules};
@@ -29,18 +29,7 @@ pub(super) fn resolve(a: &PortalArgs) -> Result<PortalOptions, Error> {
             a.session.escape_debug()
         )));
     }
-    let delivery_target_s = match a.delivery_target.as_deref() {
-        Some(t) => match duration_h("--delivery-target", t)? {
-            h if h > 0.0 => Some(h * 3600.0),
-            _ => {
-                return Err(Error::Usage(format!(
-                    "--delivery-target `{}`: give a time such as 15m",
-                    t.escape_debug()
-                )));
-            }
-        },
-        None => None,
-    };
+    let delivery_target_s = delivery_target(a.delivery_target.as_deref())?;
     Ok(PortalOptions {
         settings: Settings {
             namespace: a

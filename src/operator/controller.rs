@@ -35,10 +35,10 @@ use super::context::{Context, OperatorError, cluster_resource};
 use super::ending::{cleanup, expire, warn};
 use super::judge;
 use super::lifecycle::{change, deliver};
-use super::resource::{ClusterRequest, REQUEST_ANNOTATION, REQUEST_UID_LABEL, TEAM_LABEL};
+use super::resource::{ClusterRequest, REQUEST_ANNOTATION, REQUEST_UID_LABEL};
 use super::spec::shrink;
 use super::steps::{self, Step};
-use super::teams::is_label_value;
+use super::teams::team_of_namespace;
 
 /// Requests (and namespaces) listed per page by the watches.
 const WATCH_PAGE: u32 = 50;
@@ -113,15 +113,6 @@ fn owner_of(c: &DynamicObject) -> Option<ObjectRef<ClusterRequest>> {
     let (ns, name) = c.annotations().get(REQUEST_ANNOTATION)?.split_once('/')?;
     (crate::site::types::is_dns_label(ns, 63) && !name.is_empty())
         .then(|| ObjectRef::new(name).within(ns))
-}
-
-/// A team namespace's name and team (its `rackplan.io/team` label, when it is a label
-/// value).
-pub(super) fn team_of_namespace(n: &Namespace) -> Option<(String, String)> {
-    n.labels()
-        .get(TEAM_LABEL)
-        .filter(|t| is_label_value(t))
-        .map(|t| (n.name_any(), t.clone()))
 }
 
 /// Keep `ctx`'s map of team namespaces, and say when it changed.

@@ -18,11 +18,10 @@ use kube::api::{Api, ListParams};
 
 use super::admission::{self, Outcome, Pass};
 use super::context::{Announce, Context, OperatorError, api_err, condition};
-use super::controller::team_of_namespace;
 use super::resource::{ClusterRequest, Phase, Waiting};
 use super::spec::shrink;
 use super::steps::format_time;
-use super::teams::Teams;
+use super::teams::{Teams, team_of_namespace};
 use crate::simulate::{ScenarioInput, Study};
 
 /// Requests listed per page.

@@ -14,7 +14,7 @@ use axum::response::Response;
 use super::acting::{self, ApiFailure};
 use super::clusters::{self, TeamRequests};
 use super::pages::{self, AskForm, ShapeView, TeamView, VerdictView};
-use super::server::{Portal, page, see_other, with_cookie};
+use super::respond::{Portal, page, see_other, with_cookie};
 use super::session::{self, Session};
 use crate::operator::admission::Outcome;
 use crate::operator::{ClusterRequest, ClusterRequestSpec};

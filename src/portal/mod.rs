@@ -18,7 +18,9 @@ mod acting;
 mod clusters;
 mod handlers;
 mod pages;
+mod respond;
 mod server;
 pub mod session;
 
-pub use server::{CSP, Log, MAX_BODY, PortalError, PortalOptions, serve};
+pub use respond::Log;
+pub use server::{CSP, MAX_BODY, PortalError, PortalOptions, serve};
