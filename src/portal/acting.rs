@@ -197,3 +197,15 @@ async fn patch(
         .map(drop)
         .map_err(failure)
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_a_token_shaped_value_reaches_a_header() {
+        assert!(super::token_shaped("rackplan-test-alice"));
+        assert!(super::token_shaped("eyJhbGciOi.J9.x_-"));
+        for bad in ["", "a b", "a\nb", "tökén", &"x".repeat(3000)] {
+            assert!(!super::token_shaped(bad), "{bad:?}");
+        }
+    }
+}

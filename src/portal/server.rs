@@ -184,3 +184,7 @@ pub async fn serve(
         .await
         .map_err(PortalError::Server)
 }
+
+#[cfg(test)]
+#[path = "server_tests.rs"]
+mod tests;
