@@ -4,19 +4,21 @@
 //! a request followed to Ready and its access, extended and protected; the other team's
 //! user refused by the API server (the page names the user the call was made as); a
 //! cross-site post and a post without its CSRF token refused; hostile values inert; an
-//! expired session back to sign-in; the token in no page and no log. Then the pages in
-//! headless Chromium, screenshots at phone and desktop widths.
+//! expired session back to sign-in; the token in no page and no log. Then the same flow in
+//! headless Chromium driven over DevTools (support/devtools.rs): signed in, checked,
+//! requested, followed to Ready and extended with the page's script off, bob refused,
+//! screenshots at 390 and 1280 px in `target/portal-screenshots/`.
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Write as _};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crate::operator::World;
 use crate::operator_team::requester_role;
-use crate::report_browser::chromium_url;
+use crate::support::devtools::Browser;
 use crate::support::kube::{kubeconfig, users, wait_for};
 use crate::support::sushy::free_port;
 
@@ -631,122 +633,135 @@ fn a_team_checks_asks_and_follows_its_cluster_as_itself_and_no_further() {
         assert!(pages.iter().all(|b| !b.contains(secret)));
     }
 
-    browse(&w, &p, &alice, &bob);
     drop(p);
     op.stop();
 }
 
-/// A proxy on 127.0.0.1 that puts the session cookie on every request Chromium makes to
-/// the portal (Chromium has no flag to set a cookie), and answers `/saved/<file>` with a
-/// page the test saved (a POST's answer, which a command-line Chromium cannot make).
-fn cookie_proxy(portal: String, cookie: String, saved: PathBuf) -> String {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        for conn in l.incoming().take(500) {
-            let Ok(c) = conn else { continue };
-            let (portal, cookie, saved) = (portal.clone(), cookie.clone(), saved.clone());
-            std::thread::spawn(move || relay(c, &portal, &cookie, &saved));
-        }
-    });
-    addr
+/// Sign in through the page in `b`; the page it lands on.
+fn sign_in_in(b: &mut Browser, p: &Portal, token: &str) -> String {
+    b.goto(&format!("http://{}/signin", p.addr));
+    b.type_into("#token", token);
+    b.click("button[type=submit]");
+    b.url()
 }
 
-fn relay(mut c: TcpStream, portal: &str, cookie: &str, saved: &Path) {
-    let _ = c.set_read_timeout(Some(Duration::from_secs(10)));
-    let mut head = Vec::new();
-    let mut b = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && head.len() < 16_384 {
-        if c.read(&mut b).unwrap_or(0) == 0 {
-            return;
-        }
-        head.push(b[0]);
-    }
-    let head = String::from_utf8_lossy(&head).into_owned();
-    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
-    if let Some(file) = path.strip_prefix("/saved/") {
-        let body = std::fs::read_to_string(saved.join(file)).unwrap_or_default();
-        let _ = write!(
-            c,
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        return;
-    }
-    let Ok(mut up) = TcpStream::connect(portal) else {
-        return;
-    };
-    let _ = write!(
-        up,
-        "GET {path} HTTP/1.1\r\nHost: {portal}\r\nCookie: rackplan_portal={cookie}\r\nConnection: close\r\n\r\n"
-    );
-    let mut answer = Vec::new();
-    let _ = up.read_to_end(&mut answer);
-    let _ = c.write_all(&answer);
-}
-
-/// The pages in headless Chromium: the DOM as rendered, and screenshots
-/// at 390 and 1280 px wide, kept in `target/portal-screenshots/` for review.
-fn browse(w: &World, p: &Portal, alice: &str, bob: &str) {
+#[test]
+fn in_chromium_a_team_signs_in_checks_requests_and_extends_and_the_other_team_is_refused() {
+    let w = World::new("portal-browser");
+    let (pns, lns) = (w.team_ns("paiement"), w.team_ns("logistique"));
+    requester_role(&w, &pns, "local://g-paiement");
+    requester_role(&w, &lns, "local://g-logistique");
+    let op = w.operator(&["--rancher-url", "https://rancher.example.com"]);
+    let clock = w.tmp.path().join("portal-now");
+    set_clock(&clock, now());
+    let p = Portal::start(&w, &clock);
     let shots = crate::support::repo().join("target/portal-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
-    let pa = cookie_proxy(
-        p.addr.clone(),
-        alice.to_string(),
-        w.tmp.path().to_path_buf(),
-    );
-    let pb = cookie_proxy(p.addr.clone(), bob.to_string(), w.tmp.path().to_path_buf());
-    let profile = |n: &str| w.tmp.path().join(format!("chromium-{n}"));
-    // Script off: the pages need none.
-    // Headless Chromium's --dump-dom and --screenshot run script of their own, so they
-    // cannot run with script off; the pages carry none (asserted on every page above) and
-    // their policy forbids any, so what renders here is what a browser without script gets.
-    let (dom, err) = chromium_url(
-        &profile("dom"),
-        &["--dump-dom".into()],
-        &format!("http://{pa}/shapes"),
-    );
-    assert!(dom.contains("<h2>standard</h2>"), "{dom}\n{err}");
-    assert!(!err.contains("Content Security Policy"), "{err}");
-    let (dom, _) = chromium_url(
-        &profile("dom2"),
-        &["--dump-dom".into()],
-        &format!("http://{pa}/saved/hostile.html"),
-    );
-    assert!(
-        dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !dom.contains("<script>alert"),
-        "{dom}"
-    );
-    let (dom, _) = chromium_url(
-        &profile("dom3"),
-        &["--dump-dom".into()],
-        &format!("http://{pa}/signin"),
-    );
-    assert!(dom.contains("type=\"password\""), "{dom}");
-    for (name, proxy, path) in [
-        ("shapes", &pa, "/shapes"),
-        ("verdict-admitted", &pa, "/saved/verdict-admitted.html"),
-        ("verdict-quota", &pa, "/saved/verdict-quota.html"),
-        ("verdict-headroom", &pb, "/saved/verdict-headroom.html"),
-        ("ready", &pa, "/saved/ready.html"),
-        ("clusters", &pa, "/clusters"),
-        ("forbidden-bob", &pb, "/saved/forbidden.html"),
-        ("signin", &pa, "/signin"),
-    ] {
+    let shoot = |b: &mut Browser, name: &str| {
         for width in [390, 1280] {
             let png = shots.join(format!("{name}-{width}.png"));
-            let _ = std::fs::remove_file(&png);
-            let (_, err) = chromium_url(
-                &profile(&format!("{name}-{width}")),
-                &[
-                    format!("--screenshot={}", png.display()),
-                    format!("--window-size={width},1400"),
-                    "--hide-scrollbars".into(),
-                ],
-                &format!("http://{proxy}{path}"),
-            );
+            b.screenshot(width, &png);
             let size = std::fs::metadata(&png).map_or(0, |m| m.len());
-            assert!(size > 5_000, "{name} at {width}: {size} bytes\n{err}");
+            assert!(size > 5_000, "{name} at {width}: {size} bytes");
         }
-    }
+    };
+
+    let mut a = Browser::start(&w.tmp.path().join("chromium-alice"));
+    a.goto(&format!("http://{}/clusters", p.addr));
+    assert!(a.url().ends_with("/signin?why=none"), "{}", a.url());
+    shoot(&mut a, "signin");
+    // The Secure, HttpOnly cookie is kept by the browser (127.0.0.1 is a secure context).
+    let landed = sign_in_in(&mut a, &p, users::ALICE);
+    assert!(landed.ends_with("/clusters"), "{landed}\n{}", a.html());
+
+    a.goto(&format!("http://{}/shapes", p.addr));
+    let html = a.html();
+    assert!(html.contains("0 of 80 vCPU held, 80 left"), "{html}");
+    shoot(&mut a, "shapes");
+
+    // A check that fits, one over the quota: typed and clicked.
+    a.goto(&format!("http://{}/ask?shape=standard", p.addr));
+    a.type_into("#name", "web-b");
+    a.click("button[value=check]");
+    let html = a.html();
+    assert!(html.contains("The verdict: admitted"), "{html}");
+    assert!(html.contains("36 of 80 allowed (within)"), "{html}");
+    shoot(&mut a, "verdict-admitted");
+    a.goto(&format!("http://{}/ask?shape=large", p.addr));
+    a.type_into("#name", "big-one");
+    a.click("button[value=check]");
+    let html = a.html();
+    assert!(html.contains("its quota allows 80 (40 over)"), "{html}");
+    shoot(&mut a, "verdict-quota");
+    assert!(w.get("web-b").is_none() && w.get("big-one").is_none());
+
+    // The page's script off: the request, its delivery and the extension work the same.
+    a.script(false);
+    a.goto(&format!("http://{}/ask?shape=standard", p.addr));
+    a.type_into("#name", "web-b");
+    a.type_into("#reason", "load tests <b>not bold</b>");
+    a.click("button[value=request]");
+    assert!(
+        a.url()
+            .ends_with(&format!("/clusters/{pns}/web-b?done=requested")),
+        "{}",
+        a.url()
+    );
+    assert!(a.html().contains("Requested: the operator judges it now."));
+    w.wait_phase("web-b", "Provisioning", &op);
+    a.goto(&format!("http://{}/clusters/{pns}/web-b", p.addr));
+    assert!(a.html().contains("<dd>Provisioning</dd>"), "{}", a.html());
+    shoot(&mut a, "provisioning");
+    let id = w.rancher_ready("web-b");
+    w.wait_phase("web-b", "Ready", &op);
+    a.goto(&format!("http://{}/clusters/{pns}/web-b", p.addr));
+    let html = a.html();
+    assert!(
+        html.contains(&format!("Rancher cluster <code>{id}</code>")),
+        "{html}"
+    );
+    assert!(
+        html.contains("load tests &lt;b&gt;not bold&lt;/b&gt;"),
+        "{html}"
+    );
+    shoot(&mut a, "ready");
+    a.set_value("#duration", "96h");
+    a.click("button[value=extend]");
+    assert!(a.html().contains("Lifetime change sent"), "{}", a.html());
+    assert_eq!(w.get("web-b").unwrap()["spec"]["duration"], "96h");
+    a.script(true);
+    a.goto(&format!("http://{}/clusters", p.addr));
+    shoot(&mut a, "clusters");
+
+    // Bob, in his own browser: the API server refuses him alice's request, by his name.
+    let mut b = Browser::start(&w.tmp.path().join("chromium-bob"));
+    sign_in_in(&mut b, &p, users::BOB);
+    b.goto(&format!("http://{}/clusters/{pns}/web-b", p.addr));
+    let html = b.html();
+    assert!(html.contains("<h1>Forbidden</h1>"), "{html}");
+    assert!(
+        html.contains("User \"bob\" cannot get resource \"clusterrequests\""),
+        "{html}"
+    );
+    shoot(&mut b, "forbidden-bob");
+    b.goto(&format!("http://{}/clusters", p.addr));
+    let html = b.html();
+    assert!(html.contains(&lns) && !html.contains("web-b"), "{html}");
+    b.goto(&format!("http://{}/ask?shape=huge", p.addr));
+    b.type_into("#name", "no-room");
+    b.click("button[value=check]");
+    let html = b.html();
+    assert!(
+        html.contains("headroom: the fleet fails with this request: if "),
+        "{html}"
+    );
+    shoot(&mut b, "verdict-headroom");
+
+    // Signing out forgets the session.
+    a.click("nav button");
+    assert!(a.url().ends_with("/signin?why=out"), "{}", a.url());
+    a.goto(&format!("http://{}/clusters", p.addr));
+    assert!(a.url().ends_with("/signin?why=none"), "{}", a.url());
+    drop(p);
+    op.stop();
 }

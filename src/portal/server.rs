@@ -1,5 +1,5 @@
 //! The portal's HTTP side: the routes, the headers every answer carries (a strict
-//! Content-Security-Policy, no framing, no sniffing, no caching, no referrer), the bounded
+//! Content-Security-Policy, no framing, no sniffing, no caching, no referrer to other sites), the bounded
 //! body, the cross-site refusal (an `Origin` or `Sec-Fetch-Site` from elsewhere) and the
 //! session cookie. A request's path, method and status are logged; never its body, query,
 //! cookie or headers, so the token is in no log.
@@ -99,7 +99,9 @@ async fn guard(State(p): State<Arc<Portal>>, req: Request, next: Next) -> Respon
         HeaderValue::from_static("nosniff"),
     );
     h.insert("x-frame-options", HeaderValue::from_static("DENY"));
-    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    // `same-origin`, not `no-referrer`: under `no-referrer` a browser sends `Origin: null`
+    // with this page's own form posts, which the cross-site check must refuse.
+    h.insert("referrer-policy", HeaderValue::from_static("same-origin"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     (p.log)(&format!("{method} {path} {}", r.status().as_u16()));
     r
