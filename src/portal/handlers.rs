@@ -179,21 +179,29 @@ pub(super) async fn sign_out(
 
 /// The user's teams with their quota, what they hold and their longest lifetime.
 async fn team_views(p: &Portal, s: &Session, c: &kube::Client) -> Vec<TeamView> {
-    let teams = crate::operator::teams_now(&p.ctx).await.ok();
+    let teams = crate::operator::teams_now(&p.ctx)
+        .await
+        .map_err(|e| e.to_string());
     let mut out = Vec::new();
     for (ns, team) in &s.teams {
-        let cfg = teams.as_ref().and_then(|t| t.by_name.get(team));
-        let used = acting::list(c, ns).await.map_or(0.0, |rs| {
-            rs.iter()
-                .filter_map(|r| r.status.as_ref())
-                .filter(|st| st.phase.is_some_and(crate::operator::Phase::holds))
-                .filter_map(|st| st.terms.as_ref().map(|t| t.vcpu))
-                .sum()
-        });
+        let cfg = teams.as_ref().ok().and_then(|t| t.by_name.get(team));
+        let used = acting::list(c, ns)
+            .await
+            .map(|rs| {
+                rs.iter()
+                    .filter_map(|r| r.status.as_ref())
+                    .filter(|st| st.phase.is_some_and(crate::operator::Phase::holds))
+                    .filter_map(|st| st.terms.as_ref().map(|t| t.vcpu))
+                    .sum()
+            })
+            .map_err(|e| e.to_string());
         out.push(TeamView {
             team: team.clone(),
             namespace: ns.clone(),
-            quota: cfg.and_then(|c| c.vcpu_quota),
+            quota: teams
+                .as_ref()
+                .map(|_| cfg.and_then(|c| c.vcpu_quota))
+                .map_err(Clone::clone),
             used,
             max_lifetime: crate::operator::spec::hours(p.ctx.s.rules.max_lifetime_h(cfg)),
         });

@@ -116,12 +116,15 @@ pub struct ShapeView {
     pub promises: Vec<(String, &'static str)>,
 }
 
-/// One of the user's teams: its quota, what it holds, the longest lifetime.
+/// One of the user's teams: its quota, what it holds, the longest lifetime. What could
+/// not be read says why, rather than showing a number that does not mean its label.
 pub struct TeamView {
     pub team: String,
     pub namespace: String,
-    pub quota: Option<f64>,
-    pub used: f64,
+    /// `None`: the team has no quota.
+    pub quota: Result<Option<f64>, String>,
+    /// vCPU its holding requests hold.
+    pub used: Result<f64, String>,
     pub max_lifetime: String,
 }
 
@@ -136,14 +139,16 @@ fn num(x: f64) -> String {
 }
 
 fn team_line(t: &TeamView) -> String {
-    let quota = match t.quota {
-        Some(q) => format!(
+    let quota = match (&t.quota, &t.used) {
+        (Ok(Some(q)), Ok(used)) => format!(
             "{} of {} vCPU held, {} left",
-            num(t.used),
-            num(q),
-            num((q - t.used).max(0.0))
+            num(*used),
+            num(*q),
+            num((q - used).max(0.0))
         ),
-        None => format!("{} vCPU held, no quota", num(t.used)),
+        (Ok(None), Ok(used)) => format!("{} vCPU held, no quota", num(*used)),
+        (Err(why), _) => format!("the quota cannot be read ({why})"),
+        (Ok(_), Err(why)) => format!("what it holds cannot be read ({why})"),
     };
     format!(
         "<li><strong>{}</strong> (namespace {}): {}; lifetimes up to {}</li>",

@@ -62,3 +62,26 @@ fn durations_read_in_words() {
     assert_eq!(duration_words(840.0), "14 min");
     assert_eq!(duration_words(9000.0), "2.5 h");
 }
+
+#[test]
+fn a_quota_that_cannot_be_read_says_so_rather_than_a_number() {
+    let t = |quota, used| TeamView {
+        team: "paiement".into(),
+        namespace: "team-p".into(),
+        quota,
+        used,
+        max_lifetime: "30d".into(),
+    };
+    let page = |v: TeamView| shapes("c", &[v], &[]);
+    assert!(
+        page(t(Ok(Some(80.0)), Ok(36.0)))
+            .contains("36 of 80 vCPU held, 44 left; lifetimes up to 30d")
+    );
+    assert!(page(t(Ok(None), Ok(0.0))).contains("0 vCPU held, no quota"));
+    assert!(
+        page(t(Err("forbidden".into()), Ok(0.0))).contains("the quota cannot be read (forbidden)")
+    );
+    assert!(
+        page(t(Ok(Some(80.0)), Err("down".into()))).contains("what it holds cannot be read (down)")
+    );
+}
