@@ -31,6 +31,10 @@ struct Portal {
 
 impl Portal {
     fn start(w: &World, clock: &Path) -> Portal {
+        Self::start_with(w, clock, &[])
+    }
+
+    fn start_with(w: &World, clock: &Path, extra: &[&str]) -> Portal {
         let port = free_port();
         let addr = format!("127.0.0.1:{port}");
         let err = w.tmp.path().join(format!("portal-{port}.err"));
@@ -47,6 +51,7 @@ impl Portal {
             .args(["--listen", &addr, "--session", "30m"])
             .arg("--clock-file")
             .arg(clock)
+            .args(extra)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -762,6 +767,114 @@ fn in_chromium_a_team_signs_in_checks_requests_and_extends_and_the_other_team_is
     assert!(a.url().ends_with("/signin?why=out"), "{}", a.url());
     a.goto(&format!("http://{}/clusters", p.addr));
     assert!(a.url().ends_with("/signin?why=none"), "{}", a.url());
+    drop(p);
+    op.stop();
+}
+
+#[test]
+fn behind_an_authenticating_proxy_every_call_is_made_as_the_user_it_names() {
+    let w = World::new("portal-proxy");
+    let (pns, lns) = (w.team_ns("paiement"), w.team_ns("logistique"));
+    requester_role(&w, &pns, "local://g-paiement");
+    requester_role(&w, &lns, "local://g-logistique");
+    let op = w.operator(&[]);
+    let clock = w.tmp.path().join("portal-now");
+    set_clock(&clock, now());
+    let kc = kubeconfig();
+    let p = Portal::start_with(
+        &w,
+        &clock,
+        &[
+            "--proxy-user-header",
+            "X-Forwarded-User",
+            "--proxy-groups-header",
+            "X-Forwarded-Groups",
+            "--impersonator-kubeconfig",
+            kc.to_str().unwrap(),
+        ],
+    );
+    let alice = [
+        ("X-Forwarded-User", "alice"),
+        ("X-Forwarded-Groups", "local://g-paiement"),
+    ];
+    let bob = [
+        ("X-Forwarded-User", "bob"),
+        ("X-Forwarded-Groups", "local://g-logistique"),
+    ];
+
+    // No identity from the proxy: no page, and no sign-in form to fall back on.
+    let a = http(&p.addr, "GET", "/clusters", None, &[], &[]);
+    assert_eq!(a.status, 401, "{a:#?}");
+    assert!(a.body.contains("named no user"), "{}", a.body);
+    let a = http(&p.addr, "GET", "/signin", None, &alice, &[]);
+    assert_eq!((a.status, a.header("location")), (303, "/clusters"));
+
+    // Alice, impersonated: her team only, the verdict, the request made as her.
+    let a = http(&p.addr, "GET", "/shapes", None, &alice, &[]);
+    assert_eq!(a.status, 200, "{a:#?}");
+    assert!(
+        a.body
+            .contains(&format!("<strong>paiement</strong> (namespace {pns})")),
+        "{}",
+        a.body
+    );
+    assert!(!a.body.contains(&lns));
+    let csrf = a.csrf();
+    let ask = |who: &[(&str, &str)], csrf: &str, action: &str| {
+        http(
+            &p.addr,
+            "POST",
+            "/ask",
+            None,
+            who,
+            &[
+                ("csrf", csrf),
+                ("namespace", &pns),
+                ("shape", "standard"),
+                ("name", "web-p"),
+                ("duration", "72h"),
+                ("action", action),
+            ],
+        )
+    };
+    let a = ask(&alice, &csrf, "check");
+    assert!(a.body.contains("The verdict: admitted"), "{}", a.body);
+    let a = ask(&alice, "", "request");
+    assert_eq!(a.status, 403, "no CSRF token: {a:#?}");
+    let a = ask(&alice, &csrf, "request");
+    assert_eq!(a.status, 303, "{a:#?}");
+    w.wait_phase("web-p", "Provisioning", &op);
+
+    // Bob, impersonated: refused alice's request by the API server in his name, and
+    // alice's CSRF token is not his.
+    let a = http(
+        &p.addr,
+        "GET",
+        &format!("/clusters/{pns}/web-p"),
+        None,
+        &bob,
+        &[],
+    );
+    assert_eq!(a.status, 403, "{a:#?}");
+    assert!(
+        a.body.contains("User &quot;bob&quot; cannot get resource"),
+        "{}",
+        a.body
+    );
+    let a = ask(&bob, &csrf, "request");
+    assert_eq!(a.status, 403, "{a:#?}");
+    assert!(a.body.contains("CSRF token"), "{}", a.body);
+    let bob_csrf = http(&p.addr, "GET", "/ask", None, &bob, &[]).csrf();
+    let a = ask(&bob, &bob_csrf, "request");
+    assert_eq!(
+        a.status, 403,
+        "bob may not ask in paiement's namespace: {a:#?}"
+    );
+    assert!(
+        a.body.contains("User &quot;bob&quot; cannot create"),
+        "{}",
+        a.body
+    );
     drop(p);
     op.stop();
 }

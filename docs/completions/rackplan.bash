@@ -949,7 +949,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__portal)
-            opts="-q -v -h -V --catalogue --scenario --quotas --kubeconfig --harvester-kubeconfig --namespace --team-namespaces --max-lifetime --allow-version --delivery-target --listen --session --clock-file --quiet --verbose --color --output --wait-lock --help --version"
+            opts="-q -v -h -V --catalogue --scenario --quotas --kubeconfig --harvester-kubeconfig --namespace --team-namespaces --max-lifetime --allow-version --delivery-target --listen --session --clock-file --proxy-user-header --proxy-groups-header --impersonator-kubeconfig --quiet --verbose --color --output --wait-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1004,6 +1004,18 @@ _rackplan() {
                     return 0
                     ;;
                 --clock-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --proxy-user-header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --proxy-groups-header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --impersonator-kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -286,6 +286,9 @@ complete -c rackplan -n "__fish_rackplan_using_subcommand portal" -l delivery-ta
 complete -c rackplan -n "__fish_rackplan_using_subcommand portal" -l listen -d 'Address to serve on (plain HTTP: put it behind TLS; port 0 picks a free one)' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand portal" -l session -d 'How long a sign-in lasts' -r
 complete -c rackplan -n "__fish_rackplan_using_subcommand portal" -l clock-file -d 'Read "now" from this file (the operator\'s --clock-file)' -r -F
+complete -c rackplan -n "__fish_rackplan_using_subcommand portal" -l proxy-user-header -d 'Sign-in by an authenticating proxy instead of a token: the header in which it names the user (`X-Forwarded-User`). The portal must be reachable only through the proxy, and the proxy must replace this header, never pass on a client\'s' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand portal" -l proxy-groups-header -d 'The proxy\'s header of comma-separated groups (`X-Forwarded-Groups`)' -r
+complete -c rackplan -n "__fish_rackplan_using_subcommand portal" -l impersonator-kubeconfig -d 'With --proxy-user-header: the kubeconfig of a service account that may impersonate users and groups and nothing else; every call is made as the proxy\'s user through it' -r -F
 complete -c rackplan -n "__fish_rackplan_using_subcommand portal" -l color -d 'Colour in diagnostics' -r -f -a "auto\t'Colour when stderr is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"

@@ -524,4 +524,16 @@ pub struct PortalArgs {
     /// Read "now" from this file (the operator's --clock-file).
     #[arg(long, value_name = "FILE")]
     pub(crate) clock_file: Option<PathBuf>,
+    /// Sign-in by an authenticating proxy instead of a token: the header in which it names
+    /// the user (`X-Forwarded-User`). The portal must be reachable only through the proxy,
+    /// and the proxy must replace this header, never pass on a client's.
+    #[arg(long, value_name = "HEADER", requires = "impersonator_kubeconfig")]
+    pub(crate) proxy_user_header: Option<String>,
+    /// The proxy's header of comma-separated groups (`X-Forwarded-Groups`).
+    #[arg(long, value_name = "HEADER", requires = "proxy_user_header")]
+    pub(crate) proxy_groups_header: Option<String>,
+    /// With --proxy-user-header: the kubeconfig of a service account that may impersonate
+    /// users and groups and nothing else; every call is made as the proxy's user through it.
+    #[arg(long, value_name = "FILE", requires = "proxy_user_header")]
+    pub(crate) impersonator_kubeconfig: Option<PathBuf>,
 }

@@ -10,10 +10,19 @@ use super::operator::{delivery_target, duration_h, reachable, team_selector};
 use super::term;
 use crate::cli::args::PortalArgs;
 use crate::operator::{Clock, Settings, catalogue::Catalogue, spec::Rules};
-use crate::portal::{self, PortalOptions};
+use crate::portal::{self, PortalOptions, ProxyOptions};
 
 /// Shortest and longest sign-in.
 const SESSION_H: (f64, f64) = (5.0 / 60.0, 24.0 * 7.0);
+
+fn header_name(flag: &str, v: &str) -> Result<axum::http::HeaderName, Error> {
+    axum::http::HeaderName::from_bytes(v.trim().as_bytes()).map_err(|_| {
+        Error::Usage(format!(
+            "{flag} `{}`: give an HTTP header name such as X-Forwarded-User",
+            v.escape_debug()
+        ))
+    })
+}
 
 pub(super) fn resolve(a: &PortalArgs) -> Result<PortalOptions, Error> {
     let catalogue = Catalogue::read(&a.catalogue).map_err(|e| Error::Usage(e.to_string()))?;
@@ -63,6 +72,18 @@ pub(super) fn resolve(a: &PortalArgs) -> Result<PortalOptions, Error> {
         harvester_kubeconfig: a.harvester_kubeconfig.clone(),
         listen,
         session_seconds: (session_h * 3600.0).round() as i64,
+        proxy: match (&a.proxy_user_header, &a.impersonator_kubeconfig) {
+            (Some(user), Some(kc)) => Some(ProxyOptions {
+                user_header: header_name("--proxy-user-header", user)?,
+                groups_header: a
+                    .proxy_groups_header
+                    .as_deref()
+                    .map(|g| header_name("--proxy-groups-header", g))
+                    .transpose()?,
+                impersonator_kubeconfig: kc.clone(),
+            }),
+            _ => None,
+        },
     })
 }
 

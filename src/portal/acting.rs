@@ -82,6 +82,18 @@ pub fn client_as(base: &kube::Config, token: &str) -> Result<kube::Client, ApiFa
     kube::Client::try_from(cfg).map_err(|e| ApiFailure::Down(e.to_string()))
 }
 
+/// A client acting as the user a proxy asserted: the impersonator's credentials, with
+/// `Impersonate-User` and `Impersonate-Group` on every call.
+pub fn client_impersonating(
+    impersonator: &kube::Config,
+    who: &super::proxy::Proxied,
+) -> Result<kube::Client, ApiFailure> {
+    let mut cfg = impersonator.clone();
+    cfg.auth_info.impersonate = Some(who.user.clone());
+    cfg.auth_info.impersonate_groups = Some(who.groups.clone());
+    kube::Client::try_from(cfg).map_err(|e| ApiFailure::Down(e.to_string()))
+}
+
 /// Of `namespaces` (namespace, team), those where the user may create ClusterRequests,
 /// by a SelfSubjectAccessReview each. A token the API server does not accept is
 /// `Unauthorized`.

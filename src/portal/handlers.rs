@@ -42,8 +42,42 @@ fn to_sign_in(why: &str) -> Response {
     with_cookie(see_other(&format!("/signin?why={why}")), "", 0)
 }
 
-/// The session, or the redirect to sign in.
-fn need(p: &Portal, headers: &HeaderMap) -> Result<Session, Response> {
+/// The session, or the redirect to sign in (behind a proxy: the page saying the proxy
+/// named no one). Behind a proxy, the user's teams are looked up as the user each time.
+async fn need(p: &Portal, headers: &HeaderMap) -> Result<Session, Response> {
+    if p.proxy.is_some() {
+        let Some(mut s) = p.session(headers) else {
+            return Err(page(
+                401,
+                pages::error(
+                    401,
+                    "The authenticating proxy in front of this page named no user.",
+                    "Reach this page through your organisation's sign-in.",
+                    None,
+                ),
+            ));
+        };
+        let c = client(p, &s)?;
+        let namespaces: Vec<(String, String)> = match crate::operator::team_namespaces(&p.ctx).await
+        {
+            Ok(n) => n.into_iter().collect(),
+            Err(e) => {
+                return Err(page(
+                    502,
+                    pages::error(
+                        502,
+                        "The team namespaces cannot be listed.",
+                        &e.to_string(),
+                        None,
+                    ),
+                ));
+            }
+        };
+        s.teams = acting::teams_of(&c, &namespaces)
+            .await
+            .map_err(|e| failed(&e, "Your teams cannot be looked up.", &s))?;
+        return Ok(s);
+    }
     match p.session(headers) {
         Some(s) => Ok(s),
         None if headers
@@ -59,8 +93,8 @@ fn need(p: &Portal, headers: &HeaderMap) -> Result<Session, Response> {
 }
 
 /// The session of a POST whose CSRF token matches, or the page that refuses it.
-fn need_post(p: &Portal, headers: &HeaderMap, f: &Form) -> Result<Session, Response> {
-    let s = need(p, headers)?;
+async fn need_post(p: &Portal, headers: &HeaderMap, f: &Form) -> Result<Session, Response> {
+    let s = need(p, headers).await?;
     if session::same(field(f, "csrf"), &s.csrf) {
         Ok(s)
     } else {
@@ -78,7 +112,7 @@ fn need_post(p: &Portal, headers: &HeaderMap, f: &Form) -> Result<Session, Respo
 
 /// The page of an API failure (a token no longer accepted goes back to sign in).
 fn failed(e: &ApiFailure, what: &str, s: &Session) -> Response {
-    if let ApiFailure::Unauthorized(_) = e {
+    if let (ApiFailure::Unauthorized(_), None) = (e, &s.proxied) {
         return to_sign_in("rejected");
     }
     page(
@@ -87,8 +121,14 @@ fn failed(e: &ApiFailure, what: &str, s: &Session) -> Response {
     )
 }
 
+/// A client acting as the session's user: its token, or the proxy's identity
+/// impersonated.
 fn client(p: &Portal, s: &Session) -> Result<kube::Client, Response> {
-    acting::client_as(&p.base, &s.token).map_err(|e| failed(&e, "No client could be made.", s))
+    let c = match (&s.proxied, &p.proxy) {
+        (Some(who), Some(proxy)) => acting::client_impersonating(&proxy.base, who),
+        _ => acting::client_as(&p.base, &s.token),
+    };
+    c.map_err(|e| failed(&e, "No client could be made.", s))
 }
 
 pub(super) async fn home(State(p): State<Arc<Portal>>, headers: HeaderMap) -> Response {
@@ -98,7 +138,13 @@ pub(super) async fn home(State(p): State<Arc<Portal>>, headers: HeaderMap) -> Re
     }
 }
 
-pub(super) async fn sign_in_page(Query(q): Query<BTreeMap<String, String>>) -> Response {
+pub(super) async fn sign_in_page(
+    State(p): State<Arc<Portal>>,
+    Query(q): Query<BTreeMap<String, String>>,
+) -> Response {
+    if p.proxy.is_some() {
+        return see_other("/clusters");
+    }
     // Only fixed words are shown: nothing of the address is echoed.
     let note = match q.get("why").map(String::as_str) {
         Some("expired") => Some("Your session expired: sign in again."),
@@ -111,6 +157,9 @@ pub(super) async fn sign_in_page(Query(q): Query<BTreeMap<String, String>>) -> R
 }
 
 pub(super) async fn sign_in(State(p): State<Arc<Portal>>, body: Bytes) -> Response {
+    if p.proxy.is_some() {
+        return see_other("/clusters");
+    }
     let f = form(&body);
     let token = field(&f, "token");
     if !acting::token_shaped(token) {
@@ -171,7 +220,15 @@ pub(super) async fn sign_out(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    match need_post(&p, &headers, &form(&body)) {
+    match need_post(&p, &headers, &form(&body)).await {
+        Ok(s) if s.proxied.is_some() => page(
+            200,
+            pages::layout(
+                "Sign out",
+                Some(&s.csrf),
+                "<p class=\"card\">You are signed in by your organisation's proxy: sign out there.</p>",
+            ),
+        ),
         Ok(_) => to_sign_in("out"),
         Err(r) => r,
     }
@@ -210,7 +267,7 @@ async fn team_views(p: &Portal, s: &Session, c: &kube::Client) -> Vec<TeamView> 
 }
 
 pub(super) async fn shapes(State(p): State<Arc<Portal>>, headers: HeaderMap) -> Response {
-    let s = match need(&p, &headers) {
+    let s = match need(&p, &headers).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -277,7 +334,7 @@ pub(super) async fn ask_page(
     headers: HeaderMap,
     Query(q): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let s = match need(&p, &headers) {
+    let s = match need(&p, &headers).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -310,7 +367,7 @@ fn candidate(f: &AskForm, team: &str) -> ClusterRequest {
 
 pub(super) async fn ask(State(p): State<Arc<Portal>>, headers: HeaderMap, body: Bytes) -> Response {
     let f = form(&body);
-    let s = match need_post(&p, &headers, &f) {
+    let s = match need_post(&p, &headers, &f).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -403,7 +460,7 @@ pub(super) async fn clusters(
     headers: HeaderMap,
     Query(q): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let s = match need(&p, &headers) {
+    let s = match need(&p, &headers).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -433,7 +490,7 @@ pub(super) async fn cluster(
     Path((ns, name)): Path<(String, String)>,
     Query(q): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let s = match need(&p, &headers) {
+    let s = match need(&p, &headers).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -454,7 +511,7 @@ pub(super) async fn act(
     body: Bytes,
 ) -> Response {
     let f = form(&body);
-    let s = match need_post(&p, &headers, &f) {
+    let s = match need_post(&p, &headers, &f).await {
         Ok(s) => s,
         Err(r) => return r,
     };

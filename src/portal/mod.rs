@@ -13,14 +13,18 @@
 //! judgement reads: the team namespaces, every ClusterRequest of them, the quota ConfigMap
 //! and the Harvester fleet. What it reads reaches the user only as the verdict sentence,
 //! and only for a namespace where the API server says the user may create requests.
+//!
+//! Behind an authenticating proxy (`proxy`), the user is who the proxy's headers say, and
+//! every one of those calls is made through an impersonator identity as that user.
 
 mod acting;
 mod clusters;
 mod handlers;
 mod pages;
+pub mod proxy;
 mod respond;
 mod server;
 pub mod session;
 
 pub use respond::Log;
-pub use server::{CSP, MAX_BODY, PortalError, PortalOptions, serve};
+pub use server::{CSP, MAX_BODY, PortalError, PortalOptions, ProxyOptions, serve};

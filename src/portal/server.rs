@@ -11,11 +11,12 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, post};
 
+use super::proxy::ProxyAuth;
 use super::respond::{Log, Portal, page};
 use super::session::Sealer;
 use crate::operator::context::Context;
@@ -43,6 +44,17 @@ pub struct PortalOptions {
     pub listen: SocketAddr,
     /// How long a session lasts, seconds.
     pub session_seconds: i64,
+    /// Sign-in by an authenticating proxy, when given.
+    pub proxy: Option<ProxyOptions>,
+}
+
+/// The authenticating proxy's headers and the impersonator's kubeconfig.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    pub user_header: HeaderName,
+    pub groups_header: Option<HeaderName>,
+    /// A service account that may impersonate and nothing else.
+    pub impersonator_kubeconfig: PathBuf,
 }
 
 /// Why the portal could not start or stopped.
@@ -174,11 +186,24 @@ pub async fn serve(
         })?;
     let addr = listener.local_addr().map_err(PortalError::Server)?;
     log(&format!("portal listening on http://{addr}"));
+    let proxy = match o.proxy {
+        Some(x) => {
+            let base = crate::operator::service::config(Some(&x.impersonator_kubeconfig)).await?;
+            Some(ProxyAuth::new(
+                x.user_header,
+                x.groups_header,
+                &super::session::random_key()?,
+                base,
+            ))
+        }
+        None => None,
+    };
     let p = Arc::new(Portal {
         ctx,
         base,
         sealer: Sealer::random()?,
         session_seconds: o.session_seconds,
+        proxy,
         log,
     });
     axum::serve(listener, router(p))

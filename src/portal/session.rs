@@ -40,6 +40,9 @@ pub struct Session {
     /// The team namespaces the user may create requests in, with their team, as the API
     /// server answered at sign-in (what the pages offer; the API server decides each call).
     pub teams: Vec<(String, String)>,
+    /// Behind an authenticating proxy: who it says the user is (no token then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxied: Option<super::proxy::Proxied>,
 }
 
 impl Session {
@@ -55,6 +58,7 @@ impl Session {
             csrf: hex(&random::<16>()?),
             expires: now.saturating_add(seconds),
             teams,
+            proxied: None,
         })
     }
 
@@ -141,6 +145,11 @@ pub fn cookie_value<'a>(header: &'a str, name: &str) -> Option<&'a str> {
 /// Equal strings, compared in time that does not depend on where they differ.
 pub fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+/// A 32-byte key drawn now.
+pub fn random_key() -> Result<[u8; 32], SessionError> {
+    random::<32>()
 }
 
 fn random<const N: usize>() -> Result<[u8; N], SessionError> {
