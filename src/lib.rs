@@ -15,6 +15,7 @@
 //! - [`live`]: the fleet as it runs, read from kubectl dumps and support bundles.
 //! - [`bootstrap`]: PXE over HTTP (`serve`) and Redfish virtual-media installs (`boot`).
 //! - [`operator`]: the request operator: ClusterRequests admitted, delivered, expired.
+//! - [`portal`]: the teams' self-service pages, acting as each user on the operator's API.
 //! - [`site`], [`inventory`], [`profile`], [`network`]: the data models of the inputs.
 //! - [`vocab`]: the role and network words every stage shares (a leaf).
 //! - [`words`], [`units`], [`clock`], [`reach`]: small helpers written once (leaves):
@@ -40,6 +41,7 @@ pub mod live;
 pub mod network;
 pub mod operator;
 pub mod plan;
+pub mod portal;
 pub mod profile;
 pub(crate) mod reach;
 pub mod redfish;

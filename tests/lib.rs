@@ -36,6 +36,7 @@ mod operator_log;
 mod operator_team;
 mod output_schemas;
 mod plan;
+mod portal;
 mod props;
 mod reach;
 mod readme;

@@ -30,7 +30,7 @@ fn at(t: i64) -> String {
 }
 
 /// The rendered requester Role of the example, put in `ns` and bound to `group`.
-fn requester_role(w: &World, ns: &str, group: &str) {
+pub(crate) fn requester_role(w: &World, ns: &str, group: &str) {
     let text =
         std::fs::read_to_string(repo().join("iso-config/example/operator/30-team-namespaces.yaml"))
             .unwrap();

@@ -13,6 +13,11 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 /// Run Chromium headless on a local file with the flags this machine needs (no network
 /// of its own), killed if it takes more than a minute. Returns (stdout, stderr).
 fn chromium(profile: &Path, extra: &[String], page: &Path) -> (String, String) {
+    chromium_url(profile, extra, &format!("file://{}", page.display()))
+}
+
+/// The same on any address (a server of the test on 127.0.0.1).
+pub(crate) fn chromium_url(profile: &Path, extra: &[String], url: &str) -> (String, String) {
     assert!(
         Path::new(CHROMIUM).exists(),
         "{CHROMIUM} is missing: .ci/run installs Debian's chromium package"
@@ -33,7 +38,7 @@ fn chromium(profile: &Path, extra: &[String], page: &Path) -> (String, String) {
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
-        .arg(format!("file://{}", page.display()))
+        .arg(url)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -46,6 +46,9 @@ _rackplan() {
             rackplan,plan)
                 cmd="rackplan__subcmd__plan"
                 ;;
+            rackplan,portal)
+                cmd="rackplan__subcmd__portal"
+                ;;
             rackplan,render)
                 cmd="rackplan__subcmd__render"
                 ;;
@@ -106,6 +109,9 @@ _rackplan() {
             rackplan__subcmd__help,plan)
                 cmd="rackplan__subcmd__help__subcmd__plan"
                 ;;
+            rackplan__subcmd__help,portal)
+                cmd="rackplan__subcmd__help__subcmd__portal"
+                ;;
             rackplan__subcmd__help,render)
                 cmd="rackplan__subcmd__help__subcmd__render"
                 ;;
@@ -131,7 +137,7 @@ _rackplan() {
 
     case "${cmd}" in
         rackplan)
-            opts="-q -v -h -V --quiet --verbose --color --output --wait-lock --help --version init discover check plan render simulate admit docs completions status serve operator boot help"
+            opts="-q -v -h -V --quiet --verbose --color --output --wait-lock --help --version init discover check plan render simulate admit docs completions status serve operator portal boot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -525,7 +531,7 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__help)
-            opts="init discover check plan render simulate admit docs completions status serve operator boot help"
+            opts="init discover check plan render simulate admit docs completions status serve operator portal boot help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -693,6 +699,20 @@ _rackplan() {
             return 0
             ;;
         rackplan__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rackplan__subcmd__help__subcmd__portal)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -906,6 +926,96 @@ _rackplan() {
                     return 0
                     ;;
                 --release)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait-lock)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        rackplan__subcmd__portal)
+            opts="-q -v -h -V --catalogue --scenario --quotas --kubeconfig --harvester-kubeconfig --namespace --team-namespaces --max-lifetime --allow-version --delivery-target --listen --session --clock-file --proxy-user-header --proxy-groups-header --impersonator-kubeconfig --quiet --verbose --color --output --wait-lock --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --catalogue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scenario)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quotas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --harvester-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team-namespaces)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-lifetime)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delivery-target)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --clock-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --proxy-user-header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --proxy-groups-header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --impersonator-kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -239,6 +239,10 @@ pub enum Command {
     /// on the fleet as it runs, deliver admitted ones as Rancher clusters from the
     /// catalogue, and delete them when their lifetime is over.
     Operator(OperatorArgs),
+    /// Serve the teams' self-service pages: the shapes a team may ask for, the operator's
+    /// verdict before it asks, its requests followed to their access instructions. Every
+    /// call is made with the signed-in user's own token.
+    Portal(PortalArgs),
     /// Boot nodes into the installer over Redfish virtual media (prints the plan unless --yes).
     Boot(BootArgs),
 }
@@ -475,4 +479,61 @@ pub struct OperatorArgs {
     /// hostname-pid.
     #[arg(long, value_name = "NAME")]
     pub(crate) identity: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PortalArgs {
+    /// The rendered catalogue folder the operator delivers from.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) catalogue: PathBuf,
+    /// The scenario the operator judges with (teams, quotas, headroom rules).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) scenario: PathBuf,
+    /// The operator's quota ConfigMap (in --namespace), over the scenario's quotas.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) quotas: Option<String>,
+    /// Kubeconfig of Rancher's cluster: its server and CA serve every user's calls (made
+    /// with the user's token); its identity only reads what a check reads. Default:
+    /// KUBECONFIG, else the in-cluster service account.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kubeconfig: Option<PathBuf>,
+    /// Kubeconfig of the Harvester cluster a check reads the fleet from; default: Rancher's.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) harvester_kubeconfig: Option<PathBuf>,
+    /// Namespace of the quota ConfigMap; default: the catalogue's.
+    #[arg(long, value_name = "NS")]
+    pub(crate) namespace: Option<String>,
+    /// Label selector of the team namespaces (as given to the operator).
+    #[arg(long, value_name = "SELECTOR", default_value = "rackplan.io/team")]
+    pub(crate) team_namespaces: String,
+    /// The operator's --max-lifetime.
+    #[arg(long, value_name = "DURATION", default_value = "90d")]
+    pub(crate) max_lifetime: String,
+    /// The operator's --allow-version (repeatable).
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) allow_version: Vec<String>,
+    /// The operator's --delivery-target.
+    #[arg(long, value_name = "DURATION")]
+    pub(crate) delivery_target: Option<String>,
+    /// Address to serve on (plain HTTP: put it behind TLS; port 0 picks a free one).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub(crate) listen: String,
+    /// How long a sign-in lasts.
+    #[arg(long, value_name = "DURATION", default_value = "8h")]
+    pub(crate) session: String,
+    /// Read "now" from this file (the operator's --clock-file).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) clock_file: Option<PathBuf>,
+    /// Sign-in by an authenticating proxy instead of a token: the header in which it names
+    /// the user (`X-Forwarded-User`). The portal must be reachable only through the proxy,
+    /// and the proxy must replace this header, never pass on a client's.
+    #[arg(long, value_name = "HEADER", requires = "impersonator_kubeconfig")]
+    pub(crate) proxy_user_header: Option<String>,
+    /// The proxy's header of comma-separated groups (`X-Forwarded-Groups`).
+    #[arg(long, value_name = "HEADER", requires = "proxy_user_header")]
+    pub(crate) proxy_groups_header: Option<String>,
+    /// With --proxy-user-header: the kubeconfig of a service account that may impersonate
+    /// users and groups and nothing else; every call is made as the proxy's user through it.
+    #[arg(long, value_name = "FILE", requires = "proxy_user_header")]
+    pub(crate) impersonator_kubeconfig: Option<PathBuf>,
 }

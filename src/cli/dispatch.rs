@@ -2,7 +2,7 @@
 //! run the command and map its outcome to an exit code.
 
 use super::{
-    admit, boot, check, config, discover, docs, error, init, operator, plan, render, serve,
+    admit, boot, check, config, discover, docs, error, init, operator, plan, portal, render, serve,
     simulate, ssh, status, term,
 };
 use std::process::ExitCode;
@@ -135,6 +135,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<u8, Error> {
         } => status::run(&site.site, url.as_deref(), *watch, *interval, *count, ctx),
         Command::Serve(args) => serve::run(args, ctx),
         Command::Operator(args) => operator::run(args, ctx),
+        Command::Portal(args) => portal::run(args, ctx),
         Command::Boot(args) => boot::run(args, ctx),
     }
 }

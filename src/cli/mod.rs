@@ -21,6 +21,7 @@ pub(crate) mod init;
 pub(crate) mod operator;
 mod outputs;
 pub(crate) mod plan;
+pub(crate) mod portal;
 pub(crate) mod render;
 pub(crate) mod serve;
 pub(crate) mod simulate;

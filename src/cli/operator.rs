@@ -13,12 +13,12 @@ use crate::operator::{self, Clock, ServiceOptions, Settings, catalogue::Catalogu
 use crate::simulate::scenario::request::parse_duration_h;
 use crate::{reach, report};
 
-fn duration_h(flag: &str, v: &str) -> Result<f64, Error> {
+pub(super) fn duration_h(flag: &str, v: &str) -> Result<f64, Error> {
     parse_duration_h(v).map_err(|e| Error::Usage(format!("{flag}: {e}")))
 }
 
 /// A label selector, checked for what the watch would refuse later.
-fn team_selector(s: &str) -> Result<String, Error> {
+pub(super) fn team_selector(s: &str) -> Result<String, Error> {
     let s = s.trim();
     if s.is_empty() || s.len() > 1024 || s.chars().any(char::is_control) {
         return Err(Error::Usage(format!(
@@ -27,6 +27,18 @@ fn team_selector(s: &str) -> Result<String, Error> {
         )));
     }
     Ok(s.to_string())
+}
+
+/// `--delivery-target`, seconds.
+pub(super) fn delivery_target(t: Option<&str>) -> Result<Option<f64>, Error> {
+    t.map(|t| match duration_h("--delivery-target", t)? {
+        h if h > 0.0 => Ok(h * 3600.0),
+        _ => Err(Error::Usage(format!(
+            "--delivery-target `{}`: give a time such as 15m",
+            t.escape_debug()
+        ))),
+    })
+    .transpose()
 }
 
 fn rancher_url(s: &str) -> Result<String, Error> {
@@ -67,17 +79,7 @@ pub(super) fn resolve(a: &OperatorArgs) -> Result<ServiceOptions, Error> {
             rancher_url: a.rancher_url.as_deref().map(rancher_url).transpose()?,
             snapshot_timeout_s: (duration_h("--snapshot-timeout", &a.snapshot_timeout)? * 3600.0)
                 .round() as i64,
-            delivery_target_s: a
-                .delivery_target
-                .as_deref()
-                .map(|t| match duration_h("--delivery-target", t)? {
-                    h if h > 0.0 => Ok(h * 3600.0),
-                    _ => Err(Error::Usage(format!(
-                        "--delivery-target `{}`: give a time such as 15m",
-                        t.escape_debug()
-                    ))),
-                })
-                .transpose()?,
+            delivery_target_s: delivery_target(a.delivery_target.as_deref())?,
             catalogue,
             scenario: a.scenario.clone(),
             quotas: a.quotas.clone(),
@@ -127,7 +129,7 @@ const REACH_WAIT: Duration = Duration::from_secs(15);
 /// (a refused port, a name that does not resolve, plain HTTP against HTTPS, no answer) is
 /// said at once in words with the fix, rather than retried in silence. Any answer at all,
 /// a refusal of the request included, passes: the loop reports those itself.
-async fn reachable(kubeconfig: Option<&PathBuf>, flag: &str) -> Result<(), Error> {
+pub(super) async fn reachable(kubeconfig: Option<&PathBuf>, flag: &str) -> Result<(), Error> {
     let client = operator::service::client(kubeconfig)
         .await
         .map_err(|e| Error::Runtime(e.to_string()))?;

@@ -124,6 +124,13 @@ impl Catalogue {
     }
 }
 
+impl Offer {
+    /// The shape's Rancher `Cluster` as rendered.
+    pub fn cluster(&self) -> &Value {
+        &self.docs[0]
+    }
+}
+
 fn read_offer(f: &Path) -> Result<Offer, CatalogueError> {
     let fail = |message: String| CatalogueError::File {
         file: f.to_path_buf(),

@@ -35,10 +35,10 @@ use super::context::{Context, OperatorError, cluster_resource};
 use super::ending::{cleanup, expire, warn};
 use super::judge;
 use super::lifecycle::{change, deliver};
-use super::resource::{ClusterRequest, REQUEST_ANNOTATION, REQUEST_UID_LABEL, TEAM_LABEL};
+use super::resource::{ClusterRequest, REQUEST_ANNOTATION, REQUEST_UID_LABEL};
 use super::spec::shrink;
 use super::steps::{self, Step};
-use super::teams::is_label_value;
+use super::teams::team_of_namespace;
 
 /// Requests (and namespaces) listed per page by the watches.
 const WATCH_PAGE: u32 = 50;
@@ -121,12 +121,6 @@ async fn watch_namespaces(ctx: Arc<Context>, changed: tokio::sync::mpsc::Unbound
     let cfg = watcher::Config::default()
         .labels(&ctx.s.team_namespaces)
         .page_size(WATCH_PAGE);
-    let team = |n: &Namespace| {
-        n.labels()
-            .get(TEAM_LABEL)
-            .filter(|t| is_label_value(t))
-            .map(|t| (n.name_any(), t.clone()))
-    };
     let mut building: Option<BTreeMap<String, String>> = None;
     let mut events = watcher(api, cfg).default_backoff().boxed();
     while let Some(ev) = events.next().await {
@@ -144,7 +138,7 @@ async fn watch_namespaces(ctx: Arc<Context>, changed: tokio::sync::mpsc::Unbound
         match ev {
             watcher::Event::Init => building = Some(BTreeMap::new()),
             watcher::Event::InitApply(n) => {
-                if let (Some(b), Some((k, v))) = (building.as_mut(), team(&n)) {
+                if let (Some(b), Some((k, v))) = (building.as_mut(), team_of_namespace(&n)) {
                     b.insert(k, v);
                 }
             }
@@ -155,7 +149,7 @@ async fn watch_namespaces(ctx: Arc<Context>, changed: tokio::sync::mpsc::Unbound
             }
             watcher::Event::Apply(n) => {
                 map.remove(&n.name_any());
-                if let Some((k, v)) = team(&n) {
+                if let Some((k, v)) = team_of_namespace(&n) {
                     map.insert(k, v);
                 }
             }

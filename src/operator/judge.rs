@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::ResourceExt as _;
 use kube::api::{Api, ListParams};
 
@@ -21,7 +21,7 @@ use super::context::{Announce, Context, OperatorError, api_err, condition};
 use super::resource::{ClusterRequest, Phase, Waiting};
 use super::spec::shrink;
 use super::steps::format_time;
-use super::teams::Teams;
+use super::teams::{Teams, team_of_namespace};
 use crate::simulate::{ScenarioInput, Study};
 
 /// Requests listed per page.
@@ -93,11 +93,16 @@ pub(super) async fn teams(ctx: &Context) -> Result<Teams, OperatorError> {
     if let Some(t) = ctx.cached_teams() {
         return Ok(t);
     }
-    let loaded = crate::simulate::scenario::load(&ctx.s.scenario)
-        .map_err(|e| OperatorError::Study(e.to_string()))?;
-    let (t, _) = read_teams(ctx, &loaded.scenario.teams).await?;
+    let t = teams_now(ctx).await?;
     ctx.set_teams(t.clone());
     Ok(t)
+}
+
+/// The teams as the scenario and the quota ConfigMap say now.
+pub async fn teams_now(ctx: &Context) -> Result<Teams, OperatorError> {
+    let loaded = crate::simulate::scenario::load(&ctx.s.scenario)
+        .map_err(|e| OperatorError::Study(e.to_string()))?;
+    Ok(read_teams(ctx, &loaded.scenario.teams).await?.0)
 }
 
 /// The teams as the scenario and the ConfigMap say now.
@@ -141,61 +146,19 @@ async fn pass(ctx: &Context) -> Result<bool, OperatorError> {
     {
         return Ok(true);
     }
-    let t0 = std::time::Instant::now();
-    let read = super::harvester::read(&ctx.harvester, &ctx.s.harvester_origin).await;
-    let (state, running) = match read {
-        Ok(r) => r,
-        Err(e) => {
-            let why = format!("cannot read the Harvester fleet: {e}");
-            unjudged(ctx, &requests, "FleetUnreadable", &why, now).await?;
-            return Err(e.into());
+    let inputs = match read_inputs(ctx).await {
+        Ok(i) => i,
+        Err(Unreadable {
+            reason: Some((reason, why)),
+            error,
+        }) => {
+            unjudged(ctx, &requests, reason, &why, now).await?;
+            return Err(error);
         }
+        Err(u) => return Err(u.error),
     };
-    ctx.metrics.observe_fleet_read(t0.elapsed().as_secs_f64());
-    let mut study = match Study::on_state(
-        ScenarioInput::File(&ctx.s.scenario),
-        &state,
-        std::path::Path::new(&ctx.s.harvester_origin),
-    ) {
-        Ok(s) => s,
-        Err(e) => {
-            let why = format!(
-                "the scenario {} cannot be read: {e}",
-                ctx.s.scenario.display()
-            );
-            unjudged(ctx, &requests, "ScenarioUnreadable", &why, now).await?;
-            return Err(OperatorError::Study(e.to_string()));
-        }
-    };
-    let (teams, quota_version) = read_teams(ctx, &study.scenario.teams).await?;
-    ctx.set_teams(teams.clone());
-    study.scenario.teams = teams.for_study();
-    // The judging is CPU work: it runs off the async workers, so the Lease keeps being
-    // renewed and the watches keep being read while it runs.
-    let (catalogue, rules, dry_run) = (ctx.s.catalogue.clone(), ctx.s.rules.clone(), ctx.s.dry_run);
-    let measured = super::delivery::measured(&requests);
-    let delivery_target_s = ctx.s.delivery_target_s;
-    let judged = tokio::task::spawn_blocking(move || {
-        let verdicts = admission::judge_pending(
-            &Pass {
-                study: &study,
-                catalogue: &catalogue,
-                rules: &rules,
-                teams: &teams,
-                namespaces: &namespaces,
-                running: &running,
-                now,
-                dry_run,
-                measured: &measured,
-                delivery_target_s,
-            },
-            &requests,
-        );
-        (verdicts, requests)
-    })
-    .await
-    .map_err(|e| OperatorError::Study(format!("the judging task: {e}")))?;
-    let (verdicts, requests) = judged;
+    let quota_version = inputs.quota_version.clone();
+    let (verdicts, requests) = judge(ctx, inputs, namespaces, requests, now).await?;
     pause_for_faults(verdicts.len()).await;
     // What the verdicts counted, checked again before they are written.
     ctx.fence.verify().await?;
@@ -220,6 +183,147 @@ async fn pass(ctx: &Context) -> Result<bool, OperatorError> {
         }
     }
     Ok(true)
+}
+
+/// What a judgement reads besides the requests: the study on the fleet as it runs, the
+/// teams, the quota ConfigMap's version, the VMIs running per guest cluster.
+struct Inputs {
+    study: Study,
+    teams: Teams,
+    quota_version: Option<String>,
+    running: BTreeMap<String, usize>,
+}
+
+/// Why the inputs could not be read: the condition reason and sentence the waiting
+/// requests are told (none when the reading failed before the fleet), and the error.
+struct Unreadable {
+    reason: Option<(&'static str, String)>,
+    error: OperatorError,
+}
+
+impl From<OperatorError> for Unreadable {
+    fn from(error: OperatorError) -> Unreadable {
+        Unreadable {
+            reason: None,
+            error,
+        }
+    }
+}
+
+async fn read_inputs(ctx: &Context) -> Result<Inputs, Unreadable> {
+    let t0 = std::time::Instant::now();
+    let read = super::harvester::read(&ctx.harvester, &ctx.s.harvester_origin).await;
+    let (state, running) = match read {
+        Ok(r) => r,
+        Err(e) => {
+            let why = format!("cannot read the Harvester fleet: {e}");
+            return Err(Unreadable {
+                reason: Some(("FleetUnreadable", why)),
+                error: e.into(),
+            });
+        }
+    };
+    ctx.metrics.observe_fleet_read(t0.elapsed().as_secs_f64());
+    let mut study = match Study::on_state(
+        ScenarioInput::File(&ctx.s.scenario),
+        &state,
+        std::path::Path::new(&ctx.s.harvester_origin),
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            let why = format!(
+                "the scenario {} cannot be read: {e}",
+                ctx.s.scenario.display()
+            );
+            return Err(Unreadable {
+                reason: Some(("ScenarioUnreadable", why)),
+                error: OperatorError::Study(e.to_string()),
+            });
+        }
+    };
+    let (teams, quota_version) = read_teams(ctx, &study.scenario.teams).await?;
+    ctx.set_teams(teams.clone());
+    study.scenario.teams = teams.for_study();
+    Ok(Inputs {
+        study,
+        teams,
+        quota_version,
+        running,
+    })
+}
+
+/// Judge `requests` on `inputs` off the async workers (the judging is CPU work: the Lease
+/// keeps being renewed and the watches keep being read while it runs).
+async fn judge(
+    ctx: &Context,
+    inputs: Inputs,
+    namespaces: BTreeMap<String, String>,
+    requests: Vec<ClusterRequest>,
+    now: i64,
+) -> Result<(Vec<admission::Verdict>, Vec<ClusterRequest>), OperatorError> {
+    let (catalogue, rules, dry_run) = (ctx.s.catalogue.clone(), ctx.s.rules.clone(), ctx.s.dry_run);
+    let measured = super::delivery::measured(&requests);
+    let delivery_target_s = ctx.s.delivery_target_s;
+    tokio::task::spawn_blocking(move || {
+        let verdicts = admission::judge_pending(
+            &Pass {
+                study: &inputs.study,
+                catalogue: &catalogue,
+                rules: &rules,
+                teams: &inputs.teams,
+                namespaces: &namespaces,
+                running: &inputs.running,
+                now,
+                dry_run,
+                measured: &measured,
+                delivery_target_s,
+            },
+            &requests,
+        );
+        (verdicts, requests)
+    })
+    .await
+    .map_err(|e| OperatorError::Study(format!("the judging task: {e}")))
+}
+
+/// The team namespaces as the API server lists them now (the operator keeps them by a
+/// watch; a one-off judgement lists them).
+pub async fn team_namespaces(ctx: &Context) -> Result<BTreeMap<String, String>, OperatorError> {
+    let api: Api<Namespace> = Api::all(ctx.rancher.clone());
+    let params = ListParams::default().labels(&ctx.s.team_namespaces);
+    let list = api
+        .list(&params)
+        .await
+        .map_err(api_err("listing the team namespaces"))?;
+    Ok(list.items.iter().filter_map(team_of_namespace).collect())
+}
+
+/// The judgement a request not yet made would get now, nothing written: every request of
+/// the team namespaces listed and the fleet read as a pass reads them, and the candidate
+/// judged with them as if created now (after every request there). What a team is shown
+/// before it asks; the operator judges the request again once it is made.
+pub async fn preview(
+    ctx: &Context,
+    mut candidate: ClusterRequest,
+) -> Result<admission::Verdict, OperatorError> {
+    let now = ctx.s.clock.now()?;
+    let namespaces = team_namespaces(ctx).await?;
+    let mut requests = list_requests(ctx, &namespaces).await?;
+    let inputs = read_inputs(ctx).await.map_err(|u| u.error)?;
+    candidate.metadata.creation_timestamp =
+        Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            k8s_openapi::jiff::Timestamp::from_second(now)
+                .map_err(|e| OperatorError::Study(format!("the time now: {e}")))?,
+        ));
+    candidate.metadata.uid = None;
+    candidate.status = None;
+    let index = requests.len();
+    requests.push(candidate);
+    let (verdicts, _) = judge(ctx, inputs, namespaces, requests, now).await?;
+    verdicts
+        .into_iter()
+        .find(|v| v.index == index)
+        .ok_or_else(|| OperatorError::Study("the request was not judged".into()))
 }
 
 /// Fault injection for the tests, in debug builds only: `RACKPLAN_FAULT_PAUSE_BEFORE_WRITES`

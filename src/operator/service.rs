@@ -30,35 +30,36 @@ pub struct ServiceOptions {
 /// A kube client from a kubeconfig file, else the environment (`KUBECONFIG`, then the
 /// in-cluster service account).
 pub async fn client(kubeconfig: Option<&PathBuf>) -> Result<kube::Client, OperatorError> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let what = |p: Option<&PathBuf>| match p {
-        Some(p) => format!("kubeconfig {}", p.display()),
-        None => "the in-cluster config or KUBECONFIG".to_string(),
-    };
-    let config = match kubeconfig {
-        Some(p) => {
-            let kc = kube::config::Kubeconfig::read_from(p).map_err(|e| OperatorError::Config {
-                what: what(Some(p)),
-                message: e.to_string(),
-            })?;
-            kube::Config::from_custom_kubeconfig(kc, &kube::config::KubeConfigOptions::default())
-                .await
-                .map_err(|e| OperatorError::Config {
-                    what: what(Some(p)),
-                    message: e.to_string(),
-                })?
-        }
-        None => kube::Config::infer()
-            .await
-            .map_err(|e| OperatorError::Config {
-                what: what(None),
-                message: e.to_string(),
-            })?,
-    };
+    let config = config(kubeconfig).await?;
     kube::Client::try_from(config).map_err(|e| OperatorError::Config {
-        what: what(kubeconfig),
+        what: config_origin(kubeconfig),
         message: e.to_string(),
     })
+}
+
+fn config_origin(p: Option<&PathBuf>) -> String {
+    match p {
+        Some(p) => format!("kubeconfig {}", p.display()),
+        None => "the in-cluster config or KUBECONFIG".to_string(),
+    }
+}
+
+/// The client configuration of a kubeconfig file, else of the environment.
+pub async fn config(kubeconfig: Option<&PathBuf>) -> Result<kube::Config, OperatorError> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let fail = |message: String| OperatorError::Config {
+        what: config_origin(kubeconfig),
+        message,
+    };
+    match kubeconfig {
+        Some(p) => {
+            let kc = kube::config::Kubeconfig::read_from(p).map_err(|e| fail(e.to_string()))?;
+            kube::Config::from_custom_kubeconfig(kc, &kube::config::KubeConfigOptions::default())
+                .await
+                .map_err(|e| fail(e.to_string()))
+        }
+        None => kube::Config::infer().await.map_err(|e| fail(e.to_string())),
+    }
 }
 
 /// Run until `shutdown` resolves. A replica that loses the lease stops acting at once

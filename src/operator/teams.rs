@@ -14,6 +14,10 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::api::core::v1::Namespace;
+use kube::ResourceExt as _;
+
+use super::resource::TEAM_LABEL;
 use super::text::shown;
 use crate::simulate::scenario::Team;
 
@@ -104,6 +108,15 @@ pub fn principal_kind(p: &str) -> Result<PrincipalKind, NotAPrincipal> {
             shown(p)
         ))),
     }
+}
+
+/// A team namespace's name and team (its `rackplan.io/team` label, when it is a label
+/// value).
+pub fn team_of_namespace(n: &Namespace) -> Option<(String, String)> {
+    n.labels()
+        .get(TEAM_LABEL)
+        .filter(|t| is_label_value(t))
+        .map(|t| (n.name_any(), t.clone()))
 }
 
 /// Whether `s` is a Kubernetes label value (at most 63 characters, alphanumerics with

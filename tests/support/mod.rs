@@ -155,6 +155,7 @@ pub fn flat(s: &str) -> String {
     out
 }
 
+pub mod devtools;
 pub mod kube;
 pub mod netns;
 pub mod replay;
