@@ -335,3 +335,84 @@ fn a_delivered_cluster_edited_to_drop_a_promise_drifts_and_is_announced_once() {
     assert_eq!(w.events("ComplianceDrift").len(), 1);
     drop(op.stop());
 }
+
+/// Prometheus's own `promtool`: `RACKPLAN_PROMTOOL`, else the one on PATH (Debian's
+/// package `prometheus`; `.ci/run` fetches it).
+fn promtool(args: &[&str]) -> std::process::Output {
+    let bin = std::env::var("RACKPLAN_PROMTOOL").unwrap_or_else(|_| "promtool".into());
+    std::process::Command::new(&bin)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{bin} (Debian package prometheus, or RACKPLAN_PROMTOOL): {e}"))
+}
+
+/// The rendered alerts are rules Prometheus loads, and the delivery objective computes
+/// what it says: with 9 deliveries within the target and 2 past it, the recorded
+/// fraction is 9/11, and the alert fires an hour after it first falls below 90 %.
+#[test]
+fn the_delivery_objective_is_a_rule_prometheus_evaluates_and_fires_below_ninety_percent() {
+    let text = std::fs::read_to_string(
+        crate::support::repo().join("iso-config/example/operator/monitoring/prometheusrule.yaml"),
+    )
+    .unwrap();
+    let rule: Value = serde_saphyr::from_str(&text).unwrap();
+    let groups = &rule["spec"]["groups"];
+    let tmp = tempfile::tempdir().unwrap();
+    let rules = tmp.path().join("rules.yaml");
+    // JSON is YAML: promtool reads it as it is.
+    std::fs::write(&rules, json!({"groups": groups}).to_string()).unwrap();
+    let check = promtool(&["check", "rules", rules.to_str().unwrap()]);
+    assert!(
+        check.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let alert = groups[0]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["alert"] == "RackplanOperatorDeliveriesPastTarget")
+        .expect("the objective's alert")
+        .clone();
+    let series = |target: &str, pod: &str| {
+        format!(
+            "rackplan_operator_deliveries_total{{namespace=\"fleet-default\",target=\"{target}\",pod=\"{pod}\"}}"
+        )
+    };
+    // Hourly: one delivery within the target an hour for 9 hours (two replicas: the
+    // first leads 5 hours, the second 4), two past it at 4 h and 9 h.
+    let tests = json!({
+        "rule_files": [rules.to_str().unwrap()],
+        "evaluation_interval": "1m",
+        "tests": [{
+            "interval": "1h",
+            "input_series": [
+                {"series": series("within", "a"), "values": "0+1x5 5x20"},
+                {"series": series("within", "b"), "values": "0x5 1+1x3 4x20"},
+                {"series": series("past", "a"), "values": "0 0 0 0 1 1x20"},
+                {"series": series("past", "b"), "values": "0x8 1x20"},
+            ],
+            "promql_expr_test": [
+                {"expr": "rackplan:operator_deliveries_within_target:ratio_28d", "eval_time": "3h",
+                 "exp_samples": [{"labels": "rackplan:operator_deliveries_within_target:ratio_28d", "value": 1}]},
+                {"expr": "rackplan:operator_deliveries_within_target:ratio_28d", "eval_time": "10h",
+                 "exp_samples": [{"labels": "rackplan:operator_deliveries_within_target:ratio_28d", "value": 9.0 / 11.0}]},
+            ],
+            "alert_rule_test": [
+                {"eval_time": "4h30m", "alertname": "RackplanOperatorDeliveriesPastTarget", "exp_alerts": []},
+                {"eval_time": "10h", "alertname": "RackplanOperatorDeliveriesPastTarget",
+                 "exp_alerts": [{"exp_labels": {"severity": "warning"}, "exp_annotations": alert["annotations"]}]},
+            ],
+        }],
+    });
+    let file = tmp.path().join("tests.yaml");
+    std::fs::write(&file, tests.to_string()).unwrap();
+    let run = promtool(&["test", "rules", file.to_str().unwrap()]);
+    assert!(
+        run.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
