@@ -255,11 +255,19 @@ fn a_delivery_is_measured_phase_by_phase_from_ranchers_machines_and_late_names_i
         "{msg}"
     );
     assert_eq!(r["status"]["phase"], "Provisioning");
+    // What a reader of this test sees of it (cargo test -- --nocapture).
+    let metrics = http_get(&op.metrics, "/metrics").unwrap_or_default();
+    let delivery_lines: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.contains("deliver") || l.contains("time_to_ready"))
+        .filter(|l| !l.contains("_bucket") || l.contains("le=\"+Inf\""))
+        .collect();
     eprintln!(
-        "slow: {:#}\nnext: {:#}\n{}",
+        "slow: {:#}\nnext: {:#}\n{}\n{}",
         w.get("slow").unwrap()["status"]["delivery"],
         r["status"]["delivery"],
-        op.stdout()
+        op.stdout(),
+        delivery_lines.join("\n")
     );
 }
 
