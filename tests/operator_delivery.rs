@@ -156,6 +156,10 @@ fn a_delivery_is_measured_phase_by_phase_from_ranchers_machines_and_late_names_i
     });
     assert_eq!(ev["type"], "Warning");
     assert_eq!(ev["note"], msg);
+    wait_for(10, "the late delivery counted", || {
+        http_get(&op.metrics, "/metrics")
+            .filter(|m| m.contains("rackplan_operator_deliveries_late 1\n"))
+    });
 
     // The control plane at 1000 s, the workers at 1100 s, Rancher's Ready at 1150 s.
     set_clock(&clock, T0 + 1000);
@@ -207,6 +211,10 @@ fn a_delivery_is_measured_phase_by_phase_from_ranchers_machines_and_late_names_i
     ] {
         assert!(m.contains(&line), "{line}\n{m}");
     }
+    wait_for(10, "no delivery late once it is done", || {
+        http_get(&op.metrics, "/metrics")
+            .filter(|m| m.contains("rackplan_operator_deliveries_late 0\n"))
+    });
 
     // The next delivery of the shape is predicted from the phases measured.
     set_clock(&clock, T0 + 20 * 60);

@@ -37,7 +37,7 @@ use super::ending::{cleanup, expire, warn};
 use super::judge;
 use super::lifecycle::{change, deliver};
 use super::machines;
-use super::resource::{ClusterRequest, REQUEST_ANNOTATION, REQUEST_UID_LABEL, TEAM_LABEL};
+use super::resource::{ClusterRequest, Phase, REQUEST_ANNOTATION, REQUEST_UID_LABEL, TEAM_LABEL};
 use super::spec::shrink;
 use super::steps::{self, Step};
 use super::teams::is_label_value;
@@ -243,13 +243,25 @@ pub async fn run(
         loop {
             tokio::time::sleep(Duration::from_secs(1)).await;
             let teams = counting.team_namespaces();
-            counting.metrics.set_phases(
-                store
-                    .state()
-                    .iter()
-                    .filter(|r| teams.contains_key(&r.namespace().unwrap_or_default()))
-                    .map(|r| r.status.as_ref().and_then(|s| s.phase)),
-            );
+            let ours: Vec<_> = store
+                .state()
+                .into_iter()
+                .filter(|r| teams.contains_key(&r.namespace().unwrap_or_default()))
+                .collect();
+            counting
+                .metrics
+                .set_phases(ours.iter().map(|r| r.status.as_ref().and_then(|s| s.phase)));
+            let late = ours
+                .iter()
+                .filter(|r| {
+                    r.status.as_ref().is_some_and(|s| {
+                        matches!(s.phase, Some(Phase::Admitted | Phase::Provisioning))
+                            && s.condition("DeliveryLate")
+                                .is_some_and(|c| c.status == "True")
+                    })
+                })
+                .count();
+            counting.metrics.set_late(late as u64);
         }
     });
     controller

@@ -324,6 +324,14 @@ mod tests {
             late(&st, t0 + 1000, true, "team t names no Rancher principal").unwrap(),
             "cluster ready, access not granted 16.7 min after admission (target 15.0 min, predicted 11.0 min): stuck in phase access-granted (waiting for the team's access granted; team t names no Rancher principal) for 1.7 min"
         );
+        // Woken at the target, not after it is done.
+        let mut cr = ClusterRequest::new("r", super::super::ClusterRequestSpec::default());
+        cr.status = Some(status("2027-01-15T08:00:00Z", 900.0, Some(660.0)));
+        assert_eq!(late_in(&cr, t0 + 100), Some(800));
+        assert_eq!(late_in(&cr, t0 + 1000), Some(0));
+        cr.status = Some(st.clone());
+        reach(cr.status.as_mut().unwrap(), ACCESS_GRANTED, t0 + 1000);
+        assert_eq!(late_in(&cr, t0 + 1000), None);
         let never = status("2027-01-15T08:00:00Z", 900.0, None);
         assert!(
             late(&never, t0 + 901, true, "")

@@ -80,6 +80,7 @@ pub struct Metrics {
     passes: AtomicU64,
     list_pages: AtomicU64,
     leader: AtomicBool,
+    late: AtomicU64,
     phases: Mutex<[u64; Phase::ALL.len()]>,
 }
 
@@ -146,6 +147,11 @@ impl Metrics {
 
     pub fn is_leader(&self) -> bool {
         self.leader.load(Ordering::Relaxed)
+    }
+
+    /// Deliveries under way past their target (`DeliveryLate`, not yet Ready).
+    pub fn set_late(&self, n: u64) {
+        self.late.store(n, Ordering::Relaxed);
     }
 
     /// Requests per phase, counted from the watched requests (no status reads Pending).
@@ -224,6 +230,13 @@ impl Metrics {
             d.past
         );
         drop(d);
+        s.push_str("# HELP rackplan_operator_deliveries_late Deliveries under way past their target (DeliveryLate, not yet Ready with the team's access).\n");
+        s.push_str("# TYPE rackplan_operator_deliveries_late gauge\n");
+        let _ = writeln!(
+            s,
+            "rackplan_operator_deliveries_late {}",
+            self.late.load(Ordering::Relaxed)
+        );
         s.push_str("# HELP rackplan_operator_fleet_read_seconds Time the last read of the Harvester fleet took.\n");
         s.push_str("# TYPE rackplan_operator_fleet_read_seconds gauge\n");
         let _ = writeln!(

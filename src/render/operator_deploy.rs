@@ -345,14 +345,11 @@ pub(crate) fn monitoring(t: Target<'_>) -> Vec<Value> {
         ),
         alert(
             "RackplanOperatorDeliveryLate",
-            format!(
-                "max(rackplan_operator_requests{}) > 0",
-                sel(",phase=\"Provisioning\"")
-            ),
-            "15m",
+            format!("max(rackplan_operator_deliveries_late{}) > 0", sel("")),
+            "5m",
             "warning",
-            "A cluster is not ready fifteen minutes after delivery",
-            "A request (or overlapping requests) has been Provisioning for 15 minutes, past the fifteen-minute promise: see the Rancher cluster's conditions.",
+            "A delivery is past its target",
+            "A request (or several) is not Ready with the team's access by its admission plus its target (`--delivery-target`, else the scenario's, else 15 minutes): its DeliveryLate condition and Warning name the phase it is stuck in, how long that phase has taken and its prediction.",
         ),
         alert(
             "RackplanOperatorDeliveriesPastTarget",
