@@ -397,7 +397,7 @@ pub(super) async fn deliver(
     let uid = cr.uid().unwrap_or_default();
     let request = format!("{}/{}", cr.namespace().unwrap_or_default(), cr.name_any());
     let granted = access::grant(ctx, &uid, &request, team, &id).await?;
-    followed.granted(&mut st, now);
+    followed.granted(&mut st);
     let who: Vec<String> = granted
         .bindings
         .iter()

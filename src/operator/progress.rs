@@ -21,10 +21,14 @@ pub(super) struct Followed {
     ended: Vec<(&'static str, f64)>,
     /// The delivery was done at this look: its seconds since admission.
     done: Option<f64>,
+    /// When the objects were seen: the clock read after reading them.
+    seen: i64,
 }
 
 /// Record what `cluster` (absent: not made yet) and its machines have reached, Rancher's
-/// readiness `ready` included.
+/// readiness `ready` included. A milestone is timed by the clock read after the objects
+/// that show it (never before `now`, the look's start), so a change made after the clock
+/// moved is never dated before it.
 pub(super) async fn follow(
     ctx: &Context,
     st: &mut ClusterRequestStatus,
@@ -40,16 +44,11 @@ pub(super) async fn follow(
         expected,
         ended: Vec::new(),
         done: None,
+        seen: now,
     };
     if cluster.is_none() {
         return Ok(f);
     }
-    let mut reach = |st: &mut ClusterRequestStatus, k: &'static str| {
-        if let Some(s) = delivery::reach(st, k, now) {
-            f.ended.push((k, s));
-        }
-    };
-    reach(st, CLUSTER_CREATED);
     let done = st
         .delivery
         .as_ref()
@@ -57,6 +56,14 @@ pub(super) async fn follow(
     if !done {
         f.machines = machines::read(ctx, name).await?;
     }
+    f.seen = ctx.s.clock.now()?.max(now);
+    let seen = f.seen;
+    let mut reach = |st: &mut ClusterRequestStatus, k: &'static str| {
+        if let Some(s) = delivery::reach(st, k, seen) {
+            f.ended.push((k, s));
+        }
+    };
+    reach(st, CLUSTER_CREATED);
     if let Some(ms) = &f.machines {
         for m in machines::reached(ms, expected) {
             reach(st, delivery::key(m));
@@ -70,8 +77,8 @@ pub(super) async fn follow(
 
 impl Followed {
     /// The team's access granted now: the last phase, and the delivery done.
-    pub(super) fn granted(&mut self, st: &mut ClusterRequestStatus, now: i64) {
-        if let Some(s) = delivery::reach(st, ACCESS_GRANTED, now) {
+    pub(super) fn granted(&mut self, st: &mut ClusterRequestStatus) {
+        if let Some(s) = delivery::reach(st, ACCESS_GRANTED, self.seen) {
             self.ended.push((ACCESS_GRANTED, s));
             self.done = st
                 .delivery
