@@ -31,6 +31,7 @@ mod live_state;
 mod newcomer;
 mod node_conditions;
 mod operator;
+mod operator_delivery;
 mod operator_gate;
 mod operator_log;
 mod operator_team;

@@ -379,7 +379,9 @@ fn a_delivery_is_predicted_at_admission_measured_and_marked_late_past_its_target
         .to_string();
     assert!(
         msg.starts_with("not ready 16.0 min after admission (target 15.0 min, predicted ")
-            && msg.contains("): waiting for Rancher to report cluster slow ready for 16.0 min"),
+            && msg.contains(
+                "): stuck in phase machines-created (waiting for machines created; 0 of 6 machines made) for 16.0 min"
+            ),
         "{msg}"
     );
     let ev = wait_for(20, "the DeliveryLate warning", || {

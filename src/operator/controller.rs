@@ -32,10 +32,12 @@ use kube::runtime::{WatchStreamExt as _, watcher};
 
 use super::admission::{needs_judging, wants_pass_now};
 use super::context::{Context, OperatorError, cluster_resource};
+use super::delivery;
 use super::ending::{cleanup, expire, warn};
 use super::judge;
 use super::lifecycle::{change, deliver};
-use super::resource::{ClusterRequest, REQUEST_ANNOTATION, REQUEST_UID_LABEL};
+use super::machines;
+use super::resource::{ClusterRequest, Phase, REQUEST_ANNOTATION, REQUEST_UID_LABEL};
 use super::spec::shrink;
 use super::steps::{self, Step};
 use super::teams::team_of_namespace;
@@ -56,10 +58,15 @@ pub async fn reconcile(
     }
     let now = ctx.s.clock.now()?;
     let warn_s = ctx.s.warn_before_s;
-    // Wake at the next warning or expiry, or at the resync at the latest.
-    let soon = |cr: &ClusterRequest| {
+    // Wake at the next warning or expiry (or, delivering, the delivery target), or at the
+    // resync at the latest.
+    let soon = |cr: &ClusterRequest, target: Option<i64>| {
         let resync = ctx.s.resync;
-        let t = steps::wake_in(cr, now, warn_s).map_or(resync, |s| {
+        let next = [steps::wake_in(cr, now, warn_s), target.map(|s| s.max(1))]
+            .into_iter()
+            .flatten()
+            .min();
+        let t = next.map_or(resync, |s| {
             Duration::from_secs(u64::try_from(s).unwrap_or(0)).min(resync)
         });
         Action::requeue(t.max(Duration::from_millis(200)))
@@ -82,14 +89,14 @@ pub async fn reconcile(
         }
         Step::Deliver => {
             deliver(&ctx, &cr, now).await?;
-            Ok(soon(&cr))
+            Ok(soon(&cr, delivery::late_in(&cr, now)))
         }
         Step::Warn => {
             warn(&ctx, &cr, now).await?;
             Ok(Action::requeue(Duration::from_millis(200)))
         }
         Step::Expire => expire(&ctx, &cr, now).await,
-        Step::Idle => Ok(soon(&cr)),
+        Step::Idle => Ok(soon(&cr, None)),
     }
 }
 
@@ -199,6 +206,9 @@ pub async fn run(
     let all_again = futures_util::stream::poll_fn(move |cx| ns_rx.poll_recv(cx));
 
     let (reader, writer) = reflector::store();
+    let (machine_tx, mut machine_rx) = tokio::sync::mpsc::unbounded_channel();
+    let machine_watch = tokio::spawn(machines::watch(ctx.clone(), reader.clone(), machine_tx));
+    let machine_woken = futures_util::stream::poll_fn(move |cx| machine_rx.poll_recv(cx));
     let requests = watcher(
         Api::<ClusterRequest>::all(ctx.rancher.clone()),
         watcher::Config::default().page_size(WATCH_PAGE),
@@ -218,6 +228,7 @@ pub async fn run(
             |c| owner_of(&c),
         )
         .reconcile_all_on(all_again)
+        .reconcile_on(machine_woken)
         .graceful_shutdown_on(stop);
     let store = controller.store();
     let judging = tokio::spawn(judge_loop(ctx.clone(), store.clone()));
@@ -226,13 +237,25 @@ pub async fn run(
         loop {
             tokio::time::sleep(Duration::from_secs(1)).await;
             let teams = counting.team_namespaces();
-            counting.metrics.set_phases(
-                store
-                    .state()
-                    .iter()
-                    .filter(|r| teams.contains_key(&r.namespace().unwrap_or_default()))
-                    .map(|r| r.status.as_ref().and_then(|s| s.phase)),
-            );
+            let ours: Vec<_> = store
+                .state()
+                .into_iter()
+                .filter(|r| teams.contains_key(&r.namespace().unwrap_or_default()))
+                .collect();
+            counting
+                .metrics
+                .set_phases(ours.iter().map(|r| r.status.as_ref().and_then(|s| s.phase)));
+            let late = ours
+                .iter()
+                .filter(|r| {
+                    r.status.as_ref().is_some_and(|s| {
+                        matches!(s.phase, Some(Phase::Admitted | Phase::Provisioning))
+                            && s.condition("DeliveryLate")
+                                .is_some_and(|c| c.status == "True")
+                    })
+                })
+                .count();
+            counting.metrics.set_late(late as u64);
         }
     });
     controller
@@ -244,6 +267,7 @@ pub async fn run(
         })
         .await;
     phases.abort();
+    machine_watch.abort();
     judging.abort();
     namespaces.abort();
 }

@@ -15,7 +15,8 @@ use super::catalogue::Marks;
 use super::context::{
     Announce, Context, OperatorError, api_err, cluster_resource, condition, config_resource,
 };
-use super::delivery;
+use super::drift;
+use super::progress;
 use super::resource::{
     ClusterRequest, ClusterRequestStatus, EXPIRES_LABEL, FINALIZER, Phase, REQUEST_ANNOTATION,
     REQUEST_UID_LABEL, TEAM_LABEL, Terms,
@@ -302,9 +303,8 @@ pub(super) async fn deliver(
         .await
         .map_err(api_err(format!("reading Cluster {name}")))?;
     let ready = cluster.as_ref().is_some_and(rancher_ready);
-    if cluster.is_some() {
-        delivery::reach(&mut st, delivery::CLUSTER_CREATED, now);
-    }
+    let mut followed =
+        progress::follow(ctx, &mut st, &terms, &name, cluster.as_ref(), ready, now).await?;
     let mut announce = vec![Announce::new(
         "Provisioning",
         "Provisioning",
@@ -314,6 +314,10 @@ pub(super) async fn deliver(
         ),
         false,
     )];
+    if let (Some(c), Some(offer)) = (cluster.as_ref(), ctx.s.catalogue.offers.get(&terms.shape)) {
+        let broken = drift::broken(offer, &terms, c);
+        drift::record(&mut st, &mut announce, &name, &broken, now, generation);
+    }
     if !ready {
         st.phase = Some(Phase::Provisioning);
         say(
@@ -330,9 +334,9 @@ pub(super) async fn deliver(
             now,
             generation,
         ));
-        let step = format!("waiting for Rancher to report cluster {name} ready");
-        late(&mut st, &mut announce, &step, now, generation);
+        followed.late(&mut st, &mut announce, &name, "", now, generation);
         ctx.write_status(cr, &st, &announce, now).await?;
+        followed.observe(ctx, &st, &terms.shape);
         return Ok(());
     }
     st.set_condition(condition(
@@ -343,13 +347,6 @@ pub(super) async fn deliver(
         now,
         generation,
     ));
-    if let Some(s) = delivery::reach(&mut st, delivery::CLUSTER_READY, now) {
-        let target = st
-            .delivery
-            .as_ref()
-            .map_or(f64::INFINITY, |d| d.target_seconds);
-        ctx.metrics.observe_ready(&terms.shape, s, s <= target);
-    }
     let id = cluster
         .as_ref()
         .and_then(|c| c.data["status"]["clusterName"].as_str())
@@ -391,14 +388,16 @@ pub(super) async fn deliver(
             now,
             generation,
         ));
+        followed.late(&mut st, &mut announce, &name, &msg, now, generation);
         ctx.write_status(cr, &st, &announce, now).await?;
+        followed.observe(ctx, &st, &terms.shape);
         return Ok(());
     }
     let team = team.expect("checked above");
     let uid = cr.uid().unwrap_or_default();
     let request = format!("{}/{}", cr.namespace().unwrap_or_default(), cr.name_any());
     let granted = access::grant(ctx, &uid, &request, team, &id).await?;
-    delivery::reach(&mut st, delivery::ACCESS_GRANTED, now);
+    followed.granted(&mut st);
     let who: Vec<String> = granted
         .bindings
         .iter()
@@ -422,40 +421,8 @@ pub(super) async fn deliver(
     ));
     announce.push(Announce::new("Ready", "Ready", &msg, false));
     ctx.write_status(cr, &st, &announce, now).await?;
+    followed.observe(ctx, &st, &terms.shape);
     Ok(())
-}
-
-/// Mark a delivery past its target (once): the `DeliveryLate` condition and a Warning
-/// naming the step it is in and that step's prediction.
-fn late(
-    st: &mut ClusterRequestStatus,
-    announce: &mut Vec<Announce>,
-    step: &str,
-    now: i64,
-    generation: i64,
-) {
-    if st.condition("DeliveryLate").is_some() {
-        return;
-    }
-    let d = st.delivery.as_ref();
-    let since = d
-        .and_then(|d| d.reached.get(delivery::CLUSTER_CREATED).copied())
-        .unwrap_or(0.0);
-    let step_predicted = d
-        .and_then(|d| d.predicted_seconds)
-        .map(|p| (p - since).max(0.0));
-    let Some(msg) = delivery::late(st, now, step, since, step_predicted) else {
-        return;
-    };
-    st.set_condition(condition(
-        "DeliveryLate",
-        true,
-        "PastTarget",
-        &msg,
-        now,
-        generation,
-    ));
-    announce.push(Announce::new("DeliveryLate", "DeliveryLate", &msg, true));
 }
 
 async fn fail(

@@ -13,6 +13,11 @@ const READY_BUCKETS: [f64; 10] = [
     60.0, 180.0, 300.0, 480.0, 600.0, 720.0, 900.0, 1200.0, 1800.0, 3600.0,
 ];
 
+/// Upper bounds of the per-phase delivery histogram, seconds (10 s to 30 minutes).
+const PHASE_BUCKETS: [f64; 10] = [
+    10.0, 30.0, 60.0, 120.0, 180.0, 300.0, 480.0, 600.0, 900.0, 1800.0,
+];
+
 /// Upper bounds of the judgement-time histogram, seconds.
 const BUCKETS: [f64; 10] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 
@@ -54,10 +59,12 @@ impl Histogram {
     }
 }
 
-/// Deliveries measured: time to Ready per shape, and how many kept the target.
+/// Deliveries measured: time to Ready per shape, each phase's length per shape, and how
+/// many kept the target.
 #[derive(Debug, Default)]
 struct Deliveries {
     ready: std::collections::BTreeMap<String, Histogram>,
+    phases: std::collections::BTreeMap<(String, String), Histogram>,
     within: u64,
     past: u64,
 }
@@ -73,6 +80,7 @@ pub struct Metrics {
     passes: AtomicU64,
     list_pages: AtomicU64,
     leader: AtomicBool,
+    late: AtomicU64,
     phases: Mutex<[u64; Phase::ALL.len()]>,
 }
 
@@ -84,8 +92,20 @@ impl Metrics {
             .observe(&BUCKETS, seconds);
     }
 
-    /// A delivery of `shape` reached Ready `seconds` after admission, within its target
-    /// or not.
+    /// A delivery of `shape` spent `seconds` in `phase` (named by the milestone that ends
+    /// it).
+    pub fn observe_phase(&self, shape: &str, phase: &str, seconds: f64) {
+        self.deliveries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .phases
+            .entry((shape.to_string(), phase.to_string()))
+            .or_default()
+            .observe(&PHASE_BUCKETS, seconds);
+    }
+
+    /// A delivery of `shape` was done (Rancher's cluster ready and the team's access
+    /// granted) `seconds` after admission, within its target or not.
     pub fn observe_ready(&self, shape: &str, seconds: f64, within: bool) {
         let mut d = self
             .deliveries
@@ -127,6 +147,11 @@ impl Metrics {
 
     pub fn is_leader(&self) -> bool {
         self.leader.load(Ordering::Relaxed)
+    }
+
+    /// Deliveries under way past their target (`DeliveryLate`, not yet Ready).
+    pub fn set_late(&self, n: u64) {
+        self.late.store(n, Ordering::Relaxed);
     }
 
     /// Requests per phase, counted from the watched requests (no status reads Pending).
@@ -172,18 +197,27 @@ impl Metrics {
             .deliveries
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        s.push_str("# HELP rackplan_operator_time_to_ready_seconds Time from admission to a Ready cluster, per catalogue shape.\n");
+        s.push_str("# HELP rackplan_operator_time_to_ready_seconds Time from admission to a Ready request (Rancher's cluster ready and the team's access granted), per catalogue shape.\n");
         s.push_str("# TYPE rackplan_operator_time_to_ready_seconds histogram\n");
         for (shape, h) in &d.ready {
-            let shape = shape.replace(['\\', '"', '\n'], "_");
             h.write(
                 &mut s,
                 "rackplan_operator_time_to_ready_seconds",
-                &format!("shape=\"{shape}\""),
+                &format!("shape=\"{}\"", label(shape)),
                 &READY_BUCKETS,
             );
         }
-        s.push_str("# HELP rackplan_operator_deliveries_total Deliveries that reached Ready, within the delivery target or past it.\n");
+        s.push_str("# HELP rackplan_operator_delivery_phase_seconds Time a delivery spent in each phase, named by the milestone that ends it (from the one before it, or admission), per catalogue shape.\n");
+        s.push_str("# TYPE rackplan_operator_delivery_phase_seconds histogram\n");
+        for ((shape, phase), h) in &d.phases {
+            h.write(
+                &mut s,
+                "rackplan_operator_delivery_phase_seconds",
+                &format!("shape=\"{}\",phase=\"{}\"", label(shape), label(phase)),
+                &PHASE_BUCKETS,
+            );
+        }
+        s.push_str("# HELP rackplan_operator_deliveries_total Deliveries done (Ready, with the team's access), within the delivery target or past it.\n");
         s.push_str("# TYPE rackplan_operator_deliveries_total counter\n");
         let _ = writeln!(
             s,
@@ -196,6 +230,13 @@ impl Metrics {
             d.past
         );
         drop(d);
+        s.push_str("# HELP rackplan_operator_deliveries_late Deliveries under way past their target (DeliveryLate, not yet Ready with the team's access).\n");
+        s.push_str("# TYPE rackplan_operator_deliveries_late gauge\n");
+        let _ = writeln!(
+            s,
+            "rackplan_operator_deliveries_late {}",
+            self.late.load(Ordering::Relaxed)
+        );
         s.push_str("# HELP rackplan_operator_fleet_read_seconds Time the last read of the Harvester fleet took.\n");
         s.push_str("# TYPE rackplan_operator_fleet_read_seconds gauge\n");
         let _ = writeln!(
@@ -238,6 +279,11 @@ impl Metrics {
         let _ = writeln!(s, "rackplan_operator_leader {}", u8::from(self.is_leader()));
         s
     }
+}
+
+/// A label value with nothing that could break the exposition.
+fn label(v: &str) -> String {
+    v.replace(['\\', '"', '\n'], "_")
 }
 
 /// What one client may cost the listener: it serves Prometheus and a kubelet, never a
@@ -342,7 +388,17 @@ mod tests {
         m.observe_admission(0.03);
         m.observe_admission(0.7);
         m.reconcile_error();
+        m.observe_phase("standard", "infrastructure-ready", 200.0);
+        m.observe_phase("standard", "infrastructure-ready", 20.0);
+        m.observe_ready("standard", 1000.0, false);
         let t = m.render();
+        assert!(
+            t.contains("rackplan_operator_delivery_phase_seconds_bucket{shape=\"standard\",phase=\"infrastructure-ready\",le=\"30\"} 1\n")
+                && t.contains("rackplan_operator_delivery_phase_seconds_bucket{shape=\"standard\",phase=\"infrastructure-ready\",le=\"300\"} 2\n")
+                && t.contains("rackplan_operator_delivery_phase_seconds_sum{shape=\"standard\",phase=\"infrastructure-ready\"} 220\n")
+                && t.contains("rackplan_operator_deliveries_total{target=\"past\"} 1\n"),
+            "{t}"
+        );
         assert!(
             t.contains("rackplan_operator_requests{phase=\"Pending\"} 1\n"),
             "{t}"

@@ -321,8 +321,13 @@ pub struct Delivery {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 24))]
     pub critical_path: Vec<String>,
-    /// Seconds after admission each milestone was seen (`cluster-created`,
-    /// `cluster-ready`, `access-granted`).
+    /// Seconds after admission each milestone is predicted to be reached
+    /// (`cluster-created`, `machines-created`, `infrastructure-ready`, `init-node-ready`,
+    /// `control-plane-ready`, `workers-ready`, `cluster-ready`); empty when never.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub predicted_at: BTreeMap<String, f64>,
+    /// Seconds after admission each milestone was seen: those above (the machine
+    /// milestones from Rancher's CAPI machines), then `access-granted`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub reached: BTreeMap<String, f64>,
 }

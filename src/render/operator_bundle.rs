@@ -129,6 +129,8 @@ fn docs(site: &Site, namespace: &str, teams: &[TeamNamespace]) -> Vec<(&'static 
             rule(&["provisioning.cattle.io"], &["clusters"], &["get", "list", "watch", "create", "patch", "delete"]),
             rule(&["rke-machine-config.cattle.io"], &["harvesterconfigs"], &["get", "list", "create", "delete"]),
             rule(&["rke.cattle.io"], &["etcdsnapshots"], &["get", "list"]),
+            // Rancher's CAPI machines of each delivered cluster: its phases, measured.
+            rule(&["cluster.x-k8s.io"], &["machines"], &["get", "list", "watch"]),
             rule(&["coordination.k8s.io"], &["leases"], &["create"]),
             lease_rule,
             quota_rule,

@@ -272,6 +272,12 @@ pub(crate) fn docs(
     ])
 }
 
+/// The recorded fraction of the last 28 days' deliveries Ready within their target.
+pub(crate) const WITHIN_TARGET: &str = "rackplan:operator_deliveries_within_target:ratio_28d";
+
+/// The fraction of deliveries within their target below which the alert fires.
+const DELIVERY_OBJECTIVE: f64 = 0.9;
+
 /// The ServiceMonitor and the alerts, for the Prometheus Operator.
 pub(crate) fn monitoring(t: Target<'_>) -> Vec<Value> {
     let namespace = t.namespace;
@@ -339,16 +345,37 @@ pub(crate) fn monitoring(t: Target<'_>) -> Vec<Value> {
         ),
         alert(
             "RackplanOperatorDeliveryLate",
-            format!(
-                "max(rackplan_operator_requests{}) > 0",
-                sel(",phase=\"Provisioning\"")
-            ),
-            "15m",
+            format!("max(rackplan_operator_deliveries_late{}) > 0", sel("")),
+            "5m",
             "warning",
-            "A cluster is not ready fifteen minutes after delivery",
-            "A request (or overlapping requests) has been Provisioning for 15 minutes, past the fifteen-minute promise: see the Rancher cluster's conditions.",
+            "A delivery is past its target",
+            "A request (or several) is not Ready with the team's access by its admission plus its target (`--delivery-target`, else the scenario's, else 15 minutes): its DeliveryLate condition and Warning name the phase it is stuck in, how long that phase has taken and its prediction.",
+        ),
+        alert(
+            "RackplanOperatorDeliveriesPastTarget",
+            format!("{WITHIN_TARGET} < {DELIVERY_OBJECTIVE}"),
+            "1h",
+            "warning",
+            "Fewer deliveries than promised were ready within their target",
+            &format!(
+                "Of the deliveries done in the last 28 days, fewer than {:.0} % were Ready with the team's access within their target (`--delivery-target`, else the scenario's, else 15 minutes): see the DeliveryLate events, which name the phase each was stuck in, and rackplan_operator_delivery_phase_seconds. (The window is what Prometheus keeps, up to 28 days: its own default keeps 15.)",
+                DELIVERY_OBJECTIVE * 100.0
+            ),
         ),
     ];
+    // The fraction of the last 28 days' deliveries within their target: each replica
+    // counts the deliveries it made while it led, so the replicas are summed; no
+    // deliveries, no value (rather than 0/0).
+    let ratio = json!({
+        "record": WITHIN_TARGET,
+        "expr": format!(
+            "sum(increase(rackplan_operator_deliveries_total{}[28d])) / (sum(increase(rackplan_operator_deliveries_total{}[28d])) > 0)",
+            sel(",target=\"within\""),
+            sel("")
+        ),
+    });
+    let mut rules = rules;
+    rules.insert(0, ratio);
     let rule = json!({
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",

@@ -63,6 +63,7 @@ fn plural(api_version: &str, kind: &str) -> (&'static str, bool) {
         (_, "ClusterRoleBinding") => ("clusterrolebindings", false),
         (_, "ServiceMonitor") => ("servicemonitors", true),
         (_, "PrometheusRule") => ("prometheusrules", true),
+        ("cluster.x-k8s.io/v1beta1", "Machine") => ("machines", true),
         _ => panic!("no plural known for {api_version} {kind}"),
     }
 }
@@ -242,6 +243,15 @@ async fn setup(k: &Kube) {
         "VirtualMachineInstance",
         "virtualmachineinstances",
         "v1",
+        "Namespaced",
+    ));
+    // Rancher's CAPI machines: no upstream CRD in the reference data, so one that keeps
+    // every field (the operator reads labels and status only).
+    crds.push(keep_all_crd(
+        "cluster.x-k8s.io",
+        "Machine",
+        "machines",
+        "v1beta1",
         "Namespaced",
     ));
     crds.push(keep_all_crd(
