@@ -19,7 +19,7 @@ use std::time::Duration;
 use crate::operator::World;
 use crate::operator_team::requester_role;
 use crate::support::devtools::Browser;
-use crate::support::kube::{kubeconfig, users, wait_for};
+use crate::support::kube::{Audited, audited, kubeconfig, users, wait_audited, wait_for};
 use crate::support::sushy::free_port;
 
 /// A running `rackplan portal`, killed when dropped; its stderr (the request log) kept.
@@ -478,6 +478,26 @@ fn a_team_checks_asks_and_follows_its_cluster_as_itself_and_no_further() {
         a.body
     );
     assert!(w.get("web-a").unwrap()["metadata"]["deletionTimestamp"].is_null());
+    // The API server's own audit log says who made each call: the request was created and
+    // extended as alice, and the calls refused were made as bob, never as the portal.
+    for (verb, user, code) in [
+        ("create", "alice", 201),
+        ("patch", "alice", 200),
+        ("get", "bob", 403),
+        ("delete", "bob", 403),
+    ] {
+        let a = wait_audited(&pns, &format!("{verb} of web-a as {user}"), |a| {
+            a.verb == verb && a.name == "web-a" && a.user == user && a.code == code
+        });
+        assert_eq!(a.impersonated, None, "{a:?}");
+    }
+    assert!(
+        audited(&pns)
+            .iter()
+            .all(|a| a.user != "bob" || a.code == 403),
+        "bob was never let through: {:#?}",
+        audited(&pns)
+    );
     let a = http(&p.addr, "GET", "/clusters", Some(&bob), &[], &[]);
     assert!(
         a.body.contains(&lns) && !a.body.contains("web-a"),
@@ -875,6 +895,18 @@ fn behind_an_authenticating_proxy_every_call_is_made_as_the_user_it_names() {
         "{}",
         a.body
     );
+    // In the API server's audit log, the portal's calls carry the user the proxy named:
+    // alice's create as alice, bob's refused read and create as bob.
+    let me = |a: &Audited, who: &str| a.impersonated.as_deref() == Some(who);
+    wait_audited(&pns, "web-p created as alice", |a| {
+        a.verb == "create" && a.name == "web-p" && a.code == 201 && me(a, "alice")
+    });
+    wait_audited(&pns, "web-p read refused as bob", |a| {
+        a.verb == "get" && a.name == "web-p" && a.code == 403 && me(a, "bob")
+    });
+    wait_audited(&pns, "bob's create refused as bob", |a| {
+        a.verb == "create" && a.code == 403 && me(a, "bob")
+    });
     drop(p);
     op.stop();
 }

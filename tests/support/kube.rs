@@ -400,6 +400,55 @@ pub fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T
     }
 }
 
+/// One call the API server's audit log recorded on a ClusterRequest: who made it (the
+/// authenticated user, and the user impersonated if any), what and the answer's code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Audited {
+    pub user: String,
+    pub impersonated: Option<String>,
+    pub verb: String,
+    pub namespace: String,
+    pub name: String,
+    pub code: i64,
+}
+
+/// The ClusterRequest calls in namespace `ns` the API server's audit log holds (the
+/// `RACKPLAN_TEST_AUDIT_LOG` file `.ci/run` starts it with). Panics, saying how, when the
+/// server was started without one: the test is about what the server saw.
+pub fn audited(ns: &str) -> Vec<Audited> {
+    let path = std::env::var_os("RACKPLAN_TEST_AUDIT_LOG")
+        .expect("RACKPLAN_TEST_AUDIT_LOG: start the API server with its audit log as .ci/run does");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("the API server's audit log {}: {e}", path.display()));
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| {
+            e["stage"] == "ResponseComplete"
+                && e["objectRef"]["resource"] == "clusterrequests"
+                && e["objectRef"]["namespace"] == ns
+        })
+        .map(|e| {
+            let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
+            Audited {
+                user: s(&e["user"]["username"]),
+                impersonated: e["impersonatedUser"]["username"]
+                    .as_str()
+                    .map(str::to_string),
+                verb: s(&e["verb"]),
+                namespace: s(&e["objectRef"]["namespace"]),
+                name: s(&e["objectRef"]["name"]),
+                code: e["responseStatus"]["code"].as_i64().unwrap_or(0),
+            }
+        })
+        .collect()
+}
+
+/// Wait until the audit log of namespace `ns` holds a call `f` accepts (the log is written
+/// as calls complete), at most 20 s.
+pub fn wait_audited(ns: &str, what: &str, f: impl Fn(&Audited) -> bool) -> Audited {
+    wait_for(20, what, || audited(ns).into_iter().find(|a| f(a)))
+}
+
 /// A running `rackplan operator`; killed when dropped. Its stdout (the transitions) and
 /// stderr are kept in files.
 pub struct Operator {
