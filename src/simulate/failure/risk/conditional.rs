@@ -473,11 +473,20 @@ impl<'a> Model<'a> {
     /// Whether some copyset holding `u` has every other node marked down.
     ///
     /// `marked` lists every node marked with `stamp`, once: a copyset completed by them holds one
-    /// of them besides `u`, so only the copysets `u` shares with a marked node are looked
-    /// at, not every copyset of `u`.
+    /// of them besides `u`, so when few nodes are marked only the copysets `u` shares with
+    /// a marked node are looked at, not every copyset of `u`.
     fn completes(&self, u: usize, marks: &[u32], stamp: u32, marked: &[usize]) -> bool {
         if self.fr.copysets.r <= 1 || self.alone[u] {
             return !self.sets_of[u].is_empty();
+        }
+        let all = |c: u32| {
+            self.sets[c as usize]
+                .iter()
+                .all(|&x| x == u || marks[x] == stamp)
+        };
+        // Whichever is shorter: every copyset of `u`, or those it shares with a marked node.
+        if marked.len() * 4 >= self.sets_of[u].len() {
+            return self.sets_of[u].iter().any(|&c| all(c));
         }
         let peers = &self.peers_of[u];
         marked.iter().any(|&v| {
@@ -485,11 +494,7 @@ impl<'a> Model<'a> {
             peers[from..]
                 .iter()
                 .take_while(|&&(w, _)| w as usize == v)
-                .any(|&(_, c)| {
-                    self.sets[c as usize]
-                        .iter()
-                        .all(|&x| x == u || marks[x] == stamp)
-                })
+                .any(|&(_, c)| all(c))
         })
     }
 
