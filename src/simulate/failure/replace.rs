@@ -291,12 +291,15 @@ fn restart_onto(
     let indexed = pl.scores().is_built();
     // Hosts whose free CPU and memory changed, and the score index, rebuilt once many have.
     let mut changed: Vec<usize> = Vec::new();
-    let mut local_scores: Option<ScoreIndex> = None;
+    // Many VMs to place (a rack's): first an index without the nodes that are down, so
+    // that no pick walks past them.
+    let mut local_scores: Option<ScoreIndex> = (indexed && displaced.len() > REINDEX_AFTER)
+        .then(|| pl.scores().updated_among(pl.topo(), free, &[], alive));
     for &v in displaced {
         let vm = &pl.vms()[v];
         if indexed && changed.len() > REINDEX_AFTER {
             let from = local_scores.as_ref().unwrap_or(pl.scores());
-            local_scores = Some(from.updated(pl.topo(), free, &changed));
+            local_scores = Some(from.updated_among(pl.topo(), free, &changed, alive));
             for c in changed.drain(..) {
                 is_changed[c] = false;
             }

@@ -8,6 +8,7 @@ mod replenish;
 #[cfg(test)]
 mod replenish_tests;
 mod replica_scheduler;
+mod room_index;
 mod vm_scheduler;
 mod workload;
 

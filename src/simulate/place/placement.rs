@@ -7,7 +7,7 @@
 //! two storage rules (minimal available percentage, over-provisioning).
 
 use super::free::{Free, StorageRules};
-use super::replica_scheduler::pick_disk;
+use super::room_index::RoomIndex;
 use super::vm_scheduler::{ScoreIndex, pick_node};
 use super::workload::{Vm, Volume};
 use crate::simulate::fleet::Topology;
@@ -380,14 +380,22 @@ impl Placement {
         }
     }
 
-    /// Place replicas of volume `i` until it has `r`, as Longhorn would; those that find
-    /// no disk are counted stranded.
-    fn top_up(&mut self, vol: &mut Volume, i: usize, r: usize, alive: &[bool]) {
+    /// Place replicas of volume `i` until it has `r`, as Longhorn would, on a fleet all up
+    /// (`alive`) whose rooms `index` holds; those that find no disk are counted stranded.
+    fn top_up(
+        &mut self,
+        vol: &mut Volume,
+        i: usize,
+        r: usize,
+        alive: &[bool],
+        index: &mut RoomIndex,
+    ) {
         for k in vol.replicas.len()..r {
             let draw = (i as u64) << 8 | k as u64;
-            match pick_disk(vol, &self.free, &self.topo, &self.rules, alive, draw) {
+            match index.pick(vol, &self.free, &self.topo, &self.rules, alive, draw) {
                 Some((n, d)) => {
                     self.free.add_replica(&self.topo, n, d, vol);
+                    index.set(n, self.free.node_room[n]);
                     vol.replicas.push((n, d));
                 }
                 None => self.stranded_replicas += 1,
@@ -446,9 +454,10 @@ impl Placement {
             self.vms.push(vm);
         }
         let r = p.replicas as usize;
+        let mut index = RoomIndex::new(&self.topo, &self.free);
         for (i, vol) in volumes.iter_mut().enumerate() {
             vol.vm += vm_off;
-            self.top_up(vol, vol_off + i, r, &alive);
+            self.top_up(vol, vol_off + i, r, &alive, &mut index);
         }
         self.volumes.extend(volumes);
         self.index_from(vm_off, vol_off);
@@ -496,13 +505,15 @@ impl Placement {
         let mut pl = self.clone();
         let alive = vec![true; pl.topo.hosts.len()];
         let mut volumes = std::mem::take(&mut pl.volumes);
+        let mut index = RoomIndex::new(&pl.topo, &pl.free);
         for (i, vol) in volumes.iter_mut().enumerate() {
             while vol.replicas.len() > r {
                 if let Some((n, d)) = vol.replicas.pop() {
                     pl.free.remove_replica(&pl.topo, n, d, vol);
+                    index.set(n, pl.free.node_room[n]);
                 }
             }
-            pl.top_up(vol, i, r, &alive);
+            pl.top_up(vol, i, r, &alive, &mut index);
         }
         pl.volumes = volumes;
         pl.finish();

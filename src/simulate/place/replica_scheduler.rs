@@ -97,6 +97,22 @@ fn disk_on_used_node(
     best(false).or_else(|| if rules.disk_soft { best(true) } else { None })
 }
 
+/// The disk of node `n` for one more replica of `vol`, on a node that holds one of its
+/// replicas or not.
+pub(crate) fn disk_for(
+    vol: &Volume,
+    free: &Free,
+    topo: &Topology,
+    rules: &StorageRules,
+    n: usize,
+) -> Option<usize> {
+    if vol.replicas.iter().any(|&(rn, _)| rn == n) {
+        disk_on_used_node(vol, free, topo, rules, n)
+    } else {
+        best_disk(topo, free, rules, n, (vol.size, vol.data, vol.selector))
+    }
+}
+
 /// A (node, disk) for one more replica of `vol`: Longhorn's tiers (a node in a zone
 /// without a replica, then any node without one, then a node with one when node
 /// anti-affinity is soft), and within a tier a seeded draw among the nodes within 5 % of
@@ -113,13 +129,7 @@ pub(crate) fn pick_disk(
     let zone_of = &topo.zone_of;
     let room = &free.node_room;
     let holds = |n: usize| vol.replicas.iter().any(|&(rn, _)| rn == n);
-    let disk_for = |n: usize| {
-        if holds(n) {
-            disk_on_used_node(vol, free, topo, rules, n)
-        } else {
-            best_disk(topo, free, rules, n, (vol.size, vol.data, vol.selector))
-        }
-    };
+    let disk_for = |n: usize| disk_for(vol, free, topo, rules, n);
     // Which tier a node is in (2: a zone without a replica of the volume, 1: any other node
     // without one, 0: a node with one), or `None` when it cannot take the replica at all.
     // Until a chosen node turns out to have no fitting disk, nodes are screened by room

@@ -12,6 +12,9 @@ use crate::simulate::fleet::Topology;
 #[derive(Debug, Default)]
 pub struct ScoreIndex {
     order: Vec<usize>,
+    /// Per place in `order`: where the run of nodes with the very same base score that it
+    /// is in ends (within a run, nodes are in index order).
+    run_end: Vec<u32>,
     base: Vec<f64>,
     min_ic: f64,
     min_im: f64,
@@ -24,6 +27,19 @@ pub struct ScoreIndex {
     fitting: std::sync::Mutex<Vec<Fitting>>,
 }
 
+/// Per place in `order`: the end of its run of equal base scores.
+fn run_ends(order: &[usize], base: &[f64]) -> Vec<u32> {
+    let mut ends = vec![0u32; order.len()];
+    let mut end = order.len();
+    for i in (0..order.len()).rev() {
+        if i + 1 < order.len() && base[order[i]].to_bits() != base[order[i + 1]].to_bits() {
+            end = i + 1;
+        }
+        ends[i] = u32::try_from(end).unwrap_or(u32::MAX);
+    }
+    ends
+}
+
 /// A request size and the places in a score index's order of the nodes it fits.
 type Fitting = ((u64, u64), std::sync::Arc<Vec<u32>>);
 
@@ -31,6 +47,7 @@ impl Clone for ScoreIndex {
     fn clone(&self) -> ScoreIndex {
         ScoreIndex {
             order: self.order.clone(),
+            run_end: self.run_end.clone(),
             base: self.base.clone(),
             min_ic: self.min_ic,
             min_im: self.min_im,
@@ -67,6 +84,7 @@ impl ScoreIndex {
             .map(|c| c.1)
             .fold(f64::INFINITY, f64::min);
         ScoreIndex {
+            run_end: run_ends(&order, &base),
             order,
             base,
             min_ic,
@@ -82,6 +100,20 @@ impl ScoreIndex {
     /// other nodes keep their order, the changed ones are put back in theirs).
     #[must_use]
     pub(crate) fn updated(&self, topo: &Topology, free: &Free, changed: &[usize]) -> ScoreIndex {
+        self.updated_among(topo, free, changed, &[])
+    }
+
+    /// `updated`, and the nodes that are down (`alive[n]` false; an empty `alive`: none)
+    /// left out of the order: no VM goes there, and a pick no longer walks past them.
+    #[must_use]
+    pub(crate) fn updated_among(
+        &self,
+        topo: &Topology,
+        free: &Free,
+        changed: &[usize],
+        alive: &[bool],
+    ) -> ScoreIndex {
+        let down = |n: usize| alive.get(n).is_some_and(|&up| !up);
         let mut base = self.base.clone();
         let (mut cpu, mut mem) = (self.cpu.clone(), self.mem.clone());
         let mut moved = vec![false; base.len()];
@@ -93,12 +125,12 @@ impl ScoreIndex {
             moved[n] = true;
         }
         let before = |a: usize, b: usize| base[b].total_cmp(&base[a]).then(a.cmp(&b));
-        let mut back: Vec<usize> = changed.to_vec();
+        let mut back: Vec<usize> = changed.iter().copied().filter(|&n| !down(n)).collect();
         back.sort_unstable_by(|&a, &b| before(a, b));
         let mut back = back.into_iter().peekable();
         let mut order = Vec::with_capacity(self.order.len());
         for &n in &self.order {
-            if moved[n] {
+            if moved[n] || down(n) {
                 continue;
             }
             while let Some(c) = back.next_if(|&c| before(c, n).is_lt()) {
@@ -108,6 +140,7 @@ impl ScoreIndex {
         }
         order.extend(back);
         ScoreIndex {
+            run_end: run_ends(&order, &base),
             order,
             base,
             min_ic: self.min_ic,
@@ -215,14 +248,25 @@ pub(crate) fn pick_node_indexed(
     let min_pen = f64::midpoint(vm.cpu_req * index.min_ic, vm.mem_req * index.min_im);
     // An unchanged node's free is the indexed one: those it does not fit are passed over.
     let fitting = index.fitting(vm.cpu_req, vm.mem_req);
-    for n in fitting.iter().map(|&i| index.order[i as usize]) {
+    let mut k = 0;
+    while let Some(&place) = fitting.get(k) {
+        let n = index.order[place as usize];
+        k += 1;
         if is_changed[n] {
             continue;
         }
-        if let Some((bs, _)) = best
-            && index.base[n] - min_pen < bs - 1e-9
-        {
-            break;
+        if let Some((bs, bn)) = best {
+            let bound = index.base[n] - min_pen;
+            if bound < bs - 1e-9 {
+                break;
+            }
+            // The rest of this node's run of equal base scores comes after the best in
+            // index order and scores no more than it: none of it can be chosen.
+            if n > bn && bound <= bs + 0.5e-12 {
+                let end = index.run_end[place as usize];
+                k = fitting.partition_point(|&p| p < end);
+                continue;
+            }
         }
         if feasible(n) {
             consider(&mut best, score(n), n);
@@ -262,3 +306,7 @@ pub(crate) fn pick_node(
     }
     best.map(|(_, n)| n)
 }
+
+#[cfg(test)]
+#[path = "vm_scheduler_tests.rs"]
+mod tests;

@@ -230,6 +230,17 @@ pub fn risk_section(
     let estimate = risk::estimate(&fr, a.risk_method, a.risk_years, a.risk_trials, a.seed);
     let mut by_replicas = Vec::new();
     for rep in 2..=3u32 {
+        if rep == s.platform.replicas
+            && l.live.is_none()
+            && a.risk_method == RiskMethod::Conditional
+        {
+            // The same fleet, estimator, draws and seed as the estimate's: its figure.
+            by_replicas.push(ByReplicas {
+                replicas: rep,
+                data_loss: estimate.data_loss.clone(),
+            });
+            continue;
+        }
         let mut l2 = l.clone();
         l2.scenario.platform.replicas = rep;
         let fr2 = if rep == s.platform.replicas && l.live.is_none() {

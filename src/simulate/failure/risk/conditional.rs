@@ -104,6 +104,10 @@ pub(super) struct Model<'a> {
     /// Copysets as node lists, and per node the copysets holding it and its peers.
     pub(super) sets: Vec<Vec<usize>>,
     sets_of: Vec<Vec<u32>>,
+    /// Per node: (another member, copyset) for each copyset holding it, by member; and
+    /// whether a copyset holds it alone.
+    peers_of: Vec<Vec<(u32, u32)>>,
+    alone: Vec<bool>,
     /// Arrival sources and their rates, cumulated.
     arrivals: Vec<Kind>,
     pub(super) arrival_cum: Vec<f64>,
@@ -164,6 +168,23 @@ impl<'a> Model<'a> {
                 sets_of[x].push(i as u32);
             }
         }
+        let mut peers_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        let mut alone = vec![false; n];
+        for (i, m) in sets.iter().enumerate() {
+            for &x in m {
+                let before = peers_of[x].len();
+                for &v in m {
+                    if v != x {
+                        peers_of[x].push((v as u32, i as u32));
+                    }
+                }
+                alone[x] |= peers_of[x].len() == before;
+            }
+        }
+        for p in &mut peers_of {
+            p.sort_unstable();
+            p.dedup();
+        }
         let mut m = Model {
             fr,
             counted,
@@ -176,6 +197,8 @@ impl<'a> Model<'a> {
             mean_transient_h: f.transient_minutes.max(1e-6) / 60.0,
             sets,
             sets_of,
+            peers_of,
+            alone,
             arrivals: Vec::new(),
             arrival_cum: Vec::new(),
             present: Vec::new(),
@@ -448,14 +471,30 @@ impl<'a> Model<'a> {
     }
 
     /// Whether some copyset holding `u` has every other node marked down.
-    fn completes(&self, u: usize, marks: &[u32], stamp: u32) -> bool {
-        if self.fr.copysets.r <= 1 {
+    ///
+    /// `marked` lists every node marked with `stamp`, once: a copyset completed by them holds one
+    /// of them besides `u`, so when few nodes are marked only the copysets `u` shares with
+    /// a marked node are looked at, not every copyset of `u`.
+    fn completes(&self, u: usize, marks: &[u32], stamp: u32, marked: &[usize]) -> bool {
+        if self.fr.copysets.r <= 1 || self.alone[u] {
             return !self.sets_of[u].is_empty();
         }
-        self.sets_of[u].iter().any(|&c| {
+        let all = |c: u32| {
             self.sets[c as usize]
                 .iter()
-                .all(|&v| v == u || marks[v] == stamp)
+                .all(|&x| x == u || marks[x] == stamp)
+        };
+        // Whichever is shorter: every copyset of `u`, or those it shares with a marked node.
+        if marked.len() * 4 >= self.sets_of[u].len() {
+            return self.sets_of[u].iter().any(|&c| all(c));
+        }
+        let peers = &self.peers_of[u];
+        marked.iter().any(|&v| {
+            let from = peers.partition_point(|&(w, _)| (w as usize) < v);
+            peers[from..]
+                .iter()
+                .take_while(|&&(w, _)| w as usize == v)
+                .any(|&(_, c)| all(c))
         })
     }
 
@@ -477,6 +516,7 @@ impl<'a> Model<'a> {
         let total_present = Self::total(&self.present_cum);
         let mut x = 0.0;
         let mut down = Vec::new();
+        let mut marked = Vec::new();
         for (i, e) in cluster.iter().enumerate() {
             *stamp = stamp.wrapping_add(1);
             if *stamp == 0 {
@@ -484,9 +524,11 @@ impl<'a> Model<'a> {
                 *stamp = 1;
             }
             let s = *stamp;
+            marked.clear();
             for o in &cluster[..i] {
-                if o.offset + o.down > e.offset && o.node != e.node {
+                if o.offset + o.down > e.offset && o.node != e.node && marks[o.node] != s {
                     marks[o.node] = s;
+                    marked.push(o.node);
                 }
             }
             let (ids, cum) = &self.anchored[e.node];
@@ -512,12 +554,13 @@ impl<'a> Model<'a> {
                 down.clear();
                 weight *= self.in_progress(self.present[idx], rng, &mut down);
                 for &v in &down {
-                    if v != e.node {
+                    if v != e.node && marks[v] != s {
                         marks[v] = s;
+                        marked.push(v);
                     }
                 }
             }
-            if weight > 0.0 && self.completes(e.node, marks, s) {
+            if weight > 0.0 && self.completes(e.node, marks, s, &marked) {
                 x += weight;
             }
         }
