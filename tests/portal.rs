@@ -246,6 +246,22 @@ fn a_team_checks_asks_and_follows_its_cluster_as_itself_and_no_further() {
         "{}",
         a.body
     );
+    // Every shape says how long one cluster of it is predicted to take, against the promise.
+    let shapes = a.body.matches("<section class=\"card shape\">").count();
+    let lines: Vec<&str> = a
+        .body
+        .split("<p class=\"delivery\">")
+        .skip(1)
+        .map(|l| &l[..l.find("</p>").unwrap()])
+        .collect();
+    assert!(shapes >= 2 && lines.len() == shapes, "{}", a.body);
+    for l in lines {
+        assert!(
+            (l.starts_with("delivery predicted in ") && l.contains("; promised within 15 min"))
+                || l.starts_with("never delivered as things stand: "),
+            "{l}"
+        );
+    }
     pages.push(a.body);
 
     // The verdict before asking: one that fits, one over the quota.

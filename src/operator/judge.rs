@@ -286,6 +286,41 @@ async fn judge(
     .map_err(|e| OperatorError::Study(format!("the judging task: {e}")))
 }
 
+/// Each catalogue shape's delivery as one cluster of it admitted now would be told: the
+/// model on the fleet as it runs, with this fleet's measured deliveries of the shape in
+/// its place where there are some. What the portal shows beside each shape; nothing is
+/// written.
+pub async fn shape_deliveries(
+    ctx: &Context,
+) -> Result<BTreeMap<String, super::resource::Delivery>, OperatorError> {
+    let namespaces = team_namespaces(ctx).await?;
+    let requests = list_requests(ctx, &namespaces).await?;
+    let inputs = read_inputs(ctx).await.map_err(|u| u.error)?;
+    let measured = super::delivery::measured(&requests);
+    let (catalogue, target_s) = (ctx.s.catalogue.clone(), ctx.s.delivery_target_s);
+    tokio::task::spawn_blocking(move || {
+        let base = crate::simulate::delivery::stranded_now(&inputs.study);
+        catalogue
+            .offers
+            .iter()
+            .map(|(shape, o)| {
+                let a = crate::simulate::delivery::request_answer(
+                    &inputs.study,
+                    base,
+                    shape,
+                    &o.pools,
+                    1,
+                    measured.get(shape),
+                );
+                let d = super::delivery::predicted(&a.prediction, target_s);
+                (shape.clone(), d)
+            })
+            .collect()
+    })
+    .await
+    .map_err(|e| OperatorError::Study(format!("the delivery predictions: {e}")))
+}
+
 /// The team namespaces as the API server lists them now (the operator keeps them by a
 /// watch; a one-off judgement lists them).
 pub async fn team_namespaces(ctx: &Context) -> Result<BTreeMap<String, String>, OperatorError> {

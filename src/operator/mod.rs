@@ -29,6 +29,6 @@ pub mod teams;
 mod text;
 
 pub use context::{Clock, OperatorError, Settings, Transition};
-pub use judge::{preview, team_namespaces, teams_now};
+pub use judge::{preview, shape_deliveries, team_namespaces, teams_now};
 pub use resource::{ClusterRequest, ClusterRequestSpec, ClusterRequestStatus, Phase, crd};
 pub use service::{ServiceOptions, serve};

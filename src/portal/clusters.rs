@@ -42,8 +42,10 @@ pub fn delivery_words(d: &Delivery) -> String {
         (Some(p), _) => {
             let range = match (d.low_seconds, d.high_seconds) {
                 (Some(l), Some(h)) => {
-                    format!(", {} to {}", duration_words(l), duration_words(h))
+                    format!(", range {} to {}", duration_words(l), duration_words(h))
                 }
+                // The slow end never finishes (the node driver gives the VM up).
+                (Some(l), None) => format!(", range {} to never", duration_words(l)),
                 _ => String::new(),
             };
             format!(

@@ -276,6 +276,7 @@ pub(super) async fn shapes(State(p): State<Arc<Portal>>, headers: HeaderMap) -> 
         Err(r) => return r,
     };
     let teams = team_views(&p, &s, &c).await;
+    let deliveries = p.shape_deliveries().await;
     let terms = compliance::Terms {
         versions: &p.ctx.s.rules.versions,
     };
@@ -319,6 +320,13 @@ pub(super) async fn shapes(State(p): State<Arc<Portal>>, headers: HeaderMap) -> 
                         (ch.promise.title().to_string(), v)
                     })
                     .collect(),
+                delivery: match &deliveries {
+                    Ok(d) => d.get(&o.shape).map_or_else(
+                        || "delivery not predicted for this shape".into(),
+                        clusters::delivery_words,
+                    ),
+                    Err(e) => format!("delivery not predicted: {e}"),
+                },
             }
         })
         .collect();

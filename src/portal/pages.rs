@@ -114,6 +114,9 @@ pub struct ShapeView {
     pub disk_gib: f64,
     /// (promise, kept / broken / not checked) per compliance promise.
     pub promises: Vec<(String, &'static str)>,
+    /// The delivery predicted for one cluster of it asked now, in words, or why there is
+    /// none.
+    pub delivery: String,
 }
 
 /// One of the user's teams: its quota, what it holds, the longest lifetime. What could
@@ -205,8 +208,9 @@ pub fn shapes(csrf: &str, teams: &[TeamView], shapes: &[ShapeView]) -> String {
             ));
         }
         b.push_str(&format!(
-            "</ul><p>Costs {} vCPU of your team's quota.</p>\
+            "</ul><p class=\"delivery\">{}</p><p>Costs {} vCPU of your team's quota.</p>\
              <p><a class=\"button\" href=\"/ask?shape={}\">Ask for {}</a></p></section>",
+            esc(&s.delivery),
             num(s.vcpu),
             esc(&url_part(&s.shape)),
             esc(&s.shape)
@@ -304,6 +308,14 @@ pub fn ask(
 pub fn duration_words(s: f64) -> String {
     if s < 90.0 {
         format!("{s:.0} s")
+    } else if s < 3600.0 {
+        // Minutes and seconds: a prediction of 14 min 34 s is not "15 min" beside a
+        // promise of 15 min.
+        let whole = s.round() as u64;
+        match whole % 60 {
+            0 => format!("{} min", whole / 60),
+            r => format!("{} min {r} s", whole / 60),
+        }
     } else if s < 5400.0 {
         format!("{:.0} min", s / 60.0)
     } else {

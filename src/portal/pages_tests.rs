@@ -60,6 +60,8 @@ fn error_pages_name_the_status_and_what_to_do() {
 fn durations_read_in_words() {
     assert_eq!(duration_words(45.0), "45 s");
     assert_eq!(duration_words(840.0), "14 min");
+    assert_eq!(duration_words(874.4), "14 min 34 s");
+    assert_eq!(duration_words(4000.0), "67 min");
     assert_eq!(duration_words(9000.0), "2.5 h");
 }
 

@@ -2,13 +2,20 @@
 //! judging context, the base client configuration, the session sealer), the session of a
 //! request, a page, a redirect, the session cookie.
 
+use std::collections::BTreeMap;
+
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::proxy::ProxyAuth;
 use super::session::{COOKIE, Sealer, Session, cookie_value};
+use crate::operator::OperatorError;
 use crate::operator::context::Context;
+use crate::operator::resource::Delivery;
+
+/// Seconds a worked-out set of shape deliveries is shown before it is worked out again.
+const DELIVERIES_FOR_S: i64 = 60;
 
 /// A line the portal logs: a request served, or the address it listens on.
 pub type Log = Box<dyn Fn(&str) + Send + Sync>;
@@ -24,6 +31,8 @@ pub struct Portal {
     /// Sign-in by an authenticating proxy instead of a token.
     pub(super) proxy: Option<ProxyAuth>,
     pub(super) log: Log,
+    /// Each shape's predicted delivery and when it was worked out (portal clock).
+    pub(super) deliveries: tokio::sync::Mutex<Option<(i64, BTreeMap<String, Delivery>)>>,
 }
 
 impl Portal {
@@ -33,6 +42,23 @@ impl Portal {
             .clock
             .now()
             .unwrap_or_else(|_| k8s_openapi::jiff::Timestamp::now().as_second())
+    }
+
+    /// Each catalogue shape's predicted delivery on the fleet as it runs, worked out at
+    /// most once a minute (it reads the fleet as a judging pass does).
+    pub(super) async fn shape_deliveries(
+        &self,
+    ) -> Result<BTreeMap<String, Delivery>, OperatorError> {
+        let now = self.now();
+        let mut cached = self.deliveries.lock().await;
+        if let Some((at, d)) = cached.as_ref()
+            && (*at..at + DELIVERIES_FOR_S).contains(&now)
+        {
+            return Ok(d.clone());
+        }
+        let d = crate::operator::shape_deliveries(&self.ctx).await?;
+        *cached = Some((now, d.clone()));
+        Ok(d)
     }
 
     /// The session of the request's cookie, if it opens and has not expired; behind a

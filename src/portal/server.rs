@@ -205,6 +205,7 @@ pub async fn serve(
         session_seconds: o.session_seconds,
         proxy,
         log,
+        deliveries: tokio::sync::Mutex::new(None),
     });
     axum::serve(listener, router(p))
         .with_graceful_shutdown(shutdown)
