@@ -30,6 +30,9 @@ pub(crate) fn command_example(name: &str) -> &'static str {
         "operator" => {
             "kubectl apply -k iso-config/example/operator/\nrackplan operator --catalogue iso-config/example/catalogue --scenario simulations/reference-factory.yaml --kubeconfig rancher.yaml --harvester-kubeconfig harvester.yaml"
         }
+        "portal" => {
+            "rackplan portal --catalogue iso-config/example/catalogue --scenario simulations/reference-factory.yaml --kubeconfig rancher.yaml --harvester-kubeconfig harvester.yaml --listen 127.0.0.1:8080\nrackplan portal --catalogue iso-config/example/catalogue --scenario simulations/reference-factory.yaml --proxy-user-header X-Forwarded-User --proxy-groups-header X-Forwarded-Groups --impersonator-kubeconfig impersonator.yaml"
+        }
         "status" => "rackplan status --site inventory/example --watch",
         "serve" => {
             "rackplan serve --site inventory/example --listen 10.10.0.5:8080 --artifacts /srv/harvester"
