@@ -91,10 +91,10 @@ fn a_delivery_is_measured_phase_by_phase_from_ranchers_machines_and_late_names_i
     let r = w.wait_phase("slow", "Provisioning", &op);
     let d = &r["status"]["delivery"];
     let predicted = d["predictedAt"].clone();
-    // The model's prediction counts every delivery in flight on the API server (other
-    // tests' too): a crowded shared server can make it `never`, with no milestone times.
-    let finite = d["predictedSeconds"].is_number();
-    assert_eq!(finite, d["never"].is_null(), "{d:#}");
+    assert!(
+        d["predictedSeconds"].is_number() && d["never"].is_null(),
+        "{d:#}"
+    );
     for m in [
         "cluster-created",
         "machines-created",
@@ -104,7 +104,7 @@ fn a_delivery_is_measured_phase_by_phase_from_ranchers_machines_and_late_names_i
         "workers-ready",
         "cluster-ready",
     ] {
-        assert_eq!(predicted[m].is_number(), finite, "{m}: {d:#}");
+        assert!(predicted[m].is_number(), "{m}: {d:#}");
     }
     assert_eq!(d["reached"]["cluster-created"], 0.0);
 
@@ -145,13 +145,12 @@ fn a_delivery_is_measured_phase_by_phase_from_ranchers_machines_and_late_names_i
         .as_str()
         .unwrap()
         .to_string();
-    let phase_predicted = match (
-        predicted["control-plane-ready"].as_f64(),
-        predicted["init-node-ready"].as_f64(),
-    ) {
-        (Some(end), Some(start)) => format!(", predicted {:.1} min", (end - start) / 60.0),
-        _ => String::new(),
-    };
+    let phase_predicted = format!(
+        ", predicted {:.1} min",
+        (predicted["control-plane-ready"].as_f64().unwrap()
+            - predicted["init-node-ready"].as_f64().unwrap())
+            / 60.0
+    );
     assert!(
         msg.starts_with("not ready 16.0 min after admission (target 15.0 min, predicted ")
             && msg.ends_with(&format!(

@@ -286,6 +286,17 @@ async fn judge(
     .map_err(|e| OperatorError::Study(format!("the judging task: {e}")))
 }
 
+/// What a one-off judgement reads, as a pass reads it: the team namespaces (listed now,
+/// not by the operator's watch), every request of them, the fleet and the teams.
+async fn read_once(
+    ctx: &Context,
+) -> Result<(BTreeMap<String, String>, Vec<ClusterRequest>, Inputs), OperatorError> {
+    let namespaces = team_namespaces(ctx).await?;
+    let requests = list_requests(ctx, &namespaces).await?;
+    let inputs = read_inputs(ctx).await.map_err(|u| u.error)?;
+    Ok((namespaces, requests, inputs))
+}
+
 /// Each catalogue shape's delivery as one cluster of it admitted now would be told: the
 /// model on the fleet as it runs, with this fleet's measured deliveries of the shape in
 /// its place where there are some. What the portal shows beside each shape; nothing is
@@ -293,9 +304,7 @@ async fn judge(
 pub async fn shape_deliveries(
     ctx: &Context,
 ) -> Result<BTreeMap<String, super::resource::Delivery>, OperatorError> {
-    let namespaces = team_namespaces(ctx).await?;
-    let requests = list_requests(ctx, &namespaces).await?;
-    let inputs = read_inputs(ctx).await.map_err(|u| u.error)?;
+    let (_, requests, inputs) = read_once(ctx).await?;
     let measured = super::delivery::measured(&requests);
     let (catalogue, target_s) = (ctx.s.catalogue.clone(), ctx.s.delivery_target_s);
     tokio::task::spawn_blocking(move || {
@@ -342,9 +351,7 @@ pub async fn preview(
     mut candidate: ClusterRequest,
 ) -> Result<admission::Verdict, OperatorError> {
     let now = ctx.s.clock.now()?;
-    let namespaces = team_namespaces(ctx).await?;
-    let mut requests = list_requests(ctx, &namespaces).await?;
-    let inputs = read_inputs(ctx).await.map_err(|u| u.error)?;
+    let (namespaces, mut requests, inputs) = read_once(ctx).await?;
     candidate.metadata.creation_timestamp =
         Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
             k8s_openapi::jiff::Timestamp::from_second(now)

@@ -2,7 +2,7 @@
 //! operator's message, its expiry and delivery, the access instructions once Ready, and
 //! the actions the team may take (extend, protect, delete), each a form posted back here.
 
-use super::pages::{csrf_field, duration_words, layout, url_part};
+use super::pages::{Unread, csrf_field, duration_words, layout, url_part};
 use crate::operator::resource::{Delivery, PROTECT_ANNOTATION};
 use crate::operator::{ClusterRequest, Phase};
 use crate::report::escape::html as esc;
@@ -11,7 +11,7 @@ use crate::report::escape::html as esc;
 pub struct TeamRequests {
     pub namespace: String,
     pub team: String,
-    pub requests: Result<Vec<ClusterRequest>, String>,
+    pub requests: Result<Vec<ClusterRequest>, Unread>,
 }
 
 fn phase(cr: &ClusterRequest) -> &'static str {
@@ -109,7 +109,7 @@ pub fn list(csrf: &str, teams: &[TeamRequests], notice: Option<&str>) -> String 
             esc(&t.namespace)
         ));
         match &t.requests {
-            Err(why) => b.push_str(&format!("<p class=\"notice bad\">{}</p>", esc(why))),
+            Err(why) => b.push_str(&format!("<p class=\"notice bad\">{}</p>", esc(&why.0))),
             Ok(rs) if rs.is_empty() => {
                 b.push_str("<p>No request yet. <a href=\"/ask\">Ask for a cluster</a>.</p>");
             }

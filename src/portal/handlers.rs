@@ -13,7 +13,7 @@ use axum::response::Response;
 
 use super::acting::{self, ApiFailure};
 use super::clusters::{self, TeamRequests};
-use super::pages::{self, AskForm, ShapeView, TeamView, VerdictView};
+use super::pages::{self, AskForm, ShapeView, TeamView, Unread, VerdictView};
 use super::respond::{Portal, page, see_other, with_cookie};
 use super::session::{self, Session};
 use crate::operator::admission::Outcome;
@@ -108,6 +108,24 @@ async fn need_post(p: &Portal, headers: &HeaderMap, f: &Form) -> Result<Session,
             ),
         ))
     }
+}
+
+/// The signed-in user's session and a client acting as that user.
+async fn acting_user(p: &Portal, headers: &HeaderMap) -> Result<(Session, kube::Client), Response> {
+    let s = need(p, headers).await?;
+    let c = client(p, &s)?;
+    Ok((s, c))
+}
+
+/// As [`acting_user`], for a form post: its CSRF token checked first.
+async fn acting_user_posting(
+    p: &Portal,
+    headers: &HeaderMap,
+    f: &Form,
+) -> Result<(Session, kube::Client), Response> {
+    let s = need_post(p, headers, f).await?;
+    let c = client(p, &s)?;
+    Ok((s, c))
 }
 
 /// The page of an API failure (a token no longer accepted goes back to sign in).
@@ -238,7 +256,7 @@ pub(super) async fn sign_out(
 async fn team_views(p: &Portal, s: &Session, c: &kube::Client) -> Vec<TeamView> {
     let teams = crate::operator::teams_now(&p.ctx)
         .await
-        .map_err(|e| e.to_string());
+        .map_err(|e| Unread::of(&e));
     let mut out = Vec::new();
     for (ns, team) in &s.teams {
         let cfg = teams.as_ref().ok().and_then(|t| t.by_name.get(team));
@@ -251,7 +269,7 @@ async fn team_views(p: &Portal, s: &Session, c: &kube::Client) -> Vec<TeamView> 
                     .filter_map(|st| st.terms.as_ref().map(|t| t.vcpu))
                     .sum()
             })
-            .map_err(|e| e.to_string());
+            .map_err(|e| Unread::of(&e));
         out.push(TeamView {
             team: team.clone(),
             namespace: ns.clone(),
@@ -267,12 +285,8 @@ async fn team_views(p: &Portal, s: &Session, c: &kube::Client) -> Vec<TeamView> 
 }
 
 pub(super) async fn shapes(State(p): State<Arc<Portal>>, headers: HeaderMap) -> Response {
-    let s = match need(&p, &headers).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    let c = match client(&p, &s) {
-        Ok(c) => c,
+    let (s, c) = match acting_user(&p, &headers).await {
+        Ok(v) => v,
         Err(r) => return r,
     };
     let teams = team_views(&p, &s, &c).await;
@@ -468,12 +482,8 @@ pub(super) async fn clusters(
     headers: HeaderMap,
     Query(q): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let s = match need(&p, &headers).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    let c = match client(&p, &s) {
-        Ok(c) => c,
+    let (s, c) = match acting_user(&p, &headers).await {
+        Ok(v) => v,
         Err(r) => return r,
     };
     let mut teams = Vec::new();
@@ -481,7 +491,7 @@ pub(super) async fn clusters(
         let requests = match acting::list(&c, ns).await {
             Ok(r) => Ok(r),
             Err(ApiFailure::Unauthorized(_)) => return to_sign_in("rejected"),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Unread::of(&e)),
         };
         teams.push(TeamRequests {
             namespace: ns.clone(),
@@ -498,12 +508,8 @@ pub(super) async fn cluster(
     Path((ns, name)): Path<(String, String)>,
     Query(q): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let s = match need(&p, &headers).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    let c = match client(&p, &s) {
-        Ok(c) => c,
+    let (s, c) = match acting_user(&p, &headers).await {
+        Ok(v) => v,
         Err(r) => return r,
     };
     match acting::get(&c, &ns, &name).await {
@@ -519,12 +525,8 @@ pub(super) async fn act(
     body: Bytes,
 ) -> Response {
     let f = form(&body);
-    let s = match need_post(&p, &headers, &f).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    let c = match client(&p, &s) {
-        Ok(c) => c,
+    let (s, c) = match acting_user_posting(&p, &headers, &f).await {
+        Ok(v) => v,
         Err(r) => return r,
     };
     let (result, done) = match field(&f, "action") {

@@ -4,6 +4,23 @@
 
 use crate::report::escape::html as esc;
 
+/// Why a figure or list the page would show could not be read (shown in its place).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unread(pub String);
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Unread {
+    /// The reason of any error, as its message says it.
+    pub fn of(e: &impl std::fmt::Display) -> Unread {
+        Unread(e.to_string())
+    }
+}
+
 /// A page's frame: the title, the navigation when signed in, the body.
 pub fn layout(title: &str, signed_in: Option<&str>, body: &str) -> String {
     let nav = match signed_in {
@@ -125,9 +142,9 @@ pub struct TeamView {
     pub team: String,
     pub namespace: String,
     /// `None`: the team has no quota.
-    pub quota: Result<Option<f64>, String>,
+    pub quota: Result<Option<f64>, Unread>,
     /// vCPU its holding requests hold.
-    pub used: Result<f64, String>,
+    pub used: Result<f64, Unread>,
     pub max_lifetime: String,
 }
 

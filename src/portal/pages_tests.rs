@@ -81,9 +81,11 @@ fn a_quota_that_cannot_be_read_says_so_rather_than_a_number() {
     );
     assert!(page(t(Ok(None), Ok(0.0))).contains("0 vCPU held, no quota"));
     assert!(
-        page(t(Err("forbidden".into()), Ok(0.0))).contains("the quota cannot be read (forbidden)")
+        page(t(Err(Unread("forbidden".into())), Ok(0.0)))
+            .contains("the quota cannot be read (forbidden)")
     );
     assert!(
-        page(t(Ok(Some(80.0)), Err("down".into()))).contains("what it holds cannot be read (down)")
+        page(t(Ok(Some(80.0)), Err(Unread("down".into()))))
+            .contains("what it holds cannot be read (down)")
     );
 }
