@@ -1,37 +1,48 @@
 //! What would fix a failing fleet: the fewest nodes to add, or the fewest clusters to
-//! remove, each found by placing and checking again.
+//! remove, each found by placing and checking again. Headroom is judged as max clusters
+//! judges it (the bounds, then only the failures they cannot settle re-placed:
+//! `pruned`), the verdict `headroom::analyse_with` gives. Removing the last clusters of
+//! the list leaves a shorter list, so when the shape's clusters come last, every count
+//! removed is one placement grown a cluster at a time (`Growth`), not a placement each.
 
 use rayon::prelude::*;
 
-use crate::simulate::failure::headroom;
+use super::growth::Growth;
+use crate::simulate::failure::pruned::{self, Failures};
 use crate::simulate::failure::rebuild::{
     self, largest_class, load_node, rebuild_input, rebuild_target, what_if_node,
 };
 use crate::simulate::fleet::{Host, Topology};
+use crate::simulate::place::Placement;
 use crate::simulate::report::{AddNodes, Fix, RemoveClusters};
 use crate::simulate::scenario::Pool;
 use crate::simulate::study::Study;
 
 /// Whether a fleet passes: headroom, and a rebuild that restores full redundancy.
 pub(crate) fn passes(l: &Study, topo: &Topology, clusters: &[&[Pool]]) -> bool {
+    let failures = Failures::new(topo, &l.headroom_spec(topo));
+    placed_passes(l, &l.place_on(topo.clone(), clusters), &failures)
+}
+
+/// `passes` of a fleet placed already (`failures` named for its topology).
+fn placed_passes(l: &Study, pl: &Placement, failures: &Failures) -> bool {
     let s = &l.scenario;
-    let pl = l.place_on(topo.clone(), clusters);
-    if !headroom::analyse_with(&pl, &l.headroom_spec(topo))
-        .verdict
-        .passes()
-    {
+    let topo = pl.topo();
+    if !(pruned::proven(pl, failures) || pruned::verdict_and_min_slack(pl, failures).0.passes()) {
         return false;
     }
     // The same rebuild the report runs: the what-if's loaded node, or the fullest one.
     let (pl, failed) = if let Some(w) = &s.rebuild {
         let node = what_if_node(topo, w, l.fleet_classes());
-        let Ok(loaded) = load_node(&l.scenario.platform, &l.shapes, &pl, node, w.data_tib) else {
+        let Ok(loaded) = load_node(&l.scenario.platform, &l.shapes, pl, node, w.data_tib) else {
             return false;
         };
-        (loaded, node)
+        (std::borrow::Cow::Owned(loaded), node)
     } else {
-        let failed = rebuild_target(&l.scenario, &pl);
-        (pl, failed)
+        (
+            std::borrow::Cow::Borrowed(pl),
+            rebuild_target(&l.scenario, pl),
+        )
     };
     let (input, _) = rebuild_input(&l.scenario, &pl, failed, s.platform.rebuild_limit);
     rebuild::simulate(&input).hours_to_full_redundancy.is_some()
@@ -102,6 +113,52 @@ fn first_passing(max: u32, ok: impl Fn(u32) -> bool + Sync) -> Option<u32> {
     None
 }
 
+/// Most clusters the fix search removes.
+const MAX_REMOVE: u32 = 256;
+
+/// The fewest of the last clusters of `pools` in `clusters` (1 to `max`) whose removal
+/// makes the fleet pass. When the last `max` clusters of the list are all of `pools`, the
+/// list with `k` removed is the one with `max` removed plus `max - k` clusters, placed by
+/// growing one placement (the same placement as placing each list whole); else each
+/// count is placed on its own.
+fn fewest_removed(
+    l: &Study,
+    topo: &Topology,
+    clusters: &[&[Pool]],
+    pools: &[Pool],
+    max: u32,
+) -> Option<u32> {
+    let of_shape = |c: &&[Pool]| std::ptr::eq(c.as_ptr(), pools.as_ptr());
+    let m = max as usize;
+    let last_are_shape = m <= clusters.len() && clusters[clusters.len() - m..].iter().all(of_shape);
+    if !last_are_shape {
+        return first_passing(max, |k| {
+            let mut left = k as usize;
+            let mut rest: Vec<&[Pool]> = Vec::new();
+            for c in clusters.iter().rev() {
+                if left > 0 && of_shape(c) {
+                    left -= 1;
+                } else {
+                    rest.push(c);
+                }
+            }
+            rest.reverse();
+            passes(l, topo, &rest)
+        });
+    }
+    let failures = Failures::new(topo, &l.headroom_spec(topo));
+    let base = &clusters[..clusters.len() - m];
+    let mut growth = Growth::on(l, l.place_on(topo.clone(), base), base, pools);
+    // From `max` removed down to 1: the last count that passes is the fewest.
+    let mut fewest = None;
+    for k in (1..=max).rev() {
+        if placed_passes(l, growth.at(max - k), &failures) {
+            fewest = Some(k);
+        }
+    }
+    fewest
+}
+
 /// How many nodes to add, or clusters of the most common running shape to remove.
 pub(crate) fn fix(l: &Study, topo: &Topology, clusters: &[&[Pool]]) -> Fix {
     let add = first_passing(MAX_ADD, |k| {
@@ -131,20 +188,8 @@ pub(crate) fn fix(l: &Study, topo: &Topology, clusters: &[&[Pool]]) -> Fix {
     let (remove_clusters, searched_clusters) = match shape {
         Some((name, total)) => {
             let pools = l.shapes[name].as_slice();
-            let max = total.min(256);
-            let found = first_passing(max, |k| {
-                let mut left = k as usize;
-                let mut rest: Vec<&[Pool]> = Vec::new();
-                for c in clusters.iter().rev() {
-                    if left > 0 && std::ptr::eq(c.as_ptr(), pools.as_ptr()) {
-                        left -= 1;
-                    } else {
-                        rest.push(c);
-                    }
-                }
-                rest.reverse();
-                passes(l, topo, &rest)
-            });
+            let max = total.min(MAX_REMOVE);
+            let found = fewest_removed(l, topo, clusters, pools, max);
             (
                 found.map(|count| RemoveClusters {
                     shape: name.to_string(),
@@ -162,3 +207,7 @@ pub(crate) fn fix(l: &Study, topo: &Topology, clusters: &[&[Pool]]) -> Fix {
         searched_clusters,
     }
 }
+
+#[cfg(test)]
+#[path = "fix_tests.rs"]
+mod tests;
