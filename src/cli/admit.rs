@@ -46,7 +46,7 @@ pub(crate) fn run(
     let progress = term::spinner("predicting the delivery");
     d.delivery = Some(delivery::request_answer(
         &study,
-        delivery::stranded_now(&study),
+        &delivery::FleetNow::of(&study),
         req.shape.as_deref().unwrap_or("cluster"),
         &req.pools,
         req.count,

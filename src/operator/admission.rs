@@ -173,8 +173,8 @@ pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> 
     let mut out = Vec::new();
     // Within this pass `waiting` only grows: its length names the fleet judged.
     let mut memo = questions::Memo::default();
-    // The fleet's stranded replicas, placed once, at the pass's first admission.
-    let mut stranded: Option<usize> = None;
+    // The fleet placed once, at the pass's first admission.
+    let mut fleet_now: Option<delivery::FleetNow> = None;
     // What every holding request holds counts before any judgement, whatever its place
     // in the order: a request created after a pending one may hold already.
     for cr in requests {
@@ -270,10 +270,10 @@ pub fn judge_pending(p: &Pass<'_>, requests: &[ClusterRequest]) -> Vec<Verdict> 
                 .map(|h| p.now + (h * 3600.0).round() as i64);
             let mut terms = checked.terms;
             terms.dry_run = p.dry_run;
-            let base = *stranded.get_or_insert_with(|| delivery::stranded_now(p.study));
+            let now = fleet_now.get_or_insert_with(|| delivery::FleetNow::of(p.study));
             let answer = delivery::request_answer(
                 p.study,
-                base,
+                now,
                 &terms.shape,
                 &checked.request.pools,
                 1,

@@ -308,14 +308,14 @@ pub async fn shape_deliveries(
     let measured = super::delivery::measured(&requests);
     let (catalogue, target_s) = (ctx.s.catalogue.clone(), ctx.s.delivery_target_s);
     tokio::task::spawn_blocking(move || {
-        let base = crate::simulate::delivery::stranded_now(&inputs.study);
+        let now = crate::simulate::delivery::FleetNow::of(&inputs.study);
         catalogue
             .offers
             .iter()
             .map(|(shape, o)| {
                 let a = crate::simulate::delivery::request_answer(
                     &inputs.study,
-                    base,
+                    &now,
                     shape,
                     &o.pools,
                     1,

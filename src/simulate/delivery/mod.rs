@@ -31,8 +31,8 @@ pub use model::{
 pub use predict::predict;
 pub use preflight::preflight;
 pub use review::{
-    DeliveryReview, ShapeDelivery, answer, replicas_without_room, request_answer, review,
-    stranded_now,
+    DeliveryReview, FleetNow, ShapeDelivery, answer, replicas_without_room, request_answer, review,
+    review_on,
 };
 pub(crate) use spec::check_spec;
 pub use spec::{DeliverySpec, ImageSpec, OnDisksSpec, OnDisksWord};

@@ -5,13 +5,13 @@
 //! ```text
 //! study.delivery_site = Some(SiteCatalogue { .. });   // optional: the catalogue's image,
 //!                                                     // user-data and shapes
-//! let base = delivery::stranded_now(&study);             // once for many requests
-//! let answer = delivery::request_answer(&study, base, shape, &pools, count, measured.get(shape));
+//! let now = delivery::FleetNow::of(&study);              // placed once for many requests
+//! let answer = delivery::request_answer(&study, &now, shape, &pools, count, measured.get(shape));
 //! // answer.prediction: time to Ready, critical path, milestones, constants, inputs
 //! // answer.preflight:  stall causes seen in the inputs, and what could not be checked
 //! ```
 //!
-//! - [`request_answer`](super::request_answer)`(&Study, base, shape, &[Pool], count,
+//! - [`request_answer`](super::request_answer)`(&Study, &FleetNow, shape, &[Pool], count,
 //!   Option<&Measured>) -> DeliveryAnswer`: gathers the inputs from the study (its
 //!   scenario's `delivery:` block, its dump's images, backing images, disks, deliveries in
 //!   flight and rebuilds, `delivery_site` when set), places the request to find Longhorn's

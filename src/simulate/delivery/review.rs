@@ -16,6 +16,8 @@ use super::inputs::{burst_of, inputs_for};
 use super::model::{DeliveryAnswer, DeliveryInputs, Measured, Prediction, Preflight};
 use super::predict::predict;
 use super::preflight::preflight;
+use crate::simulate::place::Placement;
+use crate::simulate::questions::Growth;
 use crate::simulate::scenario::Pool;
 use crate::simulate::study::Study;
 
@@ -48,25 +50,48 @@ pub fn answer(inp: &DeliveryInputs, measured: Option<&Measured>) -> DeliveryAnsw
     }
 }
 
-/// Replicas the study's fleet as it runs has no room for already: the `base` of
-/// [`request_answer`] and [`replicas_without_room`], placed once for any number of them.
-pub fn stranded_now(study: &Study) -> usize {
-    study.place(&study.current()).stranded_replicas()
+/// The study's fleet as it runs, placed once for any number of [`request_answer`]s and
+/// [`replicas_without_room`]s: each adds its clusters to a copy of it (as placing the
+/// whole list would place them).
+#[derive(Clone)]
+pub struct FleetNow<'a> {
+    placed: std::borrow::Cow<'a, Placement>,
+}
+
+impl FleetNow<'_> {
+    /// The study's clusters placed.
+    pub fn of(study: &Study) -> FleetNow<'static> {
+        FleetNow {
+            placed: std::borrow::Cow::Owned(study.place(&study.current())),
+        }
+    }
+
+    /// `of`, from the study's clusters placed already (`study.place(&study.current())`).
+    pub(crate) fn placed(placed: &Placement) -> FleetNow<'_> {
+        FleetNow {
+            placed: std::borrow::Cow::Borrowed(placed),
+        }
+    }
+
+    /// Replicas the fleet has no room for already.
+    fn stranded(&self) -> usize {
+        self.placed.stranded_replicas()
+    }
 }
 
 /// The answer for one request: `count` clusters of `shape` (`pools`) delivered together
-/// beside what the study runs (`base`: [`stranded_now`]) and what is in flight, with the
+/// beside what the study runs (`now`) and what is in flight, with the
 /// operator's measurements of the shape when it has them. `rackplan admit` asks it; the
 /// operator at admission.
 pub fn request_answer(
     study: &Study,
-    base: usize,
+    now: &FleetNow<'_>,
     shape: &str,
     pools: &[Pool],
     count: u32,
     measured: Option<&Measured>,
 ) -> DeliveryAnswer {
-    let room = replicas_without_room(study, pools, count, base);
+    let room = replicas_without_room(study, now, pools, count);
     answer(
         &inputs_for(study, shape, pools, count, Some(room)),
         measured,
@@ -74,33 +99,35 @@ pub fn request_answer(
 }
 
 /// Replicas of `n` more clusters of `pools` Longhorn has no room for, even with every node
-/// up, beside what the study runs (`base` stranded already).
-pub fn replicas_without_room(study: &Study, pools: &[Pool], n: u32, base: usize) -> usize {
-    let mut clusters = study.current();
-    clusters.extend(std::iter::repeat_n(pools, n as usize));
-    study
-        .place(&clusters)
+/// up, beside what the study runs (`now`, placed: what it strands already is not counted).
+pub fn replicas_without_room(study: &Study, now: &FleetNow<'_>, pools: &[Pool], n: u32) -> usize {
+    Growth::on(study, now.placed.as_ref().clone(), &study.current(), pools)
+        .at(n)
         .stranded_replicas()
-        .saturating_sub(base)
+        .saturating_sub(now.stranded())
 }
 
 /// Every shape the catalogue offers (all of the study's without a site), alone and in the
 /// burst.
 pub fn review(study: &Study) -> DeliveryReview {
+    review_on(study, &FleetNow::of(study))
+}
+
+/// `review` of the study's fleet placed already (`now`).
+pub fn review_on(study: &Study, now: &FleetNow<'_>) -> DeliveryReview {
     let shapes = study
         .delivery_site
         .as_ref()
         .and_then(|s| s.shapes.as_deref());
     let burst = burst_of(study);
-    let base = stranded_now(study);
     let mut out = Vec::new();
     for (name, pools) in &study.shapes {
         if shapes.is_some_and(|only| !only.contains(name)) {
             continue;
         }
-        let idle_room = replicas_without_room(study, pools, 1, base);
+        let idle_room = replicas_without_room(study, now, pools, 1);
         let idle = inputs_for(study, name, pools, 1, Some(idle_room));
-        let burst_room = replicas_without_room(study, pools, burst.value, base);
+        let burst_room = replicas_without_room(study, now, pools, burst.value);
         let many = inputs_for(study, name, pools, burst.value, Some(burst_room));
         let burst_p = predict(&many, None);
         out.push(ShapeDelivery {

@@ -17,6 +17,7 @@ mod warnings;
 
 pub use admit::{AdmitError, Decision, Held, Memo, Quota, Stranding, decide, judge, judge_in};
 pub(crate) use drain::{DrainError, DrainReport, FurtherFailure, Move, drain_named};
+pub(crate) use growth::Growth;
 pub use growth::{Flow, max_clusters, max_clusters_with};
 pub use review::{Watch, review, review_with, risk_section};
 pub use stops::what_stops;

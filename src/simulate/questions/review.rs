@@ -174,7 +174,10 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
     let verdict = HeadroomVerdict::from_pass(verdict_reasons.is_empty());
     let fix = (!verdict.passes()).then(|| fix(l, &topo, &clusters));
     (watch.note)("the delivery time of each shape");
-    let delivery = Some(crate::simulate::delivery::review(l));
+    let delivery = Some(crate::simulate::delivery::review_on(
+        l,
+        &crate::simulate::delivery::FleetNow::placed(&pl),
+    ));
     Report {
         scenario: s.name.clone(),
         verdict,
