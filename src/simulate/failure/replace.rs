@@ -11,11 +11,9 @@ use serde::Serialize;
 use super::bounds::Bounds;
 use crate::simulate::fleet::Topology;
 use crate::simulate::place::{
-    BurstIndex, Free, Placement, Replacement, ScoreIndex, pick_node_indexed, replace_lost,
+    BurstIndex, Free, Placement, REINDEX_AFTER, Replacement, ScoreIndex, pick_node_indexed,
+    replace_lost,
 };
-
-/// Changed nodes after which a scenario re-indexes room (a sort of every node).
-const REINDEX_AFTER: usize = 64;
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Slack {

@@ -17,5 +17,5 @@ pub use migration::{MigrationConfig, MigrationLink, Outcome, copy_rate, evacuate
 pub use placement::{INDEX_FROM, Placement};
 pub(crate) use replenish::{BurstHow, BurstIndex, Replacement, create_burst, replace_lost};
 pub(crate) use replica_scheduler::{best_disk, mix, node_open, pick_disk};
-pub(crate) use vm_scheduler::{ScoreIndex, pick_node, pick_node_indexed};
+pub(crate) use vm_scheduler::{REINDEX_AFTER, ScoreIndex, pick_node, pick_node_indexed};
 pub use workload::{Vm, Volume, workload};

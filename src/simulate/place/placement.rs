@@ -8,7 +8,7 @@
 
 use super::free::{Free, StorageRules};
 use super::room_index::RoomIndex;
-use super::vm_scheduler::{ScoreIndex, pick_node};
+use super::vm_scheduler::{REINDEX_AFTER, ScoreIndex, pick_node, pick_node_indexed};
 use super::workload::{Vm, Volume};
 use crate::simulate::fleet::Topology;
 use crate::simulate::scenario::Platform;
@@ -433,20 +433,54 @@ impl Placement {
         p: &Platform,
     ) {
         let (vm_off, vol_off) = (self.vms.len(), self.volumes.len());
-        let alive = vec![true; self.topo.hosts.len()];
+        let hosts = self.topo.hosts.len();
+        let alive = vec![true; hosts];
+        // Large fleets: each VM's node read off the score index (`pick_node`'s choice), the
+        // nodes that took a VM since it was built scored directly, the index brought up to
+        // date after `REINDEX_AFTER` of them.
+        let indexed = hosts >= INDEX_FROM;
+        if indexed && !(self.scores.is_built() && self.scores.indexes(&self.free, &[])) {
+            self.scores = ScoreIndex::new(&self.topo, &self.free);
+        }
+        let mut changed: Vec<usize> = Vec::new();
+        let mut is_changed = vec![false; if indexed { hosts } else { 0 }];
         for mut vm in vms {
             vm.group = vm.group.map(|g| g + group_off);
             vm.cluster += cluster_off;
             for v in &mut vm.volumes {
                 *v += vol_off;
             }
-            let node = if vm.running {
-                pick_node(&vm, &self.free, &self.topo, &self.groups, &[], &alive)
-            } else {
-                None
+            let node = match (vm.running, indexed) {
+                (false, _) => None,
+                (true, false) => pick_node(&vm, &self.free, &self.topo, &self.groups, &[], &alive),
+                (true, true) => {
+                    if changed.len() > REINDEX_AFTER {
+                        self.scores = self.scores.updated(&self.topo, &self.free, &changed);
+                        for c in changed.drain(..) {
+                            is_changed[c] = false;
+                        }
+                    }
+                    pick_node_indexed(
+                        &vm,
+                        &self.free,
+                        &self.topo,
+                        &self.groups,
+                        &[],
+                        &alive,
+                        &self.scores,
+                        &changed,
+                        &is_changed,
+                    )
+                }
             };
             match node {
-                Some(n) => self.take(n, vm.cpu_req, vm.mem_req, vm.group),
+                Some(n) => {
+                    self.take(n, vm.cpu_req, vm.mem_req, vm.group);
+                    if indexed && !is_changed[n] {
+                        is_changed[n] = true;
+                        changed.push(n);
+                    }
+                }
                 None if vm.running => self.stranded_vms += 1,
                 None => {}
             }

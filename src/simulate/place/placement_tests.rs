@@ -95,3 +95,89 @@ fn requests_are_taken_after_overcommit() {
         "30 GiB at 150 % plus overhead"
     );
 }
+
+/// Where `pick_node` over every node puts each VM, placed in order on `topo` all up.
+fn plain_vm_nodes(topo: &Topology, vms: &[Vm]) -> Vec<Option<usize>> {
+    let n = topo.hosts.len();
+    let mut free =
+        Placement::empty(topo.clone(), Vec::new(), Vec::new(), &Platform::default()).free;
+    let mut groups: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let alive = vec![true; n];
+    vms.iter()
+        .map(|vm| {
+            let node = vm
+                .running
+                .then(|| pick_node(vm, &free, topo, &groups, &[], &alive))
+                .flatten();
+            if let Some(h) = node {
+                free.cpu[h] -= vm.cpu_req;
+                free.mem[h] -= vm.mem_req;
+                if let Some(g) = vm.group
+                    && !groups[h].contains(&g)
+                {
+                    groups[h].push(g);
+                }
+            }
+            node
+        })
+        .collect()
+}
+
+/// On a fleet large enough for the score index, of mixed sizes, filled past full with
+/// anti-affine, plain and stopped VMs, each VM goes where the plain scan puts it: placed
+/// whole, and grown by a second batch onto the first.
+#[test]
+fn the_indexed_placement_is_the_plain_scans_choice_vm_for_vm() {
+    let hosts: Vec<Host> = (0..300)
+        .map(|i| Host {
+            name: format!("h{i}"),
+            rack: i % 7,
+            cpu: [32.0, 64.0, 96.0][i % 3],
+            mem_gib: [128.0, 256.0, 512.0, 384.0][i % 4],
+            disks: vec![3.84e12; 2],
+        })
+        .collect();
+    assert!(hosts.len() >= INDEX_FROM);
+    let topo = Topology::build(
+        hosts,
+        (0..7).map(|r| format!("r{r}")).collect(),
+        &vec![None; 7],
+    );
+    let pool = |name: &str, count, vcpu, memory_gib, anti_affinity, running| Pool {
+        name: name.into(),
+        count,
+        vcpu,
+        memory_gib,
+        disks_gib: vec![40.0],
+        anti_affinity,
+        running,
+    };
+    let a = [
+        pool("cp", 3, 4.0, 8.0, true, true),
+        pool("w", 4, 8.0, 32.0, false, true),
+        pool("off", 1, 16.0, 64.0, false, false),
+    ];
+    let b = [
+        pool("big", 2, 24.0, 96.0, true, true),
+        pool("s", 5, 2.0, 4.0, false, true),
+    ];
+    let p = Platform::default();
+    let mut clusters: Vec<&[Pool]> = Vec::new();
+    for i in 0..800 {
+        clusters.push(if i % 3 == 0 { &b[..] } else { &a[..] });
+    }
+    let (vms, vols) = workload(&clusters, &p);
+    let whole = Placement::build(topo.clone(), vms.clone(), vols, &p);
+    assert!(whole.stranded_vms() > 0, "filled past full");
+    assert_eq!(whole.vm_node, plain_vm_nodes(&topo, &vms));
+
+    let (first, first_vols) = workload(&clusters[..100], &p);
+    let mut grown = Placement::build(topo.clone(), first, first_vols, &p);
+    let (rest, rest_vols) = workload(&clusters[100..], &p);
+    let groups = clusters[..100]
+        .iter()
+        .map(|c| c.iter().filter(|p| p.anti_affinity).count() as u32)
+        .sum();
+    grown.add_renumbered(rest, rest_vols, 100, groups, &p);
+    assert_eq!(grown.vm_node, whole.vm_node);
+}

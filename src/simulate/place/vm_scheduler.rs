@@ -40,6 +40,11 @@ fn run_ends(order: &[usize], base: &[f64]) -> Vec<u32> {
     ends
 }
 
+/// Nodes changed since a score index was built after which a run of picks brings it up to
+/// date (`ScoreIndex::updated`: a merge over every node) rather than scoring them all
+/// directly at each pick.
+pub(crate) const REINDEX_AFTER: usize = 64;
+
 /// A request size and the places in a score index's order of the nodes it fits.
 type Fitting = ((u64, u64), std::sync::Arc<Vec<u32>>);
 
