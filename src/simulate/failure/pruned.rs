@@ -318,3 +318,40 @@ pub(crate) fn passing_min_slack(shares: &Shares, failures: &Failures) -> Slack {
         storage: least[2],
     }
 }
+
+/// The failures of `failures` that fail `pl`, as `analyse_with`'s report lists them (each
+/// single scenario that decides, and the failing ones among each family's worst), and the
+/// one of them stranding the most (VMs and replicas; the first name on a tie) re-placed
+/// whole: what stops max clusters, without re-placing the failures the bounds settle.
+pub(crate) fn failing_and_worst(
+    pl: &Placement,
+    failures: &Failures,
+) -> (usize, Option<ScenarioResult>) {
+    let prep = Prepared::new(pl);
+    // (stranded, name, kind, hosts) of every failing scenario.
+    let mut failing: Vec<(usize, &str, Kind, &[usize])> = failures
+        .singles
+        .par_iter()
+        .map_init(
+            || Scratch::new(pl),
+            |scratch, (name, kind, hosts)| {
+                let (stranded, _) = judge(pl, &prep, hosts, scratch);
+                (stranded, name.as_str(), *kind, hosts.as_slice())
+            },
+        )
+        .filter(|f| f.0 > 0)
+        .collect();
+    for f in &failures.families {
+        for (i, known) in family(pl, &prep, f, false).worst {
+            if known.stranded() > 0 {
+                let (name, hosts) = &f.sets[i];
+                failing.push((known.stranded(), name, f.kind, hosts));
+            }
+        }
+    }
+    let worst = failing
+        .iter()
+        .max_by_key(|f| (f.0, std::cmp::Reverse(f.1)))
+        .map(|&(_, name, kind, hosts)| scenario_in(pl, &prep, name, kind, hosts));
+    (failing.len(), worst)
+}

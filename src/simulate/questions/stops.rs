@@ -1,10 +1,12 @@
-//! What stops max clusters: its first failing count placed again (`Growth`) and every
-//! failure re-placed whole (`headroom::analyse_with`), the failure that strands the most
-//! named with what it strands, how many such failures there are, and the resource left
-//! tightest after it.
+//! What stops max clusters: its first failing count placed again (`Growth`), its failures
+//! judged as the report judges them (`pruned::failing_and_worst`: only what the bounds
+//! cannot settle re-placed), the failure that strands the most named with what it strands
+//! (re-placed whole), how many such failures there are, and the resource left tightest
+//! after it.
 
 use super::growth::Growth;
-use crate::simulate::failure::headroom::{self, ScenarioResult};
+use crate::simulate::failure::headroom;
+use crate::simulate::failure::pruned;
 use crate::simulate::place::Placement;
 use crate::simulate::report::MaxClustersStop;
 use crate::simulate::study::Study;
@@ -22,45 +24,29 @@ pub fn what_stops(
     let mut growth = Growth::on(l, placed, &base, pools);
     let pl = growth.at(count);
     let topo = pl.topo().clone();
-    let h = headroom::analyse_with(pl, &l.headroom_spec(&topo));
-    let failing: Vec<&ScenarioResult> = h
-        .scenarios
-        .iter()
-        .filter(|s| s.kind.decides() && s.fails())
-        .chain(
-            h.combined
-                .iter()
-                .flat_map(|c| c.worst.iter())
-                .filter(|s| s.fails()),
-        )
-        .collect();
+    let (failing, worst) =
+        pruned::failing_and_worst(pl, &pruned::Failures::new(&topo, &l.headroom_spec(&topo)));
     let unplaced = (pl.stranded_vms(), pl.stranded_replicas());
-    let worst = failing
-        .iter()
-        .max_by_key(|s| {
-            (
-                s.stranded + s.stranded_replicas,
-                std::cmp::Reverse(s.name.clone()),
-            )
-        })
-        .copied();
     let (failure, vms, replicas, slack) = match worst {
         // Not even placed with every host up (that comes first): what is free then.
-        _ if unplaced != (0, 0) => (
-            None,
-            unplaced.0,
-            unplaced.1,
-            headroom::Slack {
-                cpu: 1.0 - h.utilisation.cpu,
-                memory: 1.0 - h.utilisation.memory,
-                storage: 1.0 - h.utilisation.storage,
-            },
-        ),
+        _ if unplaced != (0, 0) => {
+            let (cpu, memory, storage) = pl.utilisation();
+            (
+                None,
+                unplaced.0,
+                unplaced.1,
+                headroom::Slack {
+                    cpu: 1.0 - cpu,
+                    memory: 1.0 - memory,
+                    storage: 1.0 - storage,
+                },
+            )
+        }
         Some(w) => (
             Some(w.name.clone()),
             w.stranded,
             w.stranded_replicas,
-            w.slack.clone(),
+            w.slack,
         ),
         None => return None,
     };
@@ -76,10 +62,14 @@ pub fn what_stops(
     Some(MaxClustersStop {
         count,
         failure,
-        failing: failing.len(),
+        failing,
         stranded_vms: vms,
         stranded_replicas: replicas,
         resource: resource.to_string(),
         free_share: free,
     })
 }
+
+#[cfg(test)]
+#[path = "stops_tests.rs"]
+mod tests;
