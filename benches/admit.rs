@@ -31,9 +31,9 @@ fn main() {
         let r = scenario::load_request(&req, &l.shapes).unwrap();
         let d = questions::decide(&l, &r, at).unwrap();
         times.push(t0.elapsed().as_secs_f64() * 1000.0);
-        let base = rackplan::simulate::delivery::stranded_now(&l);
+        let now = rackplan::simulate::delivery::FleetNow::of(&l);
         let a = rackplan::simulate::delivery::request_answer(
-            &l, base, "standard", &r.pools, r.count, None,
+            &l, &now, "standard", &r.pools, r.count, None,
         );
         with_delivery.push(t0.elapsed().as_secs_f64() * 1000.0);
         assert!(a.prediction.total_s.is_some());

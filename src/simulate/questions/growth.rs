@@ -125,16 +125,17 @@ pub fn max_clusters_with(
     shape: &str,
     progress: &mut dyn FnMut(u32) -> Flow,
 ) -> MaxClusters {
-    max_clusters_from(l, l.place(&l.current()), shape, progress)
+    max_clusters_from(l, l.place(&l.current()), shape, progress).0
 }
 
-/// `max_clusters_with` from the study's clusters placed already (`placed`).
+/// `max_clusters_with` from the study's clusters placed already (`placed`), with the
+/// placement at the first failing count (for `what_stops_at`).
 pub(crate) fn max_clusters_from(
     l: &Study,
     placed: Placement,
     shape: &str,
     progress: &mut dyn FnMut(u32) -> Flow,
-) -> MaxClusters {
+) -> (MaxClusters, Option<Placement>) {
     let base = l.current();
     let pools = l.shapes[shape].as_slice();
     let topo = l.topology();
@@ -188,6 +189,7 @@ pub(crate) fn max_clusters_from(
     // Past the last proof: each count judged, a batch of counts between questions.
     let batch = (rayon::current_num_threads() as u32).clamp(2, 8);
     let mut first_failure = None;
+    let mut at_failure = None;
     let mut next = proven.map_or(0, |p| p + 1);
     while stopped.is_none() && first_failure.is_none() && next <= bound {
         let hi = next.saturating_add(batch - 1).min(bound);
@@ -196,6 +198,7 @@ pub(crate) fn max_clusters_from(
             curve.push((n, slack, v));
             if !v.passes() {
                 first_failure = Some(n);
+                at_failure = Some(growth.placement().clone());
                 break;
             }
         }
@@ -219,7 +222,7 @@ pub(crate) fn max_clusters_from(
         }
         checked_up_to = f;
     }
-    MaxClusters {
+    let answer = MaxClusters {
         lower_bound: stopped.is_some(),
         stopped_by: stopped,
         shape: shape.to_string(),
@@ -234,7 +237,8 @@ pub(crate) fn max_clusters_from(
         curve,
         control_plane: None,
         stops: None,
-    }
+    };
+    (answer, at_failure)
 }
 
 /// Upper bound from raw capacity: no more clusters of `pools` than fit with nobody failing

@@ -4,7 +4,7 @@
 use super::fix::fix;
 use super::growth::{Flow, max_clusters_from};
 use super::rebuild::{placement_assumptions, rebuild_report};
-use super::stops::what_stops;
+use super::stops::what_stops_at;
 use super::timeline::timeline_from;
 use super::warnings;
 use crate::simulate::control_plane;
@@ -78,16 +78,16 @@ pub fn review_with(l: &Study, watch: &Watch<'_>) -> Report {
         (watch.note)(&format!(
             "max clusters of {sh}: placing and checking each count"
         ));
-        let mut m = max_clusters_from(l, pl.clone(), sh, &mut |n| {
+        let (mut m, at_failure) = max_clusters_from(l, pl.clone(), sh, &mut |n| {
             (watch.note)(&format!(
                 "max clusters of {sh}: 0 to {} more checked, all pass",
                 n.saturating_sub(1)
             ));
             watch.flow()
         });
-        if let Some(f) = m.first_failure {
+        if let (Some(f), Some(at)) = (m.first_failure, &at_failure) {
             (watch.note)(&format!("max clusters of {sh}: what stops it at {f} more"));
-            m.stops = what_stops(l, pl.clone(), sh, f);
+            m.stops = what_stops_at(l, at, f);
         }
         m
     });

@@ -22,7 +22,11 @@ pub fn what_stops(
     let pools = l.shapes.get(shape)?.as_slice();
     let base = l.current();
     let mut growth = Growth::on(l, placed, &base, pools);
-    let pl = growth.at(count);
+    what_stops_at(l, growth.at(count), count)
+}
+
+/// `what_stops` of the placement with the `count` more clusters (`pl`).
+pub(crate) fn what_stops_at(l: &Study, pl: &Placement, count: u32) -> Option<MaxClustersStop> {
     let topo = pl.topo().clone();
     let (failing, worst) =
         pruned::failing_and_worst(pl, &pruned::Failures::new(&topo, &l.headroom_spec(&topo)));
