@@ -255,7 +255,7 @@ impl<F: Fetch> Walk<'_, F> {
 
     /// The first page of a collection: as an expanded answer brought it when its members
     /// came with it, else expanded `levels` deep when the service can, else plain.
-    async fn first_page(&self, page: &str, levels: u64) -> Option<Value> {
+    pub(super) async fn first_page(&self, page: &str, levels: u64) -> Option<Value> {
         if let Some(v) = self.inline_doc(page)
             && v.get("Members")
                 .and_then(Value::as_array)
@@ -267,11 +267,6 @@ impl<F: Fetch> Walk<'_, F> {
             Some(v) => Some(v),
             None => self.get(page).await,
         }
-    }
-
-    async fn linked(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
-        let l = doc.get(key).and_then(link)?;
-        Some(self.members(&l).await)
     }
 
     pub(super) async fn linked_leaves(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
@@ -430,10 +425,18 @@ impl<F: Fetch> Walk<'_, F> {
         docs: &tokio::sync::OnceCell<Vec<Value>>,
     ) -> (Vec<Value>, Vec<(Value, Value, bool)>) {
         let chassis = self.chassis_docs(docs, system).await.clone();
+        // Three levels deep where the BMC allows it: each adapter's ports come with it (two
+        // levels bring nothing more than one).
+        let levels = if self.f.expand_max_levels() >= 3 {
+            3
+        } else {
+            1
+        };
         let per = join_all(chassis.iter().map(|c| async move {
-            let Some(adapters) = self.linked(c, "NetworkAdapters").await else {
+            let Some(l) = c.get("NetworkAdapters").and_then(link) else {
                 return Vec::new();
             };
+            let adapters = self.members_of(&l, false, levels).await;
             let per_adapter = join_all(adapters.into_iter().map(|a| async move {
                 let mut out = Vec::new();
                 if let Some(ports) = self.linked_leaves(&a, "Ports").await {
@@ -570,10 +573,13 @@ pub async fn crawl<F: Fetch>(
         }
         systems = hosts;
     }
-    let mut raw = join_all(systems.into_iter().map(|s| w.system(s))).await;
+    // The accelerator boards are read beside the host, not after it.
+    let (mut raw, boards) = tokio::join!(
+        join_all(systems.into_iter().map(|s| w.system(s))),
+        join_all(boards.iter().map(|b| w.accelerators(b)))
+    );
     if let Some(host) = raw.first_mut() {
-        for b in &boards {
-            let (procs, memory) = w.accelerators(b).await;
+        for (procs, memory) in boards {
             host.accelerators.extend(procs);
             host.accelerator_memory.extend(memory);
         }

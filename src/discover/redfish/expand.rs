@@ -12,10 +12,12 @@
 //! the answer lacks is read the plain way, one resource at a time. Every resource an
 //! expanded answer brings is kept (bounded, [`super::inline::MAX_INLINE`]) and never read again.
 //!
-//! Where it is used: each collection's first page (its members); the Storage collection two
-//! levels deep (its drives with it) where `MaxLevels` allows, else a Storage resource with
-//! two or more drives to read; a collection holding two or more of the volumes, GPU PCIe
-//! devices or GPU memory to read.
+//! Where it is used: each collection's first page (its members; the Registries collection's
+//! brings the BIOS registry file); the Storage collection two levels deep (its drives with
+//! it) where `MaxLevels` allows, else a Storage resource with two or more drives to read; a
+//! chassis' NetworkAdapters three levels deep (their ports with them) where `MaxLevels`
+//! allows; a collection holding two or more of the volumes, GPU PCIe devices or GPU memory
+//! to read.
 
 use futures_util::future::join_all;
 use serde_json::Value;
@@ -211,18 +213,23 @@ mod tests {
     }
 
     #[test]
-    fn resources_nested_past_three_are_not_kept() {
+    fn resources_nested_past_four_are_not_kept() {
         let res = |id: &str, inner: serde_json::Value| json!({"@odata.id": id, "@odata.type": "#X.v1_0_0.X", "Inner": inner});
         let doc = res(
             "/a",
-            res("/a/b", res("/a/b/c", res("/a/b/c/d", json!(null)))),
+            res(
+                "/a/b",
+                res("/a/b/c", res("/a/b/c/d", res("/a/b/c/d/e", json!(null)))),
+            ),
         );
         let mut kept = Inline::default();
         kept.keep(&doc);
-        assert!(kept.has("/a") && kept.has("/A/b/") && kept.has("/a/b/c"));
-        assert!(!kept.has("/a/b/c/d"));
+        for id in ["/a", "/A/b/", "/a/b/c", "/a/b/c/d"] {
+            assert!(kept.has(id), "{id}");
+        }
+        assert!(!kept.has("/a/b/c/d/e"));
         // A bare reference is not a resource.
-        kept.keep(&json!({"Members": [{"@odata.id": "/e"}]}));
-        assert!(!kept.has("/e"));
+        kept.keep(&json!({"Members": [{"@odata.id": "/f"}]}));
+        assert!(!kept.has("/f"));
     }
 }

@@ -10,6 +10,10 @@ use crate::redfish::fetch::normalize_path;
 /// Resources kept per BMC from expanded answers: far more than one server's parts.
 pub(super) const MAX_INLINE: usize = 4096;
 
+/// Resources kept down to this depth of nesting in one answer: the answer's own and three
+/// levels of expansion.
+const MAX_NESTED: usize = 4;
+
 /// A whole resource given inline (not a bare reference): an `@odata.id`, an `@odata.type`
 /// and at least one property more.
 pub(super) fn is_inline(v: &Value) -> bool {
@@ -37,9 +41,9 @@ pub(super) fn member_of(link: &str, coll: &str) -> bool {
 pub(super) struct Inline(HashMap<String, Value>);
 
 impl Inline {
-    /// Keep every whole resource in `doc`, down to the third resource nested in another
-    /// (the walk asks for two levels at most): each is kept as a copy, so a hostile answer
-    /// nesting resources deeper costs no more than three copies of itself.
+    /// Keep every whole resource in `doc` and those nested in it, to [`MAX_NESTED`] deep
+    /// (the walk asks for three levels at most): each is kept as a copy, so a hostile answer
+    /// nesting resources deeper costs no more than that many copies of itself.
     pub(super) fn keep(&mut self, doc: &Value) {
         self.keep_at(doc, 0);
     }
@@ -54,7 +58,7 @@ impl Inline {
                 if is_inline(doc)
                     && let Some(id) = o.get("@odata.id").and_then(Value::as_str)
                 {
-                    if nested >= 3 {
+                    if nested >= MAX_NESTED {
                         return;
                     }
                     nested += 1;

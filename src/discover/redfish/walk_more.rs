@@ -66,7 +66,8 @@ impl<F: Fetch> Walk<'_, F> {
         ) else {
             return (Some(bios), None);
         };
-        let Some(files) = self.get(coll).await else {
+        // Expanded where the BMC expands: the registry file comes with the collection.
+        let Some(files) = self.first_page(coll, 1).await else {
             return (Some(bios), None);
         };
         let file = files
