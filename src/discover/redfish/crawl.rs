@@ -178,7 +178,7 @@ impl<F: Fetch> Walk<'_, F> {
                 break;
             }
             let coll = if pages == 1 && self.f.expand() {
-                self.first_page(&page, levels).await
+                self.first_page(&page, levels, leaves).await
             } else {
                 self.get(&page).await
             };
@@ -243,7 +243,7 @@ impl<F: Fetch> Walk<'_, F> {
     /// The members of a collection if `$expand` works here (one request), else `None`
     /// without a plain fetch.
     async fn expanded_only(&self, page: &str) -> Option<Vec<Value>> {
-        let doc = self.expanded(page, 1).await?;
+        let doc = self.expanded(page, 1, true).await?;
         let members = doc.get("Members").and_then(Value::as_array)?;
         let inline: Vec<Value> = members
             .iter()
@@ -254,8 +254,9 @@ impl<F: Fetch> Walk<'_, F> {
     }
 
     /// The first page of a collection: as an expanded answer brought it when its members
-    /// came with it, else expanded `levels` deep when the service can, else plain.
-    pub(super) async fn first_page(&self, page: &str, levels: u64) -> Option<Value> {
+    /// came with it, else expanded `levels` deep when the service can (asked as a leaf when
+    /// its members are leaves: expanded, it leads to no further request), else plain.
+    pub(super) async fn first_page(&self, page: &str, levels: u64, leaves: bool) -> Option<Value> {
         if let Some(v) = self.inline_doc(page)
             && v.get("Members")
                 .and_then(Value::as_array)
@@ -263,7 +264,7 @@ impl<F: Fetch> Walk<'_, F> {
         {
             return Some(v);
         }
-        match self.expanded(page, levels).await {
+        match self.expanded(page, levels, leaves).await {
             Some(v) => Some(v),
             None => self.get(page).await,
         }

@@ -63,8 +63,9 @@ impl<F: Fetch> Walk<'_, F> {
     /// when the BMC does not expand (then it is not asked again) or this answer could not
     /// be had (too large, no answer in time): the caller reads the plain way. The first
     /// expansion of a BMC is asked alone, so one that refuses costs one request, not one
-    /// per branch of the walk.
-    pub(super) async fn expanded(&self, path: &str, levels: u64) -> Option<Value> {
+    /// per branch of the walk. A `leaf` expansion (one whose answer leads to no further
+    /// request) waits behind those that do, as leaf documents do.
+    pub(super) async fn expanded(&self, path: &str, levels: u64, leaf: bool) -> Option<Value> {
         if !self.f.expand() {
             return None;
         }
@@ -74,16 +75,18 @@ impl<F: Fetch> Walk<'_, F> {
             Some(false) => return None,
             Some(true) => drop(verdict),
             None => {
-                let got = self.ask_expanded(path, levels, &mut verdict).await;
+                // The others wait for this one: it goes first.
+                let got = self.ask_expanded(path, levels, false, &mut verdict).await;
                 if got.is_some() && verdict.is_none() {
                     *verdict = Some(true);
                 }
                 return got;
             }
         }
-        let got = self.ask_expanded(path, levels, &mut None).await;
-        if got.is_none() && !self.f.expand() {
-            // Refused after an earlier success: settle it for the other branches.
+        let got = self.ask_expanded(path, levels, leaf, &mut None).await;
+        if !self.f.expand() {
+            // Refused or left unexpanded after an earlier success: settle it for the other
+            // branches.
             *self.expand_verdict.lock().await = Some(false);
         }
         got
@@ -93,13 +96,16 @@ impl<F: Fetch> Walk<'_, F> {
         &self,
         path: &str,
         levels: u64,
+        leaf: bool,
         verdict: &mut Option<bool>,
     ) -> Option<Value> {
-        let doc = match self
-            .f
-            .get(&format!("{path}?$expand=.($levels={levels})"))
-            .await
-        {
+        let query = format!("{path}?$expand=.($levels={levels})");
+        let answer = if leaf {
+            self.f.get_leaf(&query).await
+        } else {
+            self.f.get(&query).await
+        };
+        let doc = match answer {
             Ok(v) if v.is_object() => v,
             Ok(_) | Err(FetchError::Status(..) | FetchError::BadJson(_)) => {
                 self.expand_off(verdict);
@@ -124,7 +130,9 @@ impl<F: Fetch> Walk<'_, F> {
         if !self.f.expand() || self.missing(wanted.iter()) < 2 {
             return;
         }
-        if self.expanded(holder, 1).await.is_some() && self.missing(wanted.iter()) == wanted.len() {
+        if self.expanded(holder, 1, false).await.is_some()
+            && self.missing(wanted.iter()) == wanted.len()
+        {
             self.expand_off(&mut *self.expand_verdict.lock().await);
         }
     }
@@ -149,7 +157,7 @@ impl<F: Fetch> Walk<'_, F> {
                     asked.push(c.clone());
                 }
             }
-            join_all(asked.iter().map(|c| self.expanded(c, 1))).await;
+            join_all(asked.iter().map(|c| self.expanded(c, 1, true))).await;
         }
         join_all(links.iter().map(|l| self.get_leaf(l)))
             .await

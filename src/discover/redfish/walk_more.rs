@@ -67,7 +67,7 @@ impl<F: Fetch> Walk<'_, F> {
             return (Some(bios), None);
         };
         // Expanded where the BMC expands: the registry file comes with the collection.
-        let Some(files) = self.first_page(coll, 1).await else {
+        let Some(files) = self.first_page(coll, 1, false).await else {
             return (Some(bios), None);
         };
         let file = files
