@@ -111,7 +111,12 @@ impl<F: Fetch> Walk<'_, F> {
                 self.expand_off(verdict);
                 return None;
             }
-            Err(_) => return None,
+            Err(e) => {
+                self.note(format!(
+                    "{path}: {e} when asked expanded; read the plain way"
+                ));
+                return None;
+            }
         };
         // A collection whose members came back as bare references was not expanded: its
         // plain answer is still good, but nothing more is asked expanded.
