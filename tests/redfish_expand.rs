@@ -2,7 +2,7 @@
 //! advertise it, with fewer requests where it expands.
 
 use crate::redfish_mockups::run_discovery;
-use crate::support::replay::{BmcSpec, Fleet, ReplayBmc};
+use crate::support::replay::{BmcSpec, Fault, Fleet, ReplayBmc};
 use crate::support::sushy::{Sushy, mockup, mockup_names, write_bmcs};
 
 /// How a replay BMC treats `$expand`.
@@ -74,17 +74,7 @@ fn discover(mode: Mode) -> (String, Vec<u64>) {
 }
 
 fn nodes_yaml(urls: &[String], names: &[String]) -> (String, Vec<u64>) {
-    let dir = tempfile::tempdir().unwrap();
-    write_bmcs(dir.path(), urls);
-    let (code, v, _) = run_discovery(dir.path(), &["--request-timeout", "5"]);
-    assert!(code == 0 || code == 3, "{v:#}");
-    let mut text = std::fs::read_to_string(dir.path().join("nodes.yaml")).unwrap();
-    for (u, n) in urls.iter().zip(names) {
-        text = text.replace(u.as_str(), &format!("bmc-{n}"));
-        let hostport = u.split("://").nth(1).unwrap();
-        text = text.replace(hostport, &format!("bmc-{n}"));
-    }
-    let text = without_times(&text);
+    let (text, v) = nodes_yaml_with(urls, names, &["--request-timeout", "5"]);
     let requests = v["bmcs"]
         .as_array()
         .unwrap()
@@ -92,6 +82,25 @@ fn nodes_yaml(urls: &[String], names: &[String]) -> (String, Vec<u64>) {
         .map(|b| b["requests"].as_u64().unwrap())
         .collect();
     (text, requests)
+}
+
+/// nodes.yaml (addresses and times masked) and the run's JSON.
+fn nodes_yaml_with(
+    urls: &[String],
+    names: &[String],
+    args: &[&str],
+) -> (String, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    write_bmcs(dir.path(), urls);
+    let (code, v, _) = run_discovery(dir.path(), args);
+    assert!(code == 0 || code == 3, "{v:#}");
+    let mut text = std::fs::read_to_string(dir.path().join("nodes.yaml")).unwrap();
+    for (u, n) in urls.iter().zip(names) {
+        text = text.replace(u.as_str(), &format!("bmc-{n}"));
+        let hostport = u.split("://").nth(1).unwrap();
+        text = text.replace(hostport, &format!("bmc-{n}"));
+    }
+    (without_times(&text), v)
 }
 
 /// `text` with each RFC 3339 time (`2026-12-05T13:20:44Z`: when a fact was seen) masked.
@@ -171,4 +180,38 @@ fn nodes_are_the_same_however_a_bmc_treats_expand() {
     }
     let (a, b): (u64, u64) = (with.iter().sum(), plain.iter().sum());
     assert!(a * 10 <= b * 5, "expanded {a} requests, plain {b}");
+}
+
+#[test]
+fn an_expanded_answer_that_fails_is_read_the_plain_way() {
+    let name = "dell-poweredge-r750-idrac9-6.00".to_string();
+    let names = std::slice::from_ref(&name);
+    let args = ["--request-timeout", "2", "--retries", "0"];
+    let plain = Fleet::start(vec![BmcSpec::new(&mockup(&name))]);
+    let (expected, _) = nodes_yaml_with(&[plain.bmcs[0].url()], names, &args);
+    drop(plain);
+    for (fault, note) in [
+        (Fault::Oversized, Some("response larger than")),
+        (Fault::Hang, Some("no answer within")),
+        // Not JSON: a refusal, nothing to say.
+        (Fault::Malformed, None),
+    ] {
+        let mut s = BmcSpec::new(&mockup(&name));
+        s.expand = true;
+        s.fault = fault;
+        s.fault_expanded = true;
+        let fleet = Fleet::start(vec![s]);
+        let (text, v) = nodes_yaml_with(&[fleet.bmcs[0].url()], names, &args);
+        assert_eq!(text, expected, "{fault:?}");
+        let log = fleet.bmcs[0].stats.log.lock().unwrap().clone();
+        let asked = log.iter().filter(|l| l.contains("$expand")).count();
+        assert_eq!(asked, 1, "{fault:?}: asked once, then no more: {log:#?}");
+        let notes = v["bmcs"][0]["notes"].to_string();
+        if let Some(words) = note {
+            assert!(
+                notes.contains(words) && notes.contains("when asked expanded"),
+                "{fault:?}: {notes}"
+            );
+        }
+    }
 }

@@ -48,6 +48,8 @@ pub struct BmcSpec {
     pub fault_times: Option<usize>,
     /// The fault hits only paths starting with this (after `/redfish/v1`); `None` = all.
     pub fault_path: Option<String>,
+    /// The fault hits only requests asking `$expand`.
+    pub fault_expanded: bool,
     /// Connections served at once; more get 503 (like an iDRAC under load). 0 = no limit.
     pub max_connections: usize,
     /// Honour `$expand` as DSP0266 describes it, within what the capture's ServiceRoot
@@ -79,6 +81,7 @@ impl BmcSpec {
             fault: Fault::None,
             fault_times: None,
             fault_path: None,
+            fault_expanded: false,
             max_connections: 0,
             expand: false,
             ignore_query: false,
@@ -378,6 +381,7 @@ impl Server {
         };
         let faulty = self.spec.fault != Fault::None
             && self.spec.fault_times.is_none_or(|k| n < k)
+            && (!self.spec.fault_expanded || decode(query).contains("$expand"))
             && self
                 .spec
                 .fault_path

@@ -7,9 +7,11 @@
 //! `QueryNotSupportedOnResource`).
 //!
 //! So the walk asks for an expansion only where the ServiceRoot advertises one and at a
-//! depth within `MaxLevels`; a refusal (any HTTP error status, or a body that is not JSON)
-//! or an answer left unexpanded turns expansion off for the rest of that BMC, and whatever
-//! the answer lacks is read the plain way, one resource at a time. Every resource an
+//! depth within `MaxLevels`; a refusal (any HTTP error status, or a body that is not JSON),
+//! an answer left unexpanded, or one that fails otherwise (too large, late: a note says so)
+//! turns expansion off for the rest of that BMC, and whatever the answer lacks is read the
+//! plain way, one resource at a time. Expanded answers pass the same caps as any other
+//! (1 MiB per body, 16 MiB per BMC). Every resource an
 //! expanded answer brings is kept (bounded, [`super::inline::MAX_INLINE`]) and never read again.
 //!
 //! Where it is used: each collection's first page (its members; the Registries collection's
@@ -60,8 +62,9 @@ impl<F: Fetch> Walk<'_, F> {
     }
 
     /// `path` expanded `levels` deep (at most `MaxLevels`), its resources kept; `None`
-    /// when the BMC does not expand (then it is not asked again) or this answer could not
-    /// be had (too large, no answer in time): the caller reads the plain way. The first
+    /// when the BMC does not expand or this answer could not be had (too large, no answer
+    /// in time: noted): then the caller reads the plain way, and the BMC is asked no more
+    /// expansions. The first
     /// expansion of a BMC is asked alone, so one that refuses costs one request, not one
     /// per branch of the walk. A `leaf` expansion (one whose answer leads to no further
     /// request) waits behind those that do, as leaf documents do.
@@ -107,14 +110,16 @@ impl<F: Fetch> Walk<'_, F> {
         };
         let doc = match answer {
             Ok(v) if v.is_object() => v,
+            // A refusal (any HTTP error status, a body that is not JSON).
             Ok(_) | Err(FetchError::Status(..) | FetchError::BadJson(_)) => {
                 self.expand_off(verdict);
                 return None;
             }
             Err(e) => {
                 self.note(format!(
-                    "{path}: {e} when asked expanded; read the plain way"
+                    "{path}: {e} when asked expanded; read the plain way, and nothing more asked expanded"
                 ));
+                self.expand_off(verdict);
                 return None;
             }
         };
