@@ -43,6 +43,7 @@ mod reach;
 mod readme;
 mod rebuild_longhorn;
 mod rebuild_pile;
+mod redfish_expand;
 mod redfish_faults;
 mod redfish_mockups;
 mod redfish_tls;

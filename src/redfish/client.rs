@@ -109,6 +109,8 @@ pub(crate) struct BmcClient {
     /// Bytes read from this BMC so far.
     bytes: AtomicUsize,
     expand: AtomicBool,
+    /// The largest `$levels` the BMC allows.
+    expand_levels: AtomicU64,
     /// When the BMC last answered (milliseconds after `epoch`, plus one; 0: never), and
     /// whether it was found silent: a request waited its whole timeout with no answer to
     /// any request meanwhile. A silent BMC is asked nothing more, so that one that accepts
@@ -171,6 +173,7 @@ impl BmcClient {
             requests: AtomicUsize::new(0),
             bytes: AtomicUsize::new(0),
             expand: AtomicBool::new(false),
+            expand_levels: AtomicU64::new(1),
             epoch: std::time::Instant::now(),
             heard: AtomicU64::new(0),
             silent: AtomicBool::new(false),
@@ -210,8 +213,11 @@ impl BmcClient {
         self.requests.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn set_expand(&self, on: bool) {
-        self.expand.store(on, Ordering::Relaxed);
+    /// Use `$expand=.($levels=n)` with `n` up to `max_levels` (0: not at all).
+    pub(crate) fn set_expand(&self, max_levels: u64) {
+        self.expand.store(max_levels > 0, Ordering::Relaxed);
+        self.expand_levels
+            .store(max_levels.max(1), Ordering::Relaxed);
     }
 
     /// The URL of `path` on this BMC, or the refusal (recorded) when it leaves the origin.
@@ -538,6 +544,10 @@ impl Fetch for BmcClient {
 
     fn expand(&self) -> bool {
         self.expand.load(Ordering::Relaxed)
+    }
+
+    fn expand_max_levels(&self) -> u64 {
+        self.expand_levels.load(Ordering::Relaxed)
     }
 
     fn expand_failed(&self) {

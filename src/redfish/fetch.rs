@@ -36,8 +36,13 @@ pub trait Fetch: Sync {
     fn get_leaf(&self, path: &str) -> impl Future<Output = Result<Value, FetchError>> + Send {
         self.get(path)
     }
-    /// Whether to ask for `$expand=.($levels=1)` on collections.
+    /// Whether to ask for `$expand=.($levels=n)` (the service root advertises it).
     fn expand(&self) -> bool;
+    /// The largest `$levels` the service root allows (`ExpandQuery.MaxLevels`; 1 when it
+    /// names none).
+    fn expand_max_levels(&self) -> u64 {
+        1
+    }
     /// The service advertised `$expand` but refused it: stop asking.
     fn expand_failed(&self);
 }

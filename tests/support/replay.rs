@@ -48,10 +48,18 @@ pub struct BmcSpec {
     pub fault_times: Option<usize>,
     /// The fault hits only paths starting with this (after `/redfish/v1`); `None` = all.
     pub fault_path: Option<String>,
+    /// The fault hits only requests asking `$expand`.
+    pub fault_expanded: bool,
     /// Connections served at once; more get 503 (like an iDRAC under load). 0 = no limit.
     pub max_connections: usize,
-    /// Honour `$expand=.($levels=1)` on collections.
+    /// Honour `$expand` as DSP0266 describes it, within what the capture's ServiceRoot
+    /// advertises (`ProtocolFeaturesSupported.ExpandQuery`: `.`, `~`, `*`, `$levels` up to
+    /// `MaxLevels`); anything else asked is refused with 400. When false, `$expand` is
+    /// refused with 400 (or ignored, with `ignore_query`).
     pub expand: bool,
+    /// Discard query options instead of refusing them: the plain document comes back for
+    /// `?$expand=...` (iLO documents this for options it does not implement).
+    pub ignore_query: bool,
     /// Require these credentials (Basic or a session token) outside the ServiceRoot.
     pub credentials: Option<(String, String)>,
     /// JSON values to overwrite: (resource path, JSON pointer, value).
@@ -73,8 +81,10 @@ impl BmcSpec {
             fault: Fault::None,
             fault_times: None,
             fault_path: None,
+            fault_expanded: false,
             max_connections: 0,
             expand: false,
+            ignore_query: false,
             credentials: None,
             patches: Vec::new(),
             redirect_to: None,
@@ -371,6 +381,7 @@ impl Server {
         };
         let faulty = self.spec.fault != Fault::None
             && self.spec.fault_times.is_none_or(|k| n < k)
+            && (!self.spec.fault_expanded || decode(query).contains("$expand"))
             && self
                 .spec
                 .fault_path
@@ -513,37 +524,93 @@ impl Server {
         if req.method != "GET" {
             return respond(&mut sock, 204, &[], b"").await;
         }
-        let wants_expand = decode(query).contains("$expand");
-        if wants_expand && !self.spec.expand {
-            return respond(&mut sock, 400, &[], b"{\"error\":\"QueryNotSupported\"}").await;
-        }
-        if !wants_expand {
+        let query = decode(query);
+        let wants_expand = query.contains("$expand");
+        if !wants_expand || (!self.spec.expand && self.spec.ignore_query) {
             let Some(body) = self.load_bytes(&path) else {
                 return respond(&mut sock, 404, &[], b"").await;
             };
             drop(guard);
             return respond(&mut sock, 200, &[], &body).await;
         }
+        let Some((kind, levels)) = self
+            .spec
+            .expand
+            .then(|| self.expand_asked(&query))
+            .flatten()
+        else {
+            return respond(&mut sock, 400, &[], b"{\"error\":\"QueryNotSupported\"}").await;
+        };
         let Some(mut doc) = self.load(&path) else {
             return respond(&mut sock, 404, &[], b"").await;
         };
-        if let Some(members) = doc.get("Members").and_then(Value::as_array).cloned() {
-            let full: Vec<Value> = members
-                .iter()
-                .map(|m| {
-                    let id = m["@odata.id"]
-                        .as_str()
-                        .unwrap_or("")
-                        .trim_end_matches('/')
-                        .to_string();
-                    self.load(&id).unwrap_or_else(|| m.clone())
-                })
-                .collect();
-            doc["Members"] = Value::Array(full);
-        }
+        self.expand_in(&mut doc, kind, levels, false);
         let body = serde_json::to_vec(&doc).unwrap();
         drop(guard);
         respond(&mut sock, 200, &[], &body).await;
+    }
+
+    /// The `$expand` asked (`.`, `~` or `*`, and `$levels`, 1 when not given), when the
+    /// capture's ServiceRoot advertises both.
+    fn expand_asked(&self, query: &str) -> Option<(char, u64)> {
+        let arg = query.split('&').find_map(|p| p.strip_prefix("$expand="))?;
+        let kind = arg.chars().next()?;
+        let levels = match arg[1..].strip_prefix("($levels=") {
+            Some(rest) => rest.strip_suffix(')')?.parse().ok()?,
+            None if arg.len() == 1 => 1,
+            None => return None,
+        };
+        let root = self.load("/redfish/v1")?;
+        let adv = root.pointer("/ProtocolFeaturesSupported/ExpandQuery")?;
+        let yes = |k: &str| adv.get(k).and_then(Value::as_bool) == Some(true);
+        let kind_ok = match kind {
+            '.' => yes("NoLinks"),
+            '~' => yes("Links"),
+            '*' => yes("ExpandAll"),
+            _ => false,
+        };
+        let max = adv.get("MaxLevels").and_then(Value::as_u64).unwrap_or(1);
+        let levels_ok = levels >= 1 && (levels == 1 || yes("Levels")) && levels <= max;
+        (kind_ok && levels_ok).then_some((kind, levels))
+    }
+
+    /// Replace the references in `v` with the documents they name, `levels` deep: `.`
+    /// those outside any `Links` property, `~` those inside, `*` all. A reference to a
+    /// document the capture lacks stays a reference.
+    fn expand_in(&self, v: &mut Value, kind: char, levels: u64, in_links: bool) {
+        if levels == 0 {
+            return;
+        }
+        let wanted = match kind {
+            '.' => !in_links,
+            '~' => in_links,
+            _ => true,
+        };
+        match v {
+            Value::Object(o) => {
+                if wanted
+                    && o.len() == 1
+                    && let Some(id) = o.get("@odata.id").and_then(Value::as_str)
+                {
+                    let id = decode(id.split('#').next().unwrap_or(id));
+                    let id = id.trim_end_matches('/');
+                    if let Some(mut doc) = self.load(id) {
+                        self.expand_in(&mut doc, kind, levels - 1, false);
+                        *v = doc;
+                    }
+                    return;
+                }
+                for (k, child) in o.iter_mut() {
+                    self.expand_in(child, kind, levels, in_links || k == "Links");
+                }
+            }
+            Value::Array(a) => {
+                for child in a {
+                    self.expand_in(child, kind, levels, in_links);
+                }
+            }
+            _ => {}
+        }
     }
 }
 

@@ -96,14 +96,16 @@ pub(crate) fn degraded_sections(
 pub(crate) const MAX_MEMBERS: usize = 1024;
 
 pub(super) struct Walk<'a, F: Fetch> {
-    f: &'a F,
+    pub(super) f: &'a F,
     notes: Mutex<Vec<String>>,
     failed: Mutex<Vec<(String, String)>>,
     seen: Mutex<BTreeSet<String>>,
     /// Whether `$expand` works here: decided by the first collection that asks, while the
     /// others wait for the verdict, so a service that advertises it but refuses it costs
     /// one wasted request, not one per collection.
-    expand_verdict: tokio::sync::Mutex<Option<bool>>,
+    pub(super) expand_verdict: tokio::sync::Mutex<Option<bool>>,
+    /// The resources expanded answers brought (`expand`): never read again.
+    pub(super) inline: Mutex<super::inline::Inline>,
     /// The ServiceRoot's `Registries` link.
     pub(super) registries: Option<String>,
 }
@@ -118,12 +120,19 @@ impl<F: Fetch> Walk<'_, F> {
         self.f.get(path).await.ok().filter(Value::is_object)
     }
 
-    /// GET a resource; failures become notes and `None`.
+    /// GET a resource, unless an expanded answer brought it; failures become notes and
+    /// `None`.
     pub(super) async fn get(&self, path: &str) -> Option<Value> {
+        if let Some(v) = self.inline_doc(path) {
+            return Some(v);
+        }
         self.got(path, self.f.get(path).await)
     }
 
     pub(super) async fn get_leaf(&self, path: &str) -> Option<Value> {
+        if let Some(v) = self.inline_doc(path) {
+            return Some(v);
+        }
         self.got(path, self.f.get_leaf(path).await)
     }
 
@@ -150,14 +159,15 @@ impl<F: Fetch> Walk<'_, F> {
     /// Member documents of a collection: expanded inline where the service does it,
     /// otherwise fetched concurrently. Follows `Members@odata.nextLink`.
     async fn members(&self, path: &str) -> Vec<Value> {
-        self.members_of(path, false).await
+        self.members_of(path, false, 1).await
     }
 
     pub(super) async fn leaf_members(&self, path: &str) -> Vec<Value> {
-        self.members_of(path, true).await
+        self.members_of(path, true, 1).await
     }
 
-    async fn members_of(&self, path: &str, leaves: bool) -> Vec<Value> {
+    /// The members, the first page expanded `levels` deep where the BMC expands.
+    async fn members_of(&self, path: &str, leaves: bool, levels: u64) -> Vec<Value> {
         let mut docs = Vec::new();
         let mut next = Some(path.to_string());
         let mut pages = 0;
@@ -168,7 +178,7 @@ impl<F: Fetch> Walk<'_, F> {
                 break;
             }
             let coll = if pages == 1 && self.f.expand() {
-                self.first_page(&page).await
+                self.first_page(&page, levels, leaves).await
             } else {
                 self.get(&page).await
             };
@@ -212,9 +222,7 @@ impl<F: Fetch> Walk<'_, F> {
             {
                 continue;
             }
-            if m.as_object()
-                .is_some_and(|o| o.len() > 2 && o.contains_key("@odata.type"))
-            {
+            if super::inline::is_inline(m) {
                 docs.push(m.clone());
             } else {
                 links.push(id);
@@ -235,69 +243,31 @@ impl<F: Fetch> Walk<'_, F> {
     /// The members of a collection if `$expand` works here (one request), else `None`
     /// without a plain fetch.
     async fn expanded_only(&self, page: &str) -> Option<Vec<Value>> {
-        if !self.f.expand() {
-            return None;
-        }
-        let mut verdict = self.expand_verdict.lock().await;
-        if *verdict == Some(false) {
-            return None;
-        }
-        let doc = if let Ok(v) = self.f.get(&format!("{page}?$expand=.($levels=1)")).await {
-            *verdict = Some(true);
-            v
-        } else {
-            *verdict = Some(false);
-            self.f.expand_failed();
-            return None;
-        };
-        drop(verdict);
-        Some(
-            doc.get("Members")
+        let doc = self.expanded(page, 1, true).await?;
+        let members = doc.get("Members").and_then(Value::as_array)?;
+        let inline: Vec<Value> = members
+            .iter()
+            .filter(|m| super::inline::is_inline(m))
+            .cloned()
+            .collect();
+        (inline.len() == members.len()).then_some(inline)
+    }
+
+    /// The first page of a collection: as an expanded answer brought it when its members
+    /// came with it, else expanded `levels` deep when the service can (asked as a leaf when
+    /// its members are leaves: expanded, it leads to no further request), else plain.
+    pub(super) async fn first_page(&self, page: &str, levels: u64, leaves: bool) -> Option<Value> {
+        if let Some(v) = self.inline_doc(page)
+            && v.get("Members")
                 .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter(|m| m.as_object().is_some_and(|o| o.len() > 2))
-                .cloned()
-                .collect(),
-        )
-    }
-
-    /// The first page of a collection, expanded when the service can.
-    async fn first_page(&self, page: &str) -> Option<Value> {
-        let mut verdict = self.expand_verdict.lock().await;
-        match *verdict {
-            Some(true) => {
-                drop(verdict);
-                return self.get(&format!("{page}?$expand=.($levels=1)")).await;
-            }
-            Some(false) => {
-                drop(verdict);
-                return self.get(page).await;
-            }
-            None => {}
+                .is_some_and(|m| m.iter().all(super::inline::is_inline))
+        {
+            return Some(v);
         }
-        match self.f.get(&format!("{page}?$expand=.($levels=1)")).await {
-            Ok(v) => {
-                *verdict = Some(true);
-                Some(v)
-            }
-            Err(FetchError::Status(..) | FetchError::BadJson(_)) => {
-                *verdict = Some(false);
-                self.f.expand_failed();
-                drop(verdict);
-                self.get(page).await
-            }
-            Err(e) => {
-                drop(verdict);
-                self.note(format!("{page}: {e}; skipped"));
-                None
-            }
+        match self.expanded(page, levels, leaves).await {
+            Some(v) => Some(v),
+            None => self.get(page).await,
         }
-    }
-
-    async fn linked(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
-        let l = doc.get(key).and_then(link)?;
-        Some(self.members(&l).await)
     }
 
     pub(super) async fn linked_leaves(&self, doc: &Value, key: &str) -> Option<Vec<Value>> {
@@ -306,12 +276,13 @@ impl<F: Fetch> Walk<'_, F> {
     }
 
     async fn system(&self, system: Value) -> RawSystem {
+        let chassis_docs = tokio::sync::OnceCell::new();
         let processors = async {
             let procs = self
                 .linked_leaves(&system, "Processors")
                 .await
                 .unwrap_or_default();
-            let devices = self.gpu_devices(&procs).await;
+            let devices = self.gpu_devices(&procs, &chassis_docs, &system).await;
             let oem = self.oem_pci_devices(&system, &procs).await;
             (procs, (devices, oem))
         };
@@ -335,7 +306,7 @@ impl<F: Fetch> Walk<'_, F> {
                 .await
                 .unwrap_or_default()
         };
-        let chassis = self.chassis(&system);
+        let chassis = self.chassis(&system, &chassis_docs);
         let managers = async {
             let links: Vec<String> = system
                 .pointer("/Links/ManagedBy")
@@ -395,7 +366,12 @@ impl<F: Fetch> Walk<'_, F> {
     async fn storage(&self, system: &Value) -> (Vec<Value>, Vec<Value>, Vec<Value>, Vec<Value>) {
         let mut drives = Vec::new();
         let mut kept = Vec::new();
-        if let Some(storages) = self.linked(system, "Storage").await {
+        // Two levels deep where the BMC allows it: the drives come with their Storage.
+        let storages = match system.get("Storage").and_then(link) {
+            Some(l) => Some(self.members_of(&l, false, 2).await),
+            None => None,
+        };
+        if let Some(storages) = storages {
             let per = join_all(storages.iter().map(|s| async move {
                 // Each drive once, however often the captures list it.
                 let links: Vec<String> = s
@@ -412,6 +388,9 @@ impl<F: Fetch> Walk<'_, F> {
                             .insert(l.to_ascii_lowercase())
                     })
                     .collect();
+                if let Some(id) = s.get("@odata.id").and_then(link) {
+                    self.expand_holder(&id, &links).await;
+                }
                 join_all(links.iter().map(|l| self.get_leaf(l)))
                     .await
                     .into_iter()
@@ -422,7 +401,7 @@ impl<F: Fetch> Walk<'_, F> {
             drives = per.into_iter().flatten().collect();
             kept = storages;
         }
-        let volumes = self.volumes_of(&drives).await;
+        let volumes = self.volumes_of(&drives, &kept).await;
         let usable = drives.iter().any(|d| {
             d.get("CapacityBytes")
                 .and_then(Value::as_u64)
@@ -441,27 +420,24 @@ impl<F: Fetch> Walk<'_, F> {
     /// The system's chassis and their adapter ports (Ports first; NetworkPorts when Ports
     /// carry no MAC). Chassis Drives when the system exposed no drive at all is left to
     /// `chassis_drives`.
-    async fn chassis(&self, system: &Value) -> (Vec<Value>, Vec<(Value, Value, bool)>) {
-        let links: Vec<String> = system
-            .pointer("/Links/Chassis")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(link)
-            .collect();
-        let chassis: Vec<Value> = if links.is_empty() {
-            self.members("/redfish/v1/Chassis").await
+    async fn chassis(
+        &self,
+        system: &Value,
+        docs: &tokio::sync::OnceCell<Vec<Value>>,
+    ) -> (Vec<Value>, Vec<(Value, Value, bool)>) {
+        let chassis = self.chassis_docs(docs, system).await.clone();
+        // Three levels deep where the BMC allows it: each adapter's ports come with it (two
+        // levels bring nothing more than one).
+        let levels = if self.f.expand_max_levels() >= 3 {
+            3
         } else {
-            join_all(links.iter().map(|l| self.get(l)))
-                .await
-                .into_iter()
-                .flatten()
-                .collect()
+            1
         };
         let per = join_all(chassis.iter().map(|c| async move {
-            let Some(adapters) = self.linked(c, "NetworkAdapters").await else {
+            let Some(l) = c.get("NetworkAdapters").and_then(link) else {
                 return Vec::new();
             };
+            let adapters = self.members_of(&l, false, levels).await;
             let per_adapter = join_all(adapters.into_iter().map(|a| async move {
                 let mut out = Vec::new();
                 if let Some(ports) = self.linked_leaves(&a, "Ports").await {
@@ -482,6 +458,33 @@ impl<F: Fetch> Walk<'_, F> {
         }))
         .await;
         (chassis, per.into_iter().flatten().collect())
+    }
+
+    /// The system's chassis (read once, for whichever branch asks first).
+    pub(super) async fn chassis_docs<'c>(
+        &self,
+        docs: &'c tokio::sync::OnceCell<Vec<Value>>,
+        system: &Value,
+    ) -> &'c Vec<Value> {
+        docs.get_or_init(|| async {
+            let links: Vec<String> = system
+                .pointer("/Links/Chassis")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(link)
+                .collect();
+            if links.is_empty() {
+                self.members("/redfish/v1/Chassis").await
+            } else {
+                join_all(links.iter().map(|l| self.get(l)))
+                    .await
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            }
+        })
+        .await
     }
 
     async fn chassis_drives(&self, chassis: &[Value]) -> Vec<Value> {
@@ -518,6 +521,7 @@ pub async fn crawl<F: Fetch>(
         failed: Mutex::new(Vec::new()),
         seen: Mutex::new(BTreeSet::new()),
         expand_verdict: tokio::sync::Mutex::new(None),
+        inline: Mutex::default(),
         registries: root.get("Registries").and_then(link),
     };
     let systems_link = root
@@ -570,10 +574,13 @@ pub async fn crawl<F: Fetch>(
         }
         systems = hosts;
     }
-    let mut raw = join_all(systems.into_iter().map(|s| w.system(s))).await;
+    // The accelerator boards are read beside the host, not after it.
+    let (mut raw, boards) = tokio::join!(
+        join_all(systems.into_iter().map(|s| w.system(s))),
+        join_all(boards.iter().map(|b| w.accelerators(b)))
+    );
     if let Some(host) = raw.first_mut() {
-        for b in &boards {
-            let (procs, memory) = w.accelerators(b).await;
+        for (procs, memory) in boards {
             host.accelerators.extend(procs);
             host.accelerator_memory.extend(memory);
         }

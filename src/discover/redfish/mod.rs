@@ -9,10 +9,12 @@
 pub(crate) mod bios;
 pub(crate) mod byid;
 pub mod crawl;
+mod expand;
 pub(crate) mod firmware;
 #[cfg(test)]
 mod gpu_tests;
 pub(crate) mod identity;
+mod inline;
 pub(crate) mod mockup_dir;
 pub mod normalize;
 #[cfg(test)]

@@ -187,14 +187,7 @@ async fn one(
         };
         let root = root
             .map_err(|e| ConnectError::ServiceRoot(explain(&e, &url, Some("--request-timeout"))))?;
-        let expand = root.pointer("/ProtocolFeaturesSupported/ExpandQuery");
-        let yes = |k: &str| {
-            expand
-                .and_then(|e| e.get(k))
-                .and_then(serde_json::Value::as_bool)
-                == Some(true)
-        };
-        client.set_expand(yes("NoLinks") && yes("Levels"));
+        client.set_expand(super::expand::levels_advertised(&root));
         let mut auth = "none";
         if let Some((user, pw)) = password.clone() {
             let sessions = root

@@ -1,7 +1,6 @@
 //! More of the Redfish walk (see `crawl`): the volumes drives belong to, the BIOS and its
 //! attribute registry, and accelerator baseboards exposed as systems of their own.
 
-use futures_util::future::join_all;
 use serde_json::Value;
 
 use super::crawl::{MAX_MEMBERS, Walk};
@@ -10,7 +9,7 @@ use crate::redfish::fetch::{Fetch, link};
 impl<F: Fetch> Walk<'_, F> {
     /// The volumes drives link to, each once: whether a drive is a RAID member or passed
     /// through decides the name the OS gives it.
-    pub(super) async fn volumes_of(&self, drives: &[Value]) -> Vec<Value> {
+    pub(super) async fn volumes_of(&self, drives: &[Value], storages: &[Value]) -> Vec<Value> {
         let mut links: Vec<String> = Vec::new();
         for d in drives {
             for l in d
@@ -30,11 +29,12 @@ impl<F: Fetch> Walk<'_, F> {
                 }
             }
         }
-        join_all(links.iter().take(MAX_MEMBERS).map(|l| self.get_leaf(l)))
-            .await
-            .into_iter()
-            .flatten()
-            .collect()
+        links.truncate(MAX_MEMBERS);
+        let collections: Vec<String> = storages
+            .iter()
+            .filter_map(|s| s.get("Volumes").and_then(link))
+            .collect();
+        self.leaves_via(&links, &collections).await
     }
 
     /// The `Bios` resource, and its attribute registry when the attribute names alone do
@@ -66,7 +66,8 @@ impl<F: Fetch> Walk<'_, F> {
         ) else {
             return (Some(bios), None);
         };
-        let Some(files) = self.get(coll).await else {
+        // Expanded where the BMC expands: the registry file comes with the collection.
+        let Some(files) = self.first_page(coll, 1, false).await else {
             return (Some(bios), None);
         };
         let file = files
@@ -122,18 +123,22 @@ impl<F: Fetch> Walk<'_, F> {
             })
             .take(MAX_MEMBERS)
             .collect();
-        let memory = join_all(links.iter().map(|l| self.get_leaf(l)))
-            .await
-            .into_iter()
-            .flatten()
-            .collect();
+        let collections: Vec<String> = system.get("Memory").and_then(link).into_iter().collect();
+        let memory = self.leaves_via(&links, &collections).await;
         (procs, memory)
     }
 
     /// The PCIe devices linked from GPU processors that name no model (Lenovo XCC gives
     /// `Model` null on its GPU processors, and the card's name on the linked
     /// `Chassis/*/PCIeDevices/*` as `Name`, with `Model` `N/A`).
-    pub(super) async fn gpu_devices(&self, processors: &[Value]) -> Vec<Value> {
+    /// Where two or more are to be read, the chassis' `PCIeDevices` collections holding them
+    /// are read expanded.
+    pub(super) async fn gpu_devices(
+        &self,
+        processors: &[Value],
+        chassis: &tokio::sync::OnceCell<Vec<Value>>,
+        system: &Value,
+    ) -> Vec<Value> {
         let mut links: Vec<String> = processors
             .iter()
             .filter(|p| {
@@ -145,11 +150,16 @@ impl<F: Fetch> Walk<'_, F> {
             .collect();
         links.sort();
         links.dedup();
-        join_all(links.iter().map(|l| self.get_leaf(l)))
-            .await
-            .into_iter()
-            .flatten()
-            .collect()
+        let collections: Vec<String> = if links.len() >= 2 && self.f.expand() {
+            self.chassis_docs(chassis, system)
+                .await
+                .iter()
+                .filter_map(|c| c.get("PCIeDevices").and_then(link))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        self.leaves_via(&links, &collections).await
     }
 }
 
