@@ -190,36 +190,14 @@ fn json_objects<'de, R: serde_json::de::Read<'de>>(
     Ok(())
 }
 
-/// Files up to this size are read into memory whole before they are parsed: the parser
-/// cuts the items out of a buffer several times faster than out of a reader. Larger ones
-/// are parsed as they are read, so that memory stays in proportion to the fleet, not to
-/// the file.
-const READ_WHOLE: u64 = 192 << 20;
-
-/// A JSON dump file of `len` bytes (as the file system says), read from disk and parsed: at
-/// most `cap` bytes (counted while reading), UTF-8 checked by the parser.
+/// A JSON dump file read from disk as it is parsed: at most `cap` bytes (counted while
+/// reading), UTF-8 checked by the parser.
 fn json_file(
     file: &str,
     r: impl std::io::Read,
-    len: u64,
     cap: u64,
     sink: &mut Builder,
 ) -> Result<(), ReadError> {
-    if len <= READ_WHOLE {
-        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0) + 1);
-        // Straight into the buffer (a reader of ours in between would have it zeroed first).
-        r.take(cap + 1).read_to_end(&mut bytes)?;
-        if bytes.len() as u64 > cap {
-            return Err(ReadError::TooLarge(bytes.len() as u64));
-        }
-        return json_objects(
-            file,
-            &mut serde_json::Deserializer::from_slice(&bytes),
-            sink,
-            true,
-        )
-        .map_err(ReadError::Text);
-    }
     let mut counted = Counted {
         inner: r.take(cap + 1),
         read: 0,
@@ -563,7 +541,7 @@ fn read_with(path: &Path, out: &mut Builder, caps: &Caps) -> Result<Vec<String>,
         });
         let shown = path.display().to_string();
         let read = if json {
-            json_file(&shown, r, meta.len(), caps.file, out)
+            json_file(&shown, r, caps.file, out)
         } else {
             read_capped(r, caps.file)
                 .and_then(|text| objects_of(&shown, &text, out).map_err(ReadError::Text))
