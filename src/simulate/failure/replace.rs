@@ -476,6 +476,51 @@ pub(crate) fn scenario_in(
     kind: Kind,
     failed: &[usize],
 ) -> ScenarioResult {
+    scenario_with(pl, prep, (name, kind, failed), true)
+}
+
+/// `scenario_in` with every lost replica re-placed, even where the bounds prove they all
+/// find a disk: what the shortcut is tested against.
+#[cfg(test)]
+pub(crate) fn scenario_in_whole(
+    pl: &Placement,
+    prep: &Prepared,
+    name: &str,
+    kind: Kind,
+    failed: &[usize],
+) -> ScenarioResult {
+    scenario_with(pl, prep, (name, kind, failed), false)
+}
+
+/// Replicas the `failed` nodes held (each volume's, counted once per replica there).
+fn replicas_on(pl: &Placement, failed: &[usize]) -> usize {
+    let mut affected: Vec<usize> = failed
+        .iter()
+        .flat_map(|&f| pl.vols_on()[f].iter().copied())
+        .collect();
+    affected.sort_unstable();
+    affected.dedup();
+    affected
+        .iter()
+        .map(|&v| {
+            pl.volumes()[v]
+                .replicas
+                .iter()
+                .filter(|(h, _)| failed.contains(h))
+                .count()
+        })
+        .sum()
+}
+
+/// `scenario_in`; with `prove`, the lost replicas are not re-placed when the bounds prove
+/// every one finds a disk (`Bounds::survives_parts`): none strands, each is displaced, and
+/// nothing the report shows depends on where they went.
+fn scenario_with(
+    pl: &Placement,
+    prep: &Prepared,
+    (name, kind, failed): (&str, Kind, &[usize]),
+    prove: bool,
+) -> ScenarioResult {
     let alive = alive_without(pl, failed);
     let Restart {
         mut free,
@@ -488,8 +533,17 @@ pub(crate) fn scenario_in(
         !stranded.is_empty() && first_fit_decreasing(pl, &alive, &displaced);
     // Longhorn re-homes each lost replica onto a node that does not hold the volume. Detached
     // volumes are re-homed too: Longhorn waits until they attach, but the room must exist.
-    let placed = replace_lost(pl, &alive, failed, &prep.burst, &mut free);
-    let displaced_replicas = placed.len();
+    let re_homed = prove && prep.bounds.survives_parts(failed).1;
+    let placed = if re_homed {
+        Vec::new()
+    } else {
+        replace_lost(pl, &alive, failed, &prep.burst, &mut free)
+    };
+    let displaced_replicas = if re_homed {
+        replicas_on(pl, failed)
+    } else {
+        placed.len()
+    };
     let stranded_replicas = placed.iter().filter(|r| r.target.is_none()).count();
     let (mut commit, mut pods_peak) = (0.0f64, 0u32);
     for (h, host) in pl.topo().hosts.iter().enumerate() {
