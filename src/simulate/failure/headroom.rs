@@ -16,9 +16,8 @@ use super::pruned;
 pub use super::replace::{
     Combined, HeadroomVerdict, Kind, NamedSet, ScenarioResult, Slack, Spec, scenario,
 };
-use super::replace::{
-    KEEP_WORST, Prepared, domain_kind, pairs, plus_any_node, rack_and_node, scenario_in,
-};
+use super::replace::{KEEP_WORST, Prepared, domain_kind, scenario_in};
+use super::sets::{pairs, plus_any_node, rack_and_node};
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Headroom {

@@ -8,5 +8,6 @@ pub mod rebuild;
 pub(crate) mod replace;
 pub(crate) mod restart;
 pub mod risk;
+mod sets;
 
 pub(crate) use bounds::Shares;

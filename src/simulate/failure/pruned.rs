@@ -16,6 +16,7 @@ use super::replace::{
     self, Combined, HeadroomVerdict, KEEP_WORST, Kind, Prepared, ScenarioResult, Scratch, Slack,
     Spec, judge, rank_of, scenario_in,
 };
+use super::sets;
 use crate::simulate::fleet::Topology;
 use crate::simulate::place::Placement;
 
@@ -65,20 +66,16 @@ impl Failures {
         let mut families = Vec::new();
         for set in &spec.sets {
             if set.plus_any_node {
-                let plus = replace::plus_any_node(topo, set);
+                let plus = sets::plus_any_node(topo, set);
                 families.push(FamilySets::new(Kind::Set, plus, 1));
             } else {
                 singles.push((set.name.clone(), Kind::Set, set.hosts.clone()));
             }
         }
         if spec.pairs {
-            families.push(FamilySets::new(
-                Kind::Pair,
-                replace::pairs(topo),
-                KEEP_WORST,
-            ));
+            families.push(FamilySets::new(Kind::Pair, sets::pairs(topo), KEEP_WORST));
             if spec.node_and_rack {
-                let racks = replace::rack_and_node(topo, &domains);
+                let racks = sets::rack_and_node(topo, &domains);
                 families.push(FamilySets::new(Kind::NodeAndRack, racks, KEEP_WORST));
             }
         }
