@@ -140,37 +140,62 @@ fn json_objects<'de, R: serde_json::de::Read<'de>>(
     let mut typed: Vec<Prepared> = Vec::new();
     let mut handed = false;
     let mut failed: Option<serde_json::Error> = None;
-    let top = {
-        let mut take = |chunk: &[Box<Raw>]| {
-            let got: Vec<Result<Vec<Prepared>, serde_json::Error>> = chunk
-                .par_iter()
-                .map(|raw| {
-                    let v = serde_json::from_str::<Value>(raw.get())?;
-                    let mut objs = Vec::new();
-                    push(file, v, &mut |o| objs.push(o), 1);
-                    Ok(objs.into_iter().map(prepare).collect())
-                })
-                .collect();
-            for g in got {
-                match g {
-                    Ok(p) if eager => {
-                        handed |= !p.is_empty();
-                        for one in p {
-                            sink.insert(one);
-                        }
-                    }
-                    Ok(p) => typed.extend(p),
-                    Err(e) => {
-                        failed = Some(e);
-                        return false;
-                    }
+    // What the parser gives back for one chunk, in the document's order.
+    let mut hand_on = |got: Result<Vec<Prepared>, serde_json::Error>| match got {
+        Ok(p) if eager => {
+            handed |= !p.is_empty();
+            for one in p {
+                sink.insert(one);
+            }
+        }
+        Ok(p) => typed.extend(p),
+        Err(e) => {
+            failed.get_or_insert(e);
+        }
+    };
+    // A pipeline: while one chunk's items are parsed and typed (in parallel, on another
+    // thread), the next chunk is cut out of the text; chunks go through one at a time, so
+    // their objects come back in order, and at most two wait between the two.
+    let top = std::thread::scope(|scope| {
+        let (to_parse, chunks) = std::sync::mpsc::sync_channel::<Vec<Box<Raw>>>(1);
+        let (parsed, results) = std::sync::mpsc::channel();
+        scope.spawn(move || {
+            for chunk in chunks {
+                let got: Result<Vec<Vec<Prepared>>, serde_json::Error> = chunk
+                    .par_iter()
+                    .map(|raw| {
+                        let v = serde_json::from_str::<Value>(raw.get())?;
+                        let mut objs = Vec::new();
+                        push(file, v, &mut |o| objs.push(o), 1);
+                        Ok(objs.into_iter().map(prepare).collect())
+                    })
+                    .collect();
+                let bad = got.is_err();
+                let got = got.map(|g| g.into_iter().flatten().collect::<Vec<Prepared>>());
+                if parsed.send(got).is_err() || bad {
+                    break;
                 }
             }
-            true
+        });
+        let mut broken = false;
+        let top = {
+            let mut take = |chunk: Vec<Box<Raw>>| {
+                for got in results.try_iter() {
+                    broken |= got.is_err();
+                    hand_on(got);
+                }
+                !broken && to_parse.send(chunk).is_ok()
+            };
+            serde::de::DeserializeSeed::deserialize(Top { take: &mut take }, &mut *de)
+                .and_then(|got| de.end().map(|()| got))
         };
-        serde::de::DeserializeSeed::deserialize(Top { take: &mut take }, &mut *de)
-            .and_then(|got| de.end().map(|()| got))
-    };
+        drop(to_parse);
+        // The chunks still being parsed (the parser ends after the last, or at a failure).
+        for got in results {
+            hand_on(got);
+        }
+        top
+    });
     if let Some(e) = failed {
         return Err(e.into());
     }

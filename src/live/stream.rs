@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-/// Items parsed at once, in parallel, before they are handed on: bounds memory to one
-/// chunk's text and trees however large the list.
+/// Items parsed at once, in parallel, before they are handed on: bounds memory to a few
+/// chunks' text and trees however large the list.
 const CHUNK: usize = 2048;
 
 /// A reader that counts what it gave.
@@ -24,10 +24,10 @@ impl<R: std::io::Read> std::io::Read for Counted<R> {
 pub(super) type Raw = serde_json::value::RawValue;
 
 /// A JSON document: the items of a list (or of an array) handed to `take` a chunk at a
-/// time, which says whether to go on; the document itself when it is one object rather
+/// time (its own), which says whether to go on; the document itself when it is one object rather
 /// than a list (`None`: it was a list).
 pub(super) struct Top<'t> {
-    pub(super) take: &'t mut dyn FnMut(&[Box<Raw>]) -> bool,
+    pub(super) take: &'t mut dyn FnMut(Vec<Box<Raw>>) -> bool,
 }
 
 impl Top<'_> {
@@ -39,14 +39,13 @@ impl Top<'_> {
         let mut chunk: Vec<Box<Raw>> = Vec::with_capacity(CHUNK);
         while let Some(v) = seq.next_element::<Box<Raw>>()? {
             chunk.push(v);
-            if chunk.len() == CHUNK {
-                if !(self.take)(&chunk) {
-                    return Err(serde::de::Error::custom("an item is not JSON"));
-                }
-                chunk.clear();
+            if chunk.len() == CHUNK
+                && !(self.take)(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)))
+            {
+                return Err(serde::de::Error::custom("an item is not JSON"));
             }
         }
-        if !chunk.is_empty() && !(self.take)(&chunk) {
+        if !chunk.is_empty() && !(self.take)(chunk) {
             return Err(serde::de::Error::custom("an item is not JSON"));
         }
         Ok(())
