@@ -271,6 +271,22 @@ impl Study {
         })
     }
 
+    /// A scenario's text (named `t.yaml`), with a dump of the fleet as it runs: the
+    /// simulator's unit tests.
+    #[cfg(test)]
+    pub(crate) fn from_text(text: &str, dump: Option<&Path>) -> Study {
+        Study::open(&StudyInput {
+            scenario: ScenarioInput::Text {
+                name: Path::new("t.yaml"),
+                text,
+            },
+            site: None,
+            dump,
+            rebuild_what_if: None,
+        })
+        .expect("the test's scenario opens")
+    }
+
     /// A fleet problem as a located error at its scenario key.
     fn locate(&self, problem: &FleetProblem) -> InputError {
         self.source

@@ -1,17 +1,7 @@
 use super::*;
-use crate::simulate::{ScenarioInput, StudyInput};
 
 fn study(text: &str) -> Study {
-    Study::open(&StudyInput {
-        scenario: ScenarioInput::Text {
-            name: std::path::Path::new("t.yaml"),
-            text,
-        },
-        site: None,
-        dump: None,
-        rebuild_what_if: None,
-    })
-    .unwrap()
+    Study::from_text(text, None)
 }
 
 /// A fleet of `compute` nodes of 256 GiB running `standard` clusters then `tail`.

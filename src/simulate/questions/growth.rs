@@ -273,19 +273,9 @@ fn capacity_bound(l: &Study, pools: &[Pool]) -> u32 {
 mod tests {
     use super::*;
     use crate::simulate::failure::headroom;
-    use crate::simulate::{ScenarioInput, StudyInput};
 
     fn study(text: &str, dump: Option<&std::path::Path>) -> Study {
-        Study::open(&StudyInput {
-            scenario: ScenarioInput::Text {
-                name: std::path::Path::new("t.yaml"),
-                text,
-            },
-            site: None,
-            dump,
-            rebuild_what_if: None,
-        })
-        .unwrap()
+        Study::from_text(text, dump)
     }
 
     fn shipped(name: &str) -> String {

@@ -1,18 +1,8 @@
 use super::*;
 use crate::simulate::failure::headroom::ScenarioResult;
-use crate::simulate::{ScenarioInput, StudyInput};
 
 fn study(text: &str) -> Study {
-    Study::open(&StudyInput {
-        scenario: ScenarioInput::Text {
-            name: std::path::Path::new("t.yaml"),
-            text,
-        },
-        site: None,
-        dump: None,
-        rebuild_what_if: None,
-    })
-    .unwrap()
+    Study::from_text(text, None)
 }
 
 /// The reference factory with `compute` compute nodes, no clusters and `extra` appended.
