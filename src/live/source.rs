@@ -12,7 +12,8 @@ use super::assemble::Builder;
 use super::decode::{Prepared, prepare};
 use super::error::LiveError;
 use super::objects::Object;
-use super::stream::{Counted, Raw, Top};
+use super::split::{Chunk, item_error, split};
+use super::stream::Counted;
 
 /// Largest single file read, or entry unpacked from an archive (a support bundle's biggest
 /// list is far below this).
@@ -60,7 +61,7 @@ fn size(bytes: u64) -> String {
 #[derive(Debug, thiserror::Error)]
 enum TextError {
     #[error("not JSON: {0}")]
-    Json(#[from] serde_json::Error),
+    Item(String),
     #[error("not YAML: {0}")]
     Yaml(#[from] serde_saphyr::Error),
     #[error(
@@ -107,12 +108,7 @@ fn is_manifest(name: &str) -> bool {
 fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), TextError> {
     let t = text.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
-        json_objects(
-            file,
-            &mut serde_json::Deserializer::from_str(t),
-            sink,
-            false,
-        )
+        json_objects(file, t.as_bytes(), sink, false)
     } else {
         let docs: Vec<Value> = serde_saphyr::from_multiple(text)?;
         for d in docs {
@@ -123,25 +119,25 @@ fn objects_of(file: &str, text: &str, sink: &mut Builder) -> Result<(), TextErro
 }
 
 /// The objects of one JSON document, read as a stream: the items of a `kind: List` are cut
-/// out as raw text a chunk at a time, then parsed and typed (in parallel) and handed to
-/// `sink`, so neither the dump's text nor its tree is ever held whole (a file is read
+/// out as text a chunk at a time (`split`), then parsed and typed (in parallel) and handed
+/// to `sink`, so neither the dump's text nor its tree is ever held whole (a file is read
 /// from disk as it goes, `json_file`).
 ///
 /// Whether a document with `items` is a list is known from its `kind`, which kubectl writes
 /// after them: the items are held, typed, until it is known, or with `eager` handed on at
 /// once and a document that turns out not to be a list refused (for a single file, whose
 /// refusal ends the read).
-fn json_objects<'de, R: serde_json::de::Read<'de>>(
+fn json_objects(
     file: &str,
-    de: &mut serde_json::Deserializer<R>,
+    r: impl std::io::Read,
     sink: &mut Builder,
     eager: bool,
 ) -> Result<(), TextError> {
     let mut typed: Vec<Prepared> = Vec::new();
     let mut handed = false;
-    let mut failed: Option<serde_json::Error> = None;
+    let mut failed: Option<String> = None;
     // What the parser gives back for one chunk, in the document's order.
-    let mut hand_on = |got: Result<Vec<Prepared>, serde_json::Error>| match got {
+    let mut hand_on = |got: Result<Vec<Prepared>, String>| match got {
         Ok(p) if eager => {
             handed |= !p.is_empty();
             for one in p {
@@ -157,21 +153,12 @@ fn json_objects<'de, R: serde_json::de::Read<'de>>(
     // thread), the next chunk is cut out of the text; chunks go through one at a time, so
     // their objects come back in order, and at most two wait between the two.
     let top = std::thread::scope(|scope| {
-        let (to_parse, chunks) = std::sync::mpsc::sync_channel::<Vec<Box<Raw>>>(1);
+        let (to_parse, chunks) = std::sync::mpsc::sync_channel::<Chunk>(1);
         let (parsed, results) = std::sync::mpsc::channel();
         scope.spawn(move || {
             for chunk in chunks {
-                let got: Result<Vec<Vec<Prepared>>, serde_json::Error> = chunk
-                    .par_iter()
-                    .map(|raw| {
-                        let v = serde_json::from_str::<Value>(raw.get())?;
-                        let mut objs = Vec::new();
-                        push(file, v, &mut |o| objs.push(o), 1);
-                        Ok(objs.into_iter().map(prepare).collect())
-                    })
-                    .collect();
+                let got = parse_chunk(file, &chunk);
                 let bad = got.is_err();
-                let got = got.map(|g| g.into_iter().flatten().collect::<Vec<Prepared>>());
                 if parsed.send(got).is_err() || bad {
                     break;
                 }
@@ -179,15 +166,14 @@ fn json_objects<'de, R: serde_json::de::Read<'de>>(
         });
         let mut broken = false;
         let top = {
-            let mut take = |chunk: Vec<Box<Raw>>| {
+            let mut take = |chunk: Chunk| {
                 for got in results.try_iter() {
                     broken |= got.is_err();
                     hand_on(got);
                 }
                 !broken && to_parse.send(chunk).is_ok()
             };
-            serde::de::DeserializeSeed::deserialize(Top { take: &mut take }, &mut *de)
-                .and_then(|got| de.end().map(|()| got))
+            split(r, &mut take)
         };
         drop(to_parse);
         // The chunks still being parsed (the parser ends after the last, or at a failure).
@@ -197,9 +183,9 @@ fn json_objects<'de, R: serde_json::de::Read<'de>>(
         top
     });
     if let Some(e) = failed {
-        return Err(e.into());
+        return Err(TextError::Item(e));
     }
-    match top? {
+    match top.map_err(|e| TextError::Item(e.to_string()))? {
         None => {
             for p in typed {
                 sink.insert(p);
@@ -215,8 +201,30 @@ fn json_objects<'de, R: serde_json::de::Read<'de>>(
     Ok(())
 }
 
+/// One chunk's items parsed and typed, in parallel, in order; the first that is not JSON
+/// (or not UTF-8) named with the dump's line it is on.
+fn parse_chunk(file: &str, chunk: &Chunk) -> Result<Vec<Prepared>, String> {
+    let got: Result<Vec<Vec<Prepared>>, String> = (0..chunk.items.len())
+        .into_par_iter()
+        .map(|i| {
+            let (text, line) = chunk.item(i);
+            let v = serde_json::from_slice::<Value>(text).map_err(|e| {
+                format!(
+                    "{} at line {}",
+                    item_error(&e),
+                    line + e.line().saturating_sub(1) as u64
+                )
+            })?;
+            let mut objs = Vec::new();
+            push(file, v, &mut |o| objs.push(o), 1);
+            Ok(objs.into_iter().map(prepare).collect())
+        })
+        .collect();
+    got.map(|g| g.into_iter().flatten().collect())
+}
+
 /// A JSON dump file read from disk as it is parsed: at most `cap` bytes (counted while
-/// reading), UTF-8 checked by the parser.
+/// reading).
 fn json_file(
     file: &str,
     r: impl std::io::Read,
@@ -227,13 +235,7 @@ fn json_file(
         inner: r.take(cap + 1),
         read: 0,
     };
-    let reader = std::io::BufReader::with_capacity(1 << 20, &mut counted);
-    let got = json_objects(
-        file,
-        &mut serde_json::Deserializer::from_reader(reader),
-        sink,
-        true,
-    );
+    let got = json_objects(file, &mut counted, sink, true);
     if counted.read > cap {
         return Err(ReadError::TooLarge(counted.read));
     }
