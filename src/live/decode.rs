@@ -211,6 +211,7 @@ fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> {
 
 /// One object typed, ready to be added: typing needs no shared state, so it runs on many
 /// threads; adding (which drops duplicates) runs on one.
+#[derive(Debug)]
 pub(crate) struct Prepared {
     /// (group/kind, namespace/name): the same object in two files counts once.
     pub(super) key: Option<(String, String)>,
@@ -345,6 +346,7 @@ fn unreadable(o: &Object, group: &str) -> Vec<String> {
     out
 }
 
+#[derive(Debug)]
 pub(crate) enum Item {
     Node(Node),
     Vmi(Vmi),

@@ -21,6 +21,7 @@ mod pins;
 mod quantity;
 mod read;
 mod source;
+mod sparse;
 mod split;
 mod stream;
 pub mod synth;

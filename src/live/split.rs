@@ -26,12 +26,23 @@ pub(super) struct Chunk {
 }
 
 impl Chunk {
+    /// Emptied, its buffers kept for the next items.
+    pub(super) fn emptied(mut self) -> Chunk {
+        self.text.clear();
+        self.items.clear();
+        self
+    }
+
     /// Item `i`'s text and first line.
     pub(super) fn item(&self, i: usize) -> (&[u8], u64) {
         let (at, len, line) = self.items[i];
         (&self.text[at..at + len], line)
     }
 }
+
+/// Where the items go: a full chunk in, an empty one (its buffers reused) back, `None` to
+/// stop.
+pub(super) type Take<'t> = dyn FnMut(Chunk) -> Option<Chunk> + 't;
 
 /// Why a document's skeleton is not JSON, with the line it was found on.
 #[derive(Debug, thiserror::Error)]
@@ -185,27 +196,31 @@ impl<R: Read> Scan<R> {
         }
     }
 
-    /// The items of an array whose `[` was just read, handed to `take` a chunk at a time.
-    fn items(&mut self, take: &mut dyn FnMut(Chunk) -> bool) -> Result<(), SplitError> {
-        let mut chunk = Chunk::default();
+    /// The items of an array whose `[` was just read, handed to `take` a chunk at a time
+    /// (`take` gives back an empty chunk to fill next, or `None` to stop).
+    fn items(&mut self, take: &mut Take<'_>) -> Result<(), SplitError> {
         if self.peek()? == Some(b']') {
             self.pos += 1;
             return Ok(());
         }
+        let mut chunk = Chunk::default();
         loop {
             self.peek()?;
             let line = self.line;
             let (s, e) = self.value()?;
             chunk.items.push((chunk.text.len(), e - s, line));
             chunk.text.extend_from_slice(&self.buf[s..e]);
-            if chunk.items.len() == CHUNK && !take(std::mem::take(&mut chunk)) {
-                return Err(self.error("an item is not JSON"));
+            if chunk.items.len() == CHUNK {
+                match take(chunk) {
+                    Some(next) => chunk = next,
+                    None => return Err(self.error("an item is not JSON")),
+                }
             }
             if self.expect(b",]", "`,` or `]` after an item")? == b']' {
                 break;
             }
         }
-        if !chunk.items.is_empty() && !take(chunk) {
+        if !chunk.items.is_empty() && take(chunk).is_none() {
             return Err(self.error("an item is not JSON"));
         }
         Ok(())
@@ -233,14 +248,12 @@ pub(super) fn item_error(e: &serde_json::Error) -> String {
 }
 
 /// A JSON document read from `r`: the items of a list (an object with `items`, or an
-/// array) handed to `take` a chunk at a time, which says whether to go on. Returns the
+/// array) handed to `take` a chunk at a time, which gives back the next chunk to fill or
+/// `None` to stop. Returns the
 /// document when it is one object rather than a list, `None` when it was a list. An
 /// object with `items` whose `kind` is neither empty nor a `...List` is returned without
 /// them (no kind rackplan reads has such a field); its items were handed on already.
-pub(super) fn split(
-    r: impl Read,
-    take: &mut dyn FnMut(Chunk) -> bool,
-) -> Result<Option<Value>, SplitError> {
+pub(super) fn split(r: impl Read, take: &mut Take<'_>) -> Result<Option<Value>, SplitError> {
     let mut s = Scan {
         r,
         buf: Vec::with_capacity(BLOCK),

@@ -21,7 +21,7 @@ fn cut(text: &str, step: usize) -> Result<Cut, SplitError> {
             let (t, line) = c.item(i);
             items.push((String::from_utf8(t.to_vec()).unwrap(), line));
         }
-        true
+        Some(c.emptied())
     })?;
     Ok((items, top))
 }
@@ -116,7 +116,7 @@ fn a_take_that_stops_ends_the_cut() {
     let e = split(text.as_bytes(), &mut |c: Chunk| {
         assert_eq!(c.items.len(), CHUNK);
         chunks += 1;
-        chunks < 2
+        (chunks < 2).then(Chunk::default)
     })
     .unwrap_err();
     assert_eq!(chunks, 2);

@@ -1,0 +1,136 @@
+use std::path::Path;
+
+use super::super::decode::prepare;
+use super::super::source::{push, push_sized};
+use super::*;
+
+/// The typed record of `item` read whole and read sparsely (`None` when it is read whole
+/// either way), as text to compare.
+fn both(item: &Value) -> (String, Option<String>) {
+    let text = serde_json::to_string_pretty(item).unwrap();
+    let typed = |push: &mut dyn FnMut(&mut dyn FnMut(super::super::objects::Object))| {
+        let mut out = Vec::new();
+        push(&mut |o| out.push(format!("{:?}", prepare(o))));
+        out.join("\n")
+    };
+    let whole = typed(&mut |out| {
+        push("f", serde_json::from_str(&text).unwrap(), out, 1);
+    });
+    let sparse = read(text.as_bytes()).map(|got| {
+        let (v, bytes) = got.unwrap();
+        typed(&mut |out| push_sized("f", v.clone(), out, 1, Some(bytes)))
+    });
+    (whole, sparse)
+}
+
+fn items(doc: Value) -> Vec<Value> {
+    match doc {
+        Value::Object(mut m) if m.get("items").is_some_and(Value::is_array) => {
+            match m.remove("items") {
+                Some(Value::Array(a)) => a,
+                _ => unreachable!(),
+            }
+        }
+        Value::Null => Vec::new(),
+        d => vec![d],
+    }
+}
+
+fn bundle_items(dir: &Path, out: &mut Vec<Value>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            bundle_items(&p, out);
+        } else if p.extension().is_some_and(|x| x == "yaml") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
+            out.extend(docs.into_iter().flat_map(items));
+        }
+    }
+}
+
+/// Every object of the reference support bundle, of a generated dump and a few written to
+/// be awkward (escapes, floats, negative numbers, managed fields, a scalar where a map is
+/// read, kinds only counted) gives the same typed record, notes, stamp and census size read
+/// sparsely as read whole; every typed kind goes the sparse way.
+#[test]
+fn a_sparse_read_types_every_object_as_the_whole_read_does() {
+    let mut all = Vec::new();
+    bundle_items(
+        Path::new("../shared/reference/harvester/support-bundle-sample/yamls"),
+        &mut all,
+    );
+    assert!(all.len() > 50, "{} objects in the bundle", all.len());
+    all.extend(super::super::synth::objects(&super::super::synth::example()));
+    all.extend([
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {
+                "name": "n\"1\u{1}\\é", "creationTimestamp": "2024-01-01T00:00:00Z",
+                "labels": {"a": "x\ty", "topology.kubernetes.io/zone": "z\n"},
+                "managedFields": [{"time": "2025-01-01T00:00:00Z", "f": {"x": [1.5, -3]}}],
+                "annotations": {"harvesterhci.io/maintain-status": "running", "big": "y"},
+            },
+            "spec": "null",
+            "status": {"allocatable": {"cpu": 63.5, "memory": -1, "pods": 1e3},
+                       "conditions": [{"type": "Ready", "status": "True",
+                                       "lastHeartbeatTime": "2025-02-01T00:00:00.5Z"}]},
+        }),
+        serde_json::json!({
+            "kind": "VirtualMachineInstance", "apiVersion": "kubevirt.io/v1",
+            "metadata": {"name": "vm", "namespace": "ns", "labels": []},
+            "spec": {"domain": {"cpu": {"cores": 2.0}, "devices": {"disks": [{"name": "d"}],
+                     "gpus": [{"name": "g", "deviceName": "nvidia.com/x"}]},
+                     "resources": {"requests": {"cpu": "bad", "memory": "1Gi"}}},
+                     "volumes": [{"persistentVolumeClaim": {"claimName": "c"}}, {"containerDisk": {}}],
+                     "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                         [{"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"b": "1", "a": "2"}}}]}}},
+            "status": {"phase": "Running", "nodeName": "n1",
+                       "conditions": {"LiveMigratable": {"status": "False"}}},
+        }),
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                           "metadata": {"name": "c", "namespace": "kube-system"},
+                           "data": {"k": "v\u{7f}", "n": [null, true, false, 0, -0.25]}}),
+        serde_json::json!({"apiVersion": "longhorn.io/v1beta2", "kind": "Volume",
+                           "metadata": {"name": "v", "managedFields": "odd"},
+                           "spec": {"size": "1e3", "numberOfReplicas": "3"},
+                           "status": {"actualSize": 12.5, "kubernetesStatus": {"pvcName": null}}}),
+    ]);
+    let mut sparse_kinds = std::collections::BTreeSet::new();
+    for item in &all {
+        let (whole, sparse) = both(item);
+        let kind = item["kind"].as_str().unwrap_or("").to_string();
+        let typed = [
+            "Node",
+            "VirtualMachineInstance",
+            "VirtualMachine",
+            "Volume",
+            "Replica",
+            "Setting",
+        ];
+        if let Some(sparse) = sparse {
+            assert_eq!(sparse, whole, "{item}");
+            sparse_kinds.insert(kind);
+        } else {
+            assert!(!typed.contains(&kind.as_str()), "{kind} read whole: {item}");
+        }
+    }
+    for k in ["Node", "VirtualMachineInstance", "VirtualMachine", "Volume", "Replica", "Setting", "ConfigMap"] {
+        assert!(sparse_kinds.contains(k), "no {k} read sparsely: {sparse_kinds:?}");
+    }
+}
+
+#[test]
+fn what_cannot_be_told_from_the_first_fields_is_read_whole() {
+    // Escaped kind, kind after a nested value, a list, a Pod, a Rancher kind, a key twice.
+    assert!(read(br#"{"apiVersion": "v1", "kind": "No\u0064e", "metadata": {}}"#).is_none());
+    assert!(read(br#"{"metadata": {"a": ["}"]}, "apiVersion": "v1", "kind": "Node"}"#).is_some());
+    assert!(read(br#"{"apiVersion": "v1", "kind": "List", "items": []}"#).is_none());
+    assert!(read(br#"{"apiVersion": "v1", "kind": "Pod"}"#).is_none());
+    assert!(read(br#"{"apiVersion": "provisioning.cattle.io/v1", "kind": "Cluster"}"#).is_none());
+    assert!(read(br#"{"apiVersion": "v1", "kind": "Node", "kind": "Pod"}"#).is_none());
+    assert!(read(br#"[1]"#).is_none());
+    // Not JSON after the first fields: the parser's error.
+    let e = read(b"{\"apiVersion\": \"v1\", \"kind\": \"Node\",\n \"spec\": [}").unwrap().unwrap_err();
+    assert_eq!(e.line(), 2);
+}
