@@ -133,58 +133,68 @@ fn json_objects(
     sink: &mut Builder,
     eager: bool,
 ) -> Result<(), TextError> {
-    let mut typed: Vec<Prepared> = Vec::new();
-    let mut handed = false;
-    let mut failed: Option<String> = None;
-    // What the parser gives back for one chunk, in the document's order.
-    let mut hand_on = |got: Result<Vec<Prepared>, String>| match got {
-        Ok(p) if eager => {
-            handed |= !p.is_empty();
-            for one in p {
-                sink.insert(one);
-            }
-        }
-        Ok(p) => typed.extend(p),
-        Err(e) => {
-            failed.get_or_insert(e);
-        }
-    };
-    // A pipeline: while one chunk's items are parsed and typed (in parallel, on another
-    // thread), the next chunk is cut out of the text; chunks go through one at a time, so
-    // their objects come back in order, and at most two wait between the two.
-    let top = std::thread::scope(|scope| {
+    // A pipeline of three: this thread cuts the items out of the text, a parser parses and
+    // types each chunk's items (in parallel), and an adder hands the typed objects on in
+    // the document's order (chunks go through one at a time, at most two waiting between
+    // stages). Parsed chunks come back emptied to be filled again, and so do the vectors
+    // of typed objects: their memory is reused rather than fresh pages taken every chunk.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let add_to = &mut *sink;
+    let (top, handed, typed, failed) = std::thread::scope(|scope| {
         let (to_parse, chunks) = std::sync::mpsc::sync_channel::<Chunk>(1);
-        let (parsed, results) = std::sync::mpsc::channel();
-        // Parsed chunks come back emptied to be filled again: their memory is reused
-        // rather than fresh pages taken for every chunk.
+        let (parsed, results) = std::sync::mpsc::sync_channel(1);
         let (done, reuse) = std::sync::mpsc::channel::<Chunk>();
+        let (spent, refill) = std::sync::mpsc::channel::<Vec<Prepared>>();
+        let stop = &stop;
         scope.spawn(move || {
+            let mut scratch = Vec::new();
             for chunk in chunks {
-                let got = parse_chunk(file, &chunk);
+                let mut out = refill.try_recv().unwrap_or_default();
+                let got = parse_chunk(file, &chunk, &mut scratch, &mut out).map(|()| out);
                 let bad = got.is_err();
+                stop.fetch_or(bad, std::sync::atomic::Ordering::Relaxed);
                 if parsed.send(got).is_err() || bad {
                     break;
                 }
                 let _ = done.send(chunk.emptied());
             }
         });
-        let mut broken = false;
-        let top = {
-            let mut take = |chunk: Chunk| {
-                for got in results.try_iter() {
-                    broken |= got.is_err();
-                    hand_on(got);
+        // Typed objects are held until the document is known to be a list, or with `eager`
+        // handed on at once; the parser's first error is kept.
+        let adder = scope.spawn(move || {
+            let mut typed: Vec<Prepared> = Vec::new();
+            let mut handed = false;
+            let mut failed: Option<String> = None;
+            for got in results {
+                match got {
+                    Ok(mut p) => {
+                        if eager {
+                            handed |= !p.is_empty();
+                            for one in p.drain(..) {
+                                add_to.insert(one);
+                            }
+                        } else {
+                            typed.append(&mut p);
+                        }
+                        let _ = spent.send(p);
+                    }
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
                 }
-                (!broken && to_parse.send(chunk).is_ok()).then(|| reuse.try_recv().unwrap_or_default())
-            };
-            split(r, &mut take)
-        };
+            }
+            (handed, typed, failed)
+        });
+        let top = split(r, &mut |chunk: Chunk| {
+            (!stop.load(std::sync::atomic::Ordering::Relaxed) && to_parse.send(chunk).is_ok())
+                .then(|| reuse.try_recv().unwrap_or_default())
+        });
+        // The parser ends after the last chunk (or at a failure), then the adder.
         drop(to_parse);
-        // The chunks still being parsed (the parser ends after the last, or at a failure).
-        for got in results {
-            hand_on(got);
-        }
-        top
+        let (handed, typed, failed) = adder
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (top, handed, typed, failed)
     });
     if let Some(e) = failed {
         return Err(TextError::Item(e));
@@ -205,10 +215,36 @@ fn json_objects(
     Ok(())
 }
 
-/// One chunk's items parsed and typed, in parallel, in order; the first that is not JSON
-/// (or not UTF-8) named with the dump's line it is on.
-fn parse_chunk(file: &str, chunk: &Chunk) -> Result<Vec<Prepared>, String> {
-    let got: Result<Vec<Vec<Prepared>>, String> = (0..chunk.items.len())
+/// What one item gave: most items are one object, a nested list several.
+enum Got {
+    Zero,
+    One(Prepared),
+    Many(Vec<Prepared>),
+}
+
+impl Got {
+    fn add(&mut self, p: Prepared) {
+        *self = match std::mem::replace(self, Got::Zero) {
+            Got::Zero => Got::One(p),
+            Got::One(a) => Got::Many(vec![a, p]),
+            Got::Many(mut v) => {
+                v.push(p);
+                Got::Many(v)
+            }
+        };
+    }
+}
+
+/// One chunk's items parsed and typed, in parallel, into `out` in order; the first that is
+/// not JSON (or not UTF-8) named with the dump's line it is on. `scratch` is reused from
+/// chunk to chunk.
+fn parse_chunk(
+    file: &str,
+    chunk: &Chunk,
+    scratch: &mut Vec<Result<Got, String>>,
+    out: &mut Vec<Prepared>,
+) -> Result<(), String> {
+    (0..chunk.items.len())
         .into_par_iter()
         .map(|i| {
             let (text, line) = chunk.item(i);
@@ -219,21 +255,29 @@ fn parse_chunk(file: &str, chunk: &Chunk) -> Result<Vec<Prepared>, String> {
                     line + e.line().saturating_sub(1) as u64
                 )
             };
-            let mut objs = Vec::new();
+            let mut got = Got::Zero;
             match super::sparse::read(text) {
-                Some(got) => {
-                    let (v, bytes) = got.map_err(at)?;
-                    push_sized(file, v, &mut |o| objs.push(o), 1, Some(bytes));
+                Some(read) => {
+                    let (v, bytes) = read.map_err(at)?;
+                    push_sized(file, v, &mut |o| got.add(prepare(o)), 1, Some(bytes));
                 }
                 None => {
                     let v = serde_json::from_slice::<Value>(text).map_err(at)?;
-                    push(file, v, &mut |o| objs.push(o), 1);
+                    push(file, v, &mut |o| got.add(prepare(o)), 1);
                 }
             }
-            Ok(objs.into_iter().map(prepare).collect())
+            Ok(got)
         })
-        .collect();
-    got.map(|g| g.into_iter().flatten().collect())
+        .collect_into_vec(scratch);
+    out.reserve(scratch.len());
+    for g in scratch.drain(..) {
+        match g? {
+            Got::Zero => {}
+            Got::One(p) => out.push(p),
+            Got::Many(v) => out.extend(v),
+        }
+    }
+    Ok(())
 }
 
 /// A JSON dump file read from disk as it is parsed: at most `cap` bytes (counted while

@@ -123,7 +123,17 @@ const SETTING: &[Path] = &[&["value"], &["default"]];
 fn rules() -> &'static [Keep; 8] {
     static RULES: OnceLock<[Keep; 8]> = OnceLock::new();
     RULES.get_or_init(|| {
-        [&[][..], NODE, VMI, VM, LONGHORN_NODE, VOLUME, REPLICA, SETTING].map(|paths| {
+        [
+            &[][..],
+            NODE,
+            VMI,
+            VM,
+            LONGHORN_NODE,
+            VOLUME,
+            REPLICA,
+            SETTING,
+        ]
+        .map(|paths| {
             let mut k = Keep::Fields(Vec::new());
             for p in COMMON.iter().chain(paths) {
                 k.add(p);
@@ -388,7 +398,10 @@ fn identity(t: &[u8]) -> Option<(&str, &str)> {
 }
 
 fn ws(t: &[u8], mut i: usize) -> usize {
-    while t.get(i).is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+    while t
+        .get(i)
+        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    {
         i += 1;
     }
     i

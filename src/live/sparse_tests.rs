@@ -115,8 +115,19 @@ fn a_sparse_read_types_every_object_as_the_whole_read_does() {
             assert!(!typed.contains(&kind.as_str()), "{kind} read whole: {item}");
         }
     }
-    for k in ["Node", "VirtualMachineInstance", "VirtualMachine", "Volume", "Replica", "Setting", "ConfigMap"] {
-        assert!(sparse_kinds.contains(k), "no {k} read sparsely: {sparse_kinds:?}");
+    for k in [
+        "Node",
+        "VirtualMachineInstance",
+        "VirtualMachine",
+        "Volume",
+        "Replica",
+        "Setting",
+        "ConfigMap",
+    ] {
+        assert!(
+            sparse_kinds.contains(k),
+            "no {k} read sparsely: {sparse_kinds:?}"
+        );
     }
 }
 
@@ -131,6 +142,8 @@ fn what_cannot_be_told_from_the_first_fields_is_read_whole() {
     assert!(read(br#"{"apiVersion": "v1", "kind": "Node", "kind": "Pod"}"#).is_none());
     assert!(read(br#"[1]"#).is_none());
     // Not JSON after the first fields: the parser's error.
-    let e = read(b"{\"apiVersion\": \"v1\", \"kind\": \"Node\",\n \"spec\": [}").unwrap().unwrap_err();
+    let e = read(b"{\"apiVersion\": \"v1\", \"kind\": \"Node\",\n \"spec\": [}")
+        .unwrap()
+        .unwrap_err();
     assert_eq!(e.line(), 2);
 }
