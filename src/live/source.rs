@@ -215,7 +215,9 @@ fn json_objects(
     Ok(())
 }
 
-/// What one item gave: most items are one object, a nested list several.
+/// What one item gave: most items are one object, a nested list several. (One is kept
+/// inline: boxing it would cost an allocation per object.)
+#[allow(clippy::large_enum_variant)]
 enum Got {
     Zero,
     One(Prepared),
@@ -256,15 +258,12 @@ fn parse_chunk(
                 )
             };
             let mut got = Got::Zero;
-            match super::sparse::read(text) {
-                Some(read) => {
-                    let (v, bytes) = read.map_err(at)?;
-                    push_sized(file, v, &mut |o| got.add(prepare(o)), 1, Some(bytes));
-                }
-                None => {
-                    let v = serde_json::from_slice::<Value>(text).map_err(at)?;
-                    push(file, v, &mut |o| got.add(prepare(o)), 1);
-                }
+            if let Some(read) = super::sparse::read(text) {
+                let (v, bytes) = read.map_err(at)?;
+                push_sized(file, v, &mut |o| got.add(prepare(o)), 1, Some(bytes));
+            } else {
+                let v = serde_json::from_slice::<Value>(text).map_err(at)?;
+                push(file, v, &mut |o| got.add(prepare(o)), 1);
             }
             Ok(got)
         })
