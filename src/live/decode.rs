@@ -194,7 +194,7 @@ fn replica(o: &Object) -> Replica {
 }
 
 /// (group, kind) -> the versions rackplan reads.
-fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> {
+pub(super) fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> {
     Some(match (group, kind) {
         ("", "Node")
         | ("kubevirt.io", "VirtualMachine" | "VirtualMachineInstance")

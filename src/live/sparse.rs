@@ -42,12 +42,11 @@ impl Keep {
             *self = Keep::All;
             return;
         };
-        let at = match fields.iter().position(|(k, _)| k == first) {
-            Some(i) => i,
-            None => {
-                fields.push((first, Keep::Fields(Vec::new())));
-                fields.len() - 1
-            }
+        let at = if let Some(i) = fields.iter().position(|(k, _)| k == first) {
+            i
+        } else {
+            fields.push((first, Keep::Fields(Vec::new())));
+            fields.len() - 1
         };
         fields[at].1.add(rest);
     }
@@ -148,19 +147,20 @@ fn rules() -> &'static [Keep; 8] {
 fn rule(api_version: &str, kind: &str) -> Option<&'static Keep> {
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     let r = rules();
-    let typed = |k: usize, versions: &[&str]| versions.contains(&version).then(|| &r[k]);
+    // The versions `decode` reads: another version is only named (read whole).
+    let read = super::decode::known(group, kind).is_some_and(|v| v.contains(&version));
+    let typed = |k: usize| read.then(|| &r[k]);
     match (group, kind) {
         (_, k) if k.ends_with("List") => None,
-        ("", "Pod") => None,
-        ("", "Node") => typed(1, &["v1"]),
-        ("kubevirt.io", "VirtualMachineInstance") => typed(2, &["v1"]),
-        ("kubevirt.io", "VirtualMachine") => typed(3, &["v1"]),
-        ("longhorn.io", "Node") => typed(4, &["v1beta1", "v1beta2"]),
-        ("longhorn.io", "Volume") => typed(5, &["v1beta1", "v1beta2"]),
-        ("longhorn.io", "Replica") => typed(6, &["v1beta1", "v1beta2"]),
-        ("longhorn.io", "Setting") => typed(7, &["v1beta1", "v1beta2"]),
-        ("harvesterhci.io", "Setting") => typed(7, &["v1beta1"]),
-        (
+        ("", "Node") => typed(1),
+        ("kubevirt.io", "VirtualMachineInstance") => typed(2),
+        ("kubevirt.io", "VirtualMachine") => typed(3),
+        ("longhorn.io", "Node") => typed(4),
+        ("longhorn.io", "Volume") => typed(5),
+        ("longhorn.io", "Replica") => typed(6),
+        ("longhorn.io" | "harvesterhci.io", "Setting") => typed(7),
+        ("", "Pod")
+        | (
             "provisioning.cattle.io"
             | "rke-machine-config.cattle.io"
             | "harvesterhci.io"

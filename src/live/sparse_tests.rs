@@ -4,11 +4,14 @@ use super::super::decode::prepare;
 use super::super::source::{push, push_sized};
 use super::*;
 
+/// Something that pushes objects to the sink it is given.
+type Pusher<'p> = dyn FnMut(&mut dyn FnMut(super::super::objects::Object)) + 'p;
+
 /// The typed record of `item` read whole and read sparsely (`None` when it is read whole
 /// either way), as text to compare.
 fn both(item: &Value) -> (String, Option<String>) {
     let text = serde_json::to_string_pretty(item).unwrap();
-    let typed = |push: &mut dyn FnMut(&mut dyn FnMut(super::super::objects::Object))| {
+    let typed = |push: &mut Pusher<'_>| {
         let mut out = Vec::new();
         push(&mut |o| out.push(format!("{:?}", prepare(o))));
         out.join("\n")
