@@ -2,7 +2,9 @@
 //! does not add up (a VMI on a node the dump does not have, a replica on an unknown disk, a
 //! volume with fewer replicas than it asks for).
 
-use std::collections::{BTreeMap, BTreeSet};
+/// Lookups by name (never iterated).
+type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+type Set<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 use super::decode::{Item, Prepared};
 use super::objects::{LiveState, Missing};
@@ -14,7 +16,7 @@ pub(crate) struct Builder {
     s: LiveState,
     /// Keys of the objects added (foldhash: randomly seeded like the standard hasher, and
     /// cheaper on a dump's hundreds of thousands of keys).
-    seen: std::collections::HashSet<(String, String), foldhash::fast::RandomState>,
+    seen: std::collections::HashSet<String, foldhash::fast::RandomState>,
     newest: Option<i64>,
 }
 
@@ -99,7 +101,7 @@ fn complete(mut s: LiveState) -> LiveState {
 }
 
 fn findings(s: &mut LiveState) {
-    let nodes: BTreeSet<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
+    let nodes: Set<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
     let mut f = Vec::new();
     if !nodes.is_empty() {
         for v in s.vmis.iter().filter(|v| v.occupies()) {
@@ -119,7 +121,7 @@ fn findings(s: &mut LiveState) {
         }
     }
     if !s.longhorn_nodes.is_empty() {
-        let disks: BTreeSet<(&str, &str)> = s
+        let disks: Set<(&str, &str)> = s
             .longhorn_nodes
             .iter()
             .flat_map(|n| {
@@ -140,7 +142,7 @@ fn findings(s: &mut LiveState) {
         }
     }
     if !s.replicas.is_empty() {
-        let mut healthy: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut healthy: Map<&str, u32> = Map::default();
         for r in &s.replicas {
             if let Some(v) = &r.volume
                 && r.state.as_deref() == Some("running")

@@ -213,8 +213,8 @@ pub(super) fn known(group: &str, kind: &str) -> Option<&'static [&'static str]> 
 /// threads; adding (which drops duplicates) runs on one.
 #[derive(Debug)]
 pub(crate) struct Prepared {
-    /// (group/kind, namespace/name): the same object in two files counts once.
-    pub(super) key: Option<(String, String)>,
+    /// (group/kind, namespace/name) as one string: the same object in two files counts once.
+    pub(super) key: Option<String>,
     pub(super) item: Item,
     /// Fields present but unreadable, each naming the file, the object and the field.
     pub(super) notes: Vec<String>,
@@ -372,10 +372,12 @@ pub(crate) fn prepare(o: Object) -> Prepared {
     let (key, census) = if o.name.is_empty() {
         (None, None)
     } else {
-        (
-            Some((format!("{group}/{}", o.kind), o.id())),
-            super::census::entry(group, &o.kind, &o.id(), &o.value, o.bytes),
-        )
+        let id = o.id();
+        let census = super::census::entry(group, &o.kind, &id, &o.value, o.bytes);
+        // `group/kind` and `namespace/name` in one string, the first's length ahead so that
+        // no two pairs give the same key.
+        let kind = format!("{group}/{}", o.kind);
+        (Some(format!("{}:{kind} {id}", kind.len())), census)
     };
     let nothing = |item, key, census| Prepared {
         key,

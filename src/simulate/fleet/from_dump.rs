@@ -14,7 +14,8 @@
 //! state counts as well as what the Longhorn Node says. Node and disk tags and the
 //! volumes' node and disk selectors are kept for the scheduler.
 
-use std::collections::{BTreeMap, HashMap};
+/// Lookups by name over a dump's hundreds of thousands of objects (never iterated).
+type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 use super::pins::{FleetPins, VmPins};
 use super::topology::{Host, Topology};
@@ -53,7 +54,7 @@ pub struct LiveFleet {
 fn live_disks(
     pl: &mut Placement,
     nodes: &[&crate::live::Node],
-    lh: &BTreeMap<&str, &crate::live::LonghornNode>,
+    lh: &Map<&str, &crate::live::LonghornNode>,
     p: &Platform,
     notes: &mut Vec<String>,
 ) {
@@ -143,13 +144,13 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
     nodes.sort_by(|a, b| (zone(a), &a.name).cmp(&(zone(b), &b.name)));
     let mut racks: Vec<String> = nodes.iter().map(|n| zone(n)).collect();
     racks.dedup();
-    let lh: BTreeMap<&str, &crate::live::LonghornNode> = state
+    let lh: Map<&str, &crate::live::LonghornNode> = state
         .longhorn_nodes
         .iter()
         .map(|n| (n.name.as_str(), n))
         .collect();
     // node -> disk uuid -> (host, disk index)
-    let mut disk_of: HashMap<&str, HashMap<&str, (usize, usize)>> = HashMap::new();
+    let mut disk_of: Map<&str, Map<&str, (usize, usize)>> = Map::default();
     let mut hosts = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         let disks: Vec<f64> = match lh.get(n.name.as_str()) {
@@ -232,12 +233,12 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
             ));
         }
     }
-    let host_of: BTreeMap<&str, usize> = nodes
+    let host_of: Map<&str, usize> = nodes
         .iter()
         .enumerate()
         .map(|(i, n)| (n.name.as_str(), i))
         .collect();
-    let mut groups: BTreeMap<&str, u32> = BTreeMap::new();
+    let mut groups: Map<&str, u32> = Map::default();
     let mut vms = Vec::new();
     let mut vm_node = Vec::new();
     let mut vm_names = Vec::new();
@@ -254,7 +255,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         kubevirt_migration: state.settings.harvester.get("kubevirt-migration").cloned(),
         ..FleetPins::default()
     };
-    let strategy_of: BTreeMap<(&str, &str), &str> = state
+    let strategy_of: Map<(&str, &str), &str> = state
         .vms
         .iter()
         .filter_map(|v| {
@@ -265,7 +266,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         })
         .collect();
     // Claim name -> VM (Longhorn names a volume's PVC without its namespace).
-    let mut by_claim: HashMap<&str, usize> = HashMap::new();
+    let mut by_claim: Map<&str, usize> = Map::default();
     for v in state.vmis.iter().filter(|v| v.occupies()) {
         let Some(&h) = v.node.as_deref().and_then(|n| host_of.get(n)) else {
             notes.push(format!(
@@ -323,7 +324,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
     }
     let mut volumes = Vec::new();
     let mut estimated_data = 0;
-    let mut replicas_of: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    let mut replicas_of: Map<&str, Vec<(usize, usize)>> = Map::default();
     for r in state
         .replicas
         .iter()
