@@ -54,6 +54,7 @@ impl Builder {
     }
 
     pub(crate) fn finish(self, notes: Vec<String>) -> LiveState {
+        release(self.seen);
         let mut s = self.s;
         s.newest_object = self.newest.map(|t| crate::clock::format_at(t, false));
         let mut all = notes;
@@ -61,6 +62,15 @@ impl Builder {
         s.notes = all;
         complete(s)
     }
+}
+
+/// Frees what was read from a dump on a thread of its own: hundreds of thousands of small
+/// allocations, freed while the caller goes on (the process may end first, which frees
+/// them all at once).
+pub(crate) fn release<T: Send + 'static>(x: T) {
+    let _ = std::thread::Builder::new()
+        .name("release".into())
+        .spawn(move || drop(x));
 }
 
 /// The kinds no object was read for, and the findings.

@@ -26,6 +26,7 @@ mod split;
 mod stream;
 pub mod synth;
 
+pub(crate) use assemble::release;
 pub(crate) use error::LiveError;
 pub use objects::LiveState;
 pub(crate) use objects::{LonghornNode, Node, Vmi};

@@ -216,7 +216,11 @@ impl Study {
             }
             match state {
                 Some(state) => study.attach_state(state, dump, scenario_given)?,
-                None => study.attach_state(&crate::live::read(dump)?, dump, scenario_given)?,
+                None => {
+                    let state = crate::live::read(dump)?;
+                    study.attach_state(&state, dump, scenario_given)?;
+                    crate::live::release(state);
+                }
             }
             if let Err(problem) = study.check_fleet() {
                 return Err(
