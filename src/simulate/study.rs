@@ -214,13 +214,12 @@ impl Study {
             if input.site.is_some() {
                 return Err(StudyError::SiteAndDump);
             }
-            match state {
-                Some(state) => study.attach_state(state, dump, scenario_given)?,
-                None => {
-                    let state = crate::live::read(dump)?;
-                    study.attach_state(&state, dump, scenario_given)?;
-                    crate::live::release(state);
-                }
+            if let Some(state) = state {
+                study.attach_state(state, dump, scenario_given)?;
+            } else {
+                let state = crate::live::read(dump)?;
+                study.attach_state(&state, dump, scenario_given)?;
+                crate::live::release(state);
             }
             if let Err(problem) = study.check_fleet() {
                 return Err(
