@@ -140,8 +140,11 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
     if nodes.is_empty() {
         return Err(AdoptError::NoNodes);
     }
-    let zone = |n: &crate::live::Node| n.zone.clone().unwrap_or_else(|| "default".into());
-    nodes.sort_by(|a, b| (zone(a), &a.name).cmp(&(zone(b), &b.name)));
+    fn zone_of(n: &crate::live::Node) -> &str {
+        n.zone.as_deref().unwrap_or("default")
+    }
+    let zone = |n: &crate::live::Node| zone_of(n).to_string();
+    nodes.sort_by(|a, b| (zone_of(a), &a.name).cmp(&(zone_of(b), &b.name)));
     let mut racks: Vec<String> = nodes.iter().map(|n| zone(n)).collect();
     racks.dedup();
     let lh: Map<&str, &crate::live::LonghornNode> = state
@@ -175,7 +178,7 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         };
         hosts.push(Host {
             name: n.name.clone(),
-            rack: racks.iter().position(|r| *r == zone(n)).unwrap_or(0),
+            rack: racks.iter().position(|r| r == zone_of(n)).unwrap_or(0),
             cpu: cpu / 1000.0,
             mem_gib: mem / GIB,
             disks,
