@@ -33,7 +33,7 @@ fn condition(conds: &Value, kind: &str) -> Option<bool> {
     text(&c["status"]).map(|s| s == "True")
 }
 
-fn node(o: &Object) -> Node {
+fn node(o: &Object<'_>) -> Node {
     let v = &o.value;
     let labels = &v["metadata"]["labels"];
     Node {
@@ -67,7 +67,7 @@ fn vcpus(cpu: &Value) -> u32 {
         .saturating_mul(n("threads"))
 }
 
-fn vmi(o: &Object) -> Vmi {
+fn vmi(o: &Object<'_>) -> Vmi {
     let v = &o.value;
     let d = &v["spec"]["domain"];
     Vmi {
@@ -104,7 +104,7 @@ fn vmi(o: &Object) -> Vmi {
     }
 }
 
-fn vm(o: &Object) -> Vm {
+fn vm(o: &Object<'_>) -> Vm {
     let v = &o.value;
     let strategy = text(&v["spec"]["runStrategy"]).map(str::to_string);
     let wants = match strategy.as_deref() {
@@ -127,7 +127,7 @@ fn vm(o: &Object) -> Vm {
     }
 }
 
-fn longhorn_node(o: &Object) -> LonghornNode {
+fn longhorn_node(o: &Object<'_>) -> LonghornNode {
     let v = &o.value;
     let status = &v["status"]["diskStatus"];
     let disks = v["spec"]["disks"]
@@ -162,7 +162,7 @@ fn longhorn_node(o: &Object) -> LonghornNode {
     }
 }
 
-fn volume(o: &Object) -> Volume {
+fn volume(o: &Object<'_>) -> Volume {
     let v = &o.value;
     Volume {
         name: o.name.clone(),
@@ -182,7 +182,7 @@ fn volume(o: &Object) -> Volume {
     }
 }
 
-fn replica(o: &Object) -> Replica {
+fn replica(o: &Object<'_>) -> Replica {
     let v = &o.value;
     Replica {
         name: o.name.clone(),
@@ -323,7 +323,7 @@ const FIELDS: &[(&str, &str, &[&str], &str, Reader)] = &[
 
 /// A note for each quantity that is there but cannot be read: the analysis then treats it
 /// as absent, and says so.
-fn unreadable(o: &Object, group: &str) -> Vec<String> {
+fn unreadable(o: &Object<'_>, group: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (g, kind, path, what, read) in FIELDS {
         if *g != group || *kind != o.kind {
@@ -363,7 +363,7 @@ pub(crate) enum Item {
 }
 
 /// Type one object.
-pub(crate) fn prepare(o: Object) -> Prepared {
+pub(crate) fn prepare(o: Object<'_>) -> Prepared {
     let (group, version) = o
         .api_version
         .rsplit_once('/')
@@ -376,8 +376,8 @@ pub(crate) fn prepare(o: Object) -> Prepared {
         let census = super::census::entry(group, &o.kind, &id, &o.value, o.bytes);
         // `group/kind` and `namespace/name` in one string, the first's length ahead so that
         // no two pairs give the same key.
-        let kind = format!("{group}/{}", o.kind);
-        (Some(format!("{}:{kind} {id}", kind.len())), census)
+        let key = format!("{}:{group}/{} {id}", group.len() + 1 + o.kind.len(), o.kind);
+        (Some(key), census)
     };
     let nothing = |item, key, census| Prepared {
         key,

@@ -12,8 +12,8 @@ use super::pins::NodeRequirement;
 
 /// One object of the dump, with where it came from.
 #[derive(Debug, Clone)]
-pub(crate) struct Object {
-    pub(crate) file: String,
+pub(crate) struct Object<'f> {
+    pub(crate) file: &'f str,
     pub(crate) api_version: String,
     pub(crate) kind: String,
     pub(crate) namespace: Option<String>,
@@ -23,7 +23,7 @@ pub(crate) struct Object {
     pub(crate) bytes: u64,
 }
 
-impl Object {
+impl Object<'_> {
     /// `namespace/name` or `name`, as errors name it.
     pub(crate) fn id(&self) -> String {
         match &self.namespace {

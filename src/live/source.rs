@@ -306,15 +306,15 @@ pub(crate) fn add_values(origin: &str, items: Vec<Value>, sink: &mut Builder) {
     }
 }
 
-pub(super) fn push(file: &str, d: Value, out: &mut dyn FnMut(Object), depth: u8) {
+pub(super) fn push<'f>(file: &'f str, d: Value, out: &mut dyn FnMut(Object<'f>), depth: u8) {
     push_sized(file, d, out, depth, None);
 }
 
 /// `push`, with the object's compact size when it is known already (`sparse`).
-pub(super) fn push_sized(
-    file: &str,
+pub(super) fn push_sized<'f>(
+    file: &'f str,
     mut d: Value,
-    out: &mut dyn FnMut(Object),
+    out: &mut dyn FnMut(Object<'f>),
     depth: u8,
     bytes: Option<u64>,
 ) {
@@ -342,7 +342,7 @@ pub(super) fn push_sized(
     let namespace = super::quantity::text(&d["metadata"]["namespace"]).map(str::to_string);
     let bytes = bytes.unwrap_or_else(|| super::census::json_len(&d));
     out(Object {
-        file: file.to_string(),
+        file,
         api_version: api,
         kind,
         namespace,

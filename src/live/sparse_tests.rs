@@ -5,7 +5,7 @@ use super::super::source::{push, push_sized};
 use super::*;
 
 /// Something that pushes objects to the sink it is given.
-type Pusher<'p> = dyn FnMut(&mut dyn FnMut(super::super::objects::Object)) + 'p;
+type Pusher<'p> = dyn FnMut(&mut dyn FnMut(super::super::objects::Object<'static>)) + 'p;
 
 /// The typed record of `item` read whole and read sparsely (`None` when it is read whole
 /// either way), as text to compare.
