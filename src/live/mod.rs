@@ -15,6 +15,7 @@ mod assemble;
 pub mod census;
 mod decode;
 mod error;
+mod items;
 pub mod metrics;
 mod objects;
 mod pins;

@@ -1,7 +1,7 @@
 use std::path::Path;
 
 use super::super::decode::prepare;
-use super::super::source::{push, push_sized};
+use super::super::items::{push, push_sized};
 use super::*;
 
 /// Something that pushes objects to the sink it is given.

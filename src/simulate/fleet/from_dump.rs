@@ -242,11 +242,13 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         .map(|(i, n)| (n.name.as_str(), i))
         .collect();
     let mut groups: Map<&str, u32> = Map::default();
-    let mut vms = Vec::new();
-    let mut vm_node = Vec::new();
-    let mut vm_names = Vec::new();
-    let mut migratable = Vec::new();
-    let mut strategy = Vec::new();
+    // One entry per running VMI, and per volume no running VM uses: sized once.
+    let at_most = state.vmis.len() + state.volumes.len();
+    let mut vms = Vec::with_capacity(at_most);
+    let mut vm_node = Vec::with_capacity(at_most);
+    let mut vm_names = Vec::with_capacity(at_most);
+    let mut migratable = Vec::with_capacity(at_most);
+    let mut strategy = Vec::with_capacity(at_most);
     let mut pins = FleetPins {
         labels: nodes.iter().map(|n| n.labels.clone()).collect(),
         witnesses: state
@@ -256,6 +258,9 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
             .map(|n| n.name.clone())
             .collect(),
         kubevirt_migration: state.settings.harvester.get("kubevirt-migration").cloned(),
+        vms: Vec::with_capacity(at_most),
+        volume_names: Vec::with_capacity(state.volumes.len()),
+        wanted_replicas: Vec::with_capacity(state.volumes.len()),
         ..FleetPins::default()
     };
     let strategy_of: Map<(&str, &str), &str> = state
@@ -269,7 +274,8 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         })
         .collect();
     // Claim name -> VM (Longhorn names a volume's PVC without its namespace).
-    let mut by_claim: Map<&str, usize> = Map::default();
+    let mut by_claim: Map<&str, usize> =
+        Map::with_capacity_and_hasher(state.vmis.len(), Default::default());
     for v in state.vmis.iter().filter(|v| v.occupies()) {
         let Some(&h) = v.node.as_deref().and_then(|n| host_of.get(n)) else {
             notes.push(format!(
@@ -325,9 +331,10 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
                 .map(|s| (*s).to_string()),
         );
     }
-    let mut volumes = Vec::new();
+    let mut volumes = Vec::with_capacity(state.volumes.len());
     let mut estimated_data = 0;
-    let mut replicas_of: Map<&str, Vec<(usize, usize)>> = Map::default();
+    let mut replicas_of: Map<&str, Vec<(usize, usize)>> =
+        Map::with_capacity_and_hasher(state.volumes.len(), Default::default());
     for r in state
         .replicas
         .iter()
