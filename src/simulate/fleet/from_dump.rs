@@ -261,7 +261,6 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
         vms: Vec::with_capacity(at_most),
         volume_names: Vec::with_capacity(state.volumes.len()),
         wanted_replicas: Vec::with_capacity(state.volumes.len()),
-        ..FleetPins::default()
     };
     let strategy_of: Map<(&str, &str), &str> = state
         .vms
