@@ -110,7 +110,20 @@ fn complete(mut s: LiveState) -> LiveState {
     s
 }
 
+/// What does not add up, in three independent parts judged in parallel and given in order.
 fn findings(s: &mut LiveState) {
+    let st = &*s;
+    let (mut f, (disks, volumes)) = rayon::join(
+        || vmis_without_nodes(st),
+        || rayon::join(|| replicas_without_disks(st), || volumes_short(st)),
+    );
+    f.extend(disks);
+    f.extend(volumes);
+    s.findings = f;
+}
+
+/// Running VMIs on a node the dump has no Node for, or on none.
+fn vmis_without_nodes(s: &LiveState) -> Vec<String> {
     let nodes: Set<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
     let mut f = Vec::new();
     if !nodes.is_empty() {
@@ -130,6 +143,12 @@ fn findings(s: &mut LiveState) {
             }
         }
     }
+    f
+}
+
+/// Replicas on a disk no Longhorn Node lists.
+fn replicas_without_disks(s: &LiveState) -> Vec<String> {
+    let mut f = Vec::new();
     if !s.longhorn_nodes.is_empty() {
         let disks: Set<(&str, &str)> = s
             .longhorn_nodes
@@ -151,6 +170,12 @@ fn findings(s: &mut LiveState) {
             }
         }
     }
+    f
+}
+
+/// Attached volumes with fewer running replicas than they ask for.
+fn volumes_short(s: &LiveState) -> Vec<String> {
+    let mut f = Vec::new();
     if !s.replicas.is_empty() {
         let mut healthy: Map<&str, u32> = Map::default();
         for r in &s.replicas {
@@ -173,5 +198,5 @@ fn findings(s: &mut LiveState) {
             }
         }
     }
-    s.findings = f;
+    f
 }
