@@ -12,7 +12,7 @@ use super::assemble::Builder;
 use super::decode::{Prepared, prepare};
 use super::error::LiveError;
 use super::items::{push, push_sized};
-use super::split::{Chunk, item_error, split};
+use super::split::{Chunk, SplitError, split};
 use super::stream::Counted;
 
 /// Largest single file read, or entry unpacked from an archive (a support bundle's biggest
@@ -61,7 +61,7 @@ fn size(bytes: u64) -> String {
 #[derive(Debug, thiserror::Error)]
 enum TextError {
     #[error("not JSON: {0}")]
-    Item(String),
+    Item(#[from] SplitError),
     #[error("not YAML: {0}")]
     Yaml(#[from] serde_saphyr::Error),
     #[error(
@@ -164,7 +164,7 @@ fn json_objects(
         let adder = scope.spawn(move || {
             let mut typed: Vec<Prepared> = Vec::new();
             let mut handed = false;
-            let mut failed: Option<String> = None;
+            let mut failed: Option<SplitError> = None;
             for got in results {
                 match got {
                     Ok(mut p) => {
@@ -199,7 +199,7 @@ fn json_objects(
     if let Some(e) = failed {
         return Err(TextError::Item(e));
     }
-    match top.map_err(|e| TextError::Item(e.to_string()))? {
+    match top? {
         None => {
             for p in typed {
                 sink.insert(p);
@@ -243,20 +243,14 @@ impl Got {
 fn parse_chunk(
     file: &str,
     chunk: &Chunk,
-    scratch: &mut Vec<Result<Got, String>>,
+    scratch: &mut Vec<Result<Got, SplitError>>,
     out: &mut Vec<Prepared>,
-) -> Result<(), String> {
+) -> Result<(), SplitError> {
     (0..chunk.items.len())
         .into_par_iter()
         .map(|i| {
             let (text, line) = chunk.item(i);
-            let at = |e: serde_json::Error| {
-                format!(
-                    "{} at line {}",
-                    item_error(&e),
-                    line + e.line().saturating_sub(1) as u64
-                )
-            };
+            let at = |e: serde_json::Error| SplitError::parsing(&e, line);
             let mut got = Got::Zero;
             if let Some(read) = super::sparse::read(text) {
                 let (v, bytes) = read.map_err(at)?;

@@ -148,3 +148,14 @@ fn a_list_of_several_chunks_is_read_in_order() {
     let err = read_with(&path, &mut Builder::default(), &CAPS).unwrap_err();
     assert!(err.to_string().contains("dump.json"), "{err}");
 }
+
+/// An item that is not JSON is refused with the dump's line, not the item's own: the
+/// items are parsed apart from the text they were cut from.
+#[test]
+fn an_item_that_is_not_json_is_named_by_the_dumps_line() {
+    let text = "{\"items\": [\n  {\"apiVersion\": \"v1\", \"kind\": \"Node\"},\n  {\"apiVersion\": \"v1\",\n   \"kind\": \"Node\", \"spec\": tru}\n], \"kind\": \"List\"}";
+    let e = objects_of("d.json", text, &mut Builder::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, "not JSON: expected ident at line 4");
+}

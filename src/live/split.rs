@@ -44,7 +44,7 @@ impl Chunk {
 /// stop.
 pub(super) type Take<'t> = dyn FnMut(Chunk) -> Option<Chunk> + 't;
 
-/// Why a document's skeleton is not JSON, with the line it was found on.
+/// Why a document is not JSON (its skeleton, or an item), with the dump's line.
 #[derive(Debug, thiserror::Error)]
 #[error("{what} at line {line}")]
 pub(super) struct SplitError {
@@ -231,19 +231,23 @@ impl<R: Read> Scan<R> {
         self.peek()?;
         let line = self.line;
         let (s, e) = self.value()?;
-        serde_json::from_slice(&self.buf[s..e]).map_err(|err| SplitError {
-            what: item_error(&err),
-            line: line + err.line().saturating_sub(1) as u64,
-        })
+        serde_json::from_slice(&self.buf[s..e]).map_err(|err| SplitError::parsing(&err, line))
     }
 }
 
-/// A parser's message without its position (the dump's line is given instead).
-pub(super) fn item_error(e: &serde_json::Error) -> String {
-    let m = e.to_string();
-    match m.rfind(" at line ") {
-        Some(k) => m[..k].to_string(),
-        None => m,
+impl SplitError {
+    /// The parser's error on a value whose text starts on `first_line` of the dump: its
+    /// message without the value's own position, and the dump's line instead.
+    pub(super) fn parsing(e: &serde_json::Error, first_line: u64) -> SplitError {
+        let m = e.to_string();
+        let what = match m.rfind(" at line ") {
+            Some(k) => m[..k].to_string(),
+            None => m,
+        };
+        SplitError {
+            what,
+            line: first_line + e.line().saturating_sub(1) as u64,
+        }
     }
 }
 

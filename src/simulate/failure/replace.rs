@@ -493,13 +493,7 @@ pub(crate) fn scenario_in_whole(
 
 /// Replicas the `failed` nodes held (each volume's, counted once per replica there).
 fn replicas_on(pl: &Placement, failed: &[usize]) -> usize {
-    let mut affected: Vec<usize> = failed
-        .iter()
-        .flat_map(|&f| pl.vols_on()[f].iter().copied())
-        .collect();
-    affected.sort_unstable();
-    affected.dedup();
-    affected
+    pl.volumes_on(failed)
         .iter()
         .map(|&v| {
             pl.volumes()[v]

@@ -90,6 +90,17 @@ impl Placement {
         &self.vols_on
     }
 
+    /// The volumes with a replica on any of `nodes`, each once, in index order.
+    pub(crate) fn volumes_on(&self, nodes: &[usize]) -> Vec<usize> {
+        let mut v: Vec<usize> = nodes
+            .iter()
+            .flat_map(|&n| self.vols_on[n].iter().copied())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// Per node: physical memory of its VMs (GiB).
     pub(crate) fn mem_actual(&self) -> &[f64] {
         &self.mem_actual

@@ -533,12 +533,7 @@ pub(super) fn replace_lost_skipping(
     how: BurstHow,
     skip: bool,
 ) -> Vec<Replacement> {
-    let mut affected: Vec<usize> = failed
-        .iter()
-        .flat_map(|&f| pl.vols_on()[f].iter().copied())
-        .collect();
-    affected.sort_unstable();
-    affected.dedup();
+    let mut affected = pl.volumes_on(failed);
     affected.sort_by_key(|&v| !pl.volumes()[v].attached);
     let least = affected
         .iter()
