@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::tree::Json;
+
 /// The count and size of one kind.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct KindTally {
@@ -69,7 +71,13 @@ const NOT_STORED: &[&str] = &["metrics.k8s.io"];
 
 /// The census entry of one object (`bytes`: its compact JSON size), `None` for kinds not
 /// kept in etcd.
-pub(crate) fn entry(group: &str, kind: &str, id: &str, value: &Value, bytes: u64) -> Option<Entry> {
+pub(crate) fn entry<J: Json>(
+    group: &str,
+    kind: &str,
+    id: &str,
+    value: &J,
+    bytes: u64,
+) -> Option<Entry> {
     if NOT_STORED.contains(&group) {
         return None;
     }
@@ -86,13 +94,13 @@ pub(crate) fn entry(group: &str, kind: &str, id: &str, value: &Value, bytes: u64
 
 /// `--quota-backend-bytes=N` (or `--quota-backend-bytes N`) among the command and
 /// arguments of a container running etcd.
-fn etcd_quota(pod: &Value) -> Option<f64> {
-    let containers = pod["spec"]["containers"].as_array()?;
+fn etcd_quota<J: Json>(pod: &J) -> Option<f64> {
+    let containers = pod["spec"]["containers"].items()?;
     for c in containers {
         let words: Vec<&str> = ["command", "args"]
             .iter()
-            .flat_map(|k| c[*k].as_array().into_iter().flatten())
-            .filter_map(Value::as_str)
+            .flat_map(|k| c[*k].items().into_iter().flatten())
+            .filter_map(Json::get_str)
             .collect();
         if !words
             .iter()

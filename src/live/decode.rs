@@ -7,16 +7,17 @@ use serde_json::Value;
 use super::objects::{LonghornDisk, LonghornNode, Node, Object, Replica, Vm, Vmi, Volume};
 use super::pins::{false_reason, host_devices, node_affinity, string_map};
 use super::quantity::{bytes, millicores, text};
+use super::tree::Json;
 
-fn flag(v: &Value) -> bool {
-    v.as_bool()
+fn flag<J: Json>(v: &J) -> bool {
+    v.get_bool()
         .or_else(|| text(v).map(|s| s.eq_ignore_ascii_case("true")))
         .unwrap_or(false)
 }
 
 /// A list of strings (tags, selectors); anything else is none.
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
+fn strings<J: Json>(v: &J) -> Vec<String> {
+    v.items()
         .into_iter()
         .flatten()
         .filter_map(|x| text(x).map(str::to_string))
@@ -24,16 +25,16 @@ fn strings(v: &Value) -> Vec<String> {
 }
 
 /// A condition's status from a list (v1 style) or a map keyed by type (old Longhorn).
-fn condition(conds: &Value, kind: &str) -> Option<bool> {
-    let c = match conds {
-        Value::Array(a) => a.iter().find(|c| c["type"] == kind)?,
-        Value::Object(m) => m.get(kind)?,
-        _ => return None,
+fn condition<J: Json>(conds: &J, kind: &str) -> Option<bool> {
+    let c = if let Some(a) = conds.items() {
+        a.iter().find(|c| c["type"].get_str() == Some(kind))?
+    } else {
+        conds.fields()?.find(|(k, _)| *k == kind)?.1
     };
     text(&c["status"]).map(|s| s == "True")
 }
 
-fn node(o: &Object<'_>) -> Node {
+fn node<J: Json>(o: &Object<'_, J>) -> Node {
     let v = &o.value;
     let labels = &v["metadata"]["labels"];
     Node {
@@ -60,14 +61,14 @@ fn node(o: &Object<'_>) -> Node {
     }
 }
 
-fn vcpus(cpu: &Value) -> u32 {
-    let n = |k: &str| cpu[k].as_f64().map_or(1, |x| x.clamp(1.0, 4096.0) as u32);
+fn vcpus<J: Json>(cpu: &J) -> u32 {
+    let n = |k: &str| cpu[k].get_f64().map_or(1, |x| x.clamp(1.0, 4096.0) as u32);
     n("cores")
         .saturating_mul(n("sockets"))
         .saturating_mul(n("threads"))
 }
 
-fn vmi(o: &Object<'_>) -> Vmi {
+fn vmi<J: Json>(o: &Object<'_, J>) -> Vmi {
     let v = &o.value;
     let d = &v["spec"]["domain"];
     Vmi {
@@ -85,18 +86,18 @@ fn vmi(o: &Object<'_>) -> Vmi {
         live_migratable: condition(&v["status"]["conditions"], "LiveMigratable"),
         anti_affinity: v["spec"]["affinity"]["podAntiAffinity"]
             ["requiredDuringSchedulingIgnoredDuringExecution"]
-            .as_array()
+            .items()
             .into_iter()
             .flatten()
-            .find(|t| t["topologyKey"] == "kubernetes.io/hostname")
-            .map(|t| t["labelSelector"].to_string()),
+            .find(|t| t["topologyKey"].get_str() == Some("kubernetes.io/hostname"))
+            .map(|t| t["labelSelector"].compact()),
         migratable_reason: false_reason(&v["status"]["conditions"], "LiveMigratable"),
         eviction_strategy: text(&v["spec"]["evictionStrategy"]).map(str::to_string),
         host_devices: host_devices(&d["devices"]),
         node_selector: string_map(&v["spec"]["nodeSelector"]).into_iter().collect(),
         node_affinity: node_affinity(&v["spec"]["affinity"]),
         claims: v["spec"]["volumes"]
-            .as_array()
+            .items()
             .into_iter()
             .flatten()
             .filter_map(|x| text(&x["persistentVolumeClaim"]["claimName"]).map(str::to_string))
@@ -104,7 +105,7 @@ fn vmi(o: &Object<'_>) -> Vmi {
     }
 }
 
-fn vm(o: &Object<'_>) -> Vm {
+fn vm<J: Json>(o: &Object<'_, J>) -> Vm {
     let v = &o.value;
     let strategy = text(&v["spec"]["runStrategy"]).map(str::to_string);
     let wants = match strategy.as_deref() {
@@ -127,17 +128,17 @@ fn vm(o: &Object<'_>) -> Vm {
     }
 }
 
-fn longhorn_node(o: &Object<'_>) -> LonghornNode {
+fn longhorn_node<J: Json>(o: &Object<'_, J>) -> LonghornNode {
     let v = &o.value;
     let status = &v["status"]["diskStatus"];
     let disks = v["spec"]["disks"]
-        .as_object()
+        .fields()
         .into_iter()
         .flatten()
         .map(|(name, d)| {
             let s = &status[name];
             LonghornDisk {
-                name: name.clone(),
+                name: name.to_string(),
                 uuid: text(&s["diskUUID"]).map(str::to_string),
                 path: text(&d["path"]).map(str::to_string),
                 maximum: bytes(&s["storageMaximum"]),
@@ -162,14 +163,14 @@ fn longhorn_node(o: &Object<'_>) -> LonghornNode {
     }
 }
 
-fn volume(o: &Object<'_>) -> Volume {
+fn volume<J: Json>(o: &Object<'_, J>) -> Volume {
     let v = &o.value;
     Volume {
         name: o.name.clone(),
         size: bytes(&v["spec"]["size"]),
         actual_size: bytes(&v["status"]["actualSize"]),
         replicas: v["spec"]["numberOfReplicas"]
-            .as_f64()
+            .get_f64()
             .or_else(|| text(&v["spec"]["numberOfReplicas"]).and_then(|s| s.parse().ok()))
             .filter(|n| (0.0..=64.0).contains(n))
             .map(|n| n as u32),
@@ -182,7 +183,7 @@ fn volume(o: &Object<'_>) -> Volume {
     }
 }
 
-fn replica(o: &Object<'_>) -> Replica {
+fn replica<J: Json>(o: &Object<'_, J>) -> Replica {
     let v = &o.value;
     Replica {
         name: o.name.clone(),
@@ -227,20 +228,20 @@ pub(crate) struct Prepared {
 /// The newest moment an object records: its creation, its managed fields' writes and its
 /// conditions' transitions, probes and heartbeats. Fractions of a second are dropped;
 /// anything that is not an RFC 3339 UTC time is ignored (a dump's text is untrusted).
-fn newest_stamp(v: &Value) -> Option<i64> {
-    let at = |x: &Value| {
+fn newest_stamp<J: Json>(v: &J) -> Option<i64> {
+    let at = |x: &J| {
         let t = text(x)?;
         let t = t.split_once('.').map_or(t, |(whole, _)| whole);
         crate::clock::parse_at(t.trim_end_matches('Z')).ok()
     };
     let meta = &v["metadata"];
     let managed = meta["managedFields"]
-        .as_array()
+        .items()
         .into_iter()
         .flatten()
         .map(|f| &f["time"]);
     let conditions = v["status"]["conditions"]
-        .as_array()
+        .items()
         .into_iter()
         .flatten()
         .flat_map(|c| {
@@ -260,86 +261,101 @@ fn newest_stamp(v: &Value) -> Option<i64> {
         .max()
 }
 
+/// How a quantity is read.
+#[derive(Clone, Copy)]
+enum Reader {
+    Millicores,
+    Bytes,
+}
+
+impl Reader {
+    fn read<J: Json>(self, v: &J) -> Option<f64> {
+        match self {
+            Reader::Millicores => millicores(v),
+            Reader::Bytes => bytes(v),
+        }
+    }
+}
+
 /// Quantities the analyses need, by kind: (path, what it must be, reader).
-type Reader = fn(&Value) -> Option<f64>;
 const FIELDS: &[(&str, &str, &[&str], &str, Reader)] = &[
     (
         "",
         "Node",
         &["status", "allocatable", "cpu"],
         "a CPU quantity",
-        millicores,
+        Reader::Millicores,
     ),
     (
         "",
         "Node",
         &["status", "allocatable", "memory"],
         "a byte quantity",
-        bytes,
+        Reader::Bytes,
     ),
     (
         "kubevirt.io",
         "VirtualMachineInstance",
         &["spec", "domain", "resources", "requests", "cpu"],
         "a CPU quantity",
-        millicores,
+        Reader::Millicores,
     ),
     (
         "kubevirt.io",
         "VirtualMachineInstance",
         &["spec", "domain", "resources", "requests", "memory"],
         "a byte quantity",
-        bytes,
+        Reader::Bytes,
     ),
     (
         "kubevirt.io",
         "VirtualMachineInstance",
         &["spec", "domain", "resources", "limits", "cpu"],
         "a CPU quantity",
-        millicores,
+        Reader::Millicores,
     ),
     (
         "kubevirt.io",
         "VirtualMachineInstance",
         &["spec", "domain", "resources", "limits", "memory"],
         "a byte quantity",
-        bytes,
+        Reader::Bytes,
     ),
     (
         "longhorn.io",
         "Volume",
         &["spec", "size"],
         "a byte count",
-        bytes,
+        Reader::Bytes,
     ),
     (
         "longhorn.io",
         "Volume",
         &["status", "actualSize"],
         "a byte count",
-        bytes,
+        Reader::Bytes,
     ),
 ];
 
 /// A note for each quantity that is there but cannot be read: the analysis then treats it
 /// as absent, and says so.
-fn unreadable(o: &Object<'_>, group: &str) -> Vec<String> {
+fn unreadable<J: Json>(o: &Object<'_, J>, group: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (g, kind, path, what, read) in FIELDS {
         if *g != group || *kind != o.kind {
             continue;
         }
         let v = path.iter().fold(&o.value, |v, k| &v[*k]);
-        if text(v).is_none() && !v.is_number() {
+        if text(v).is_none() && !v.is_num() {
             continue;
         }
-        if read(v).is_none() {
+        if read.read(v).is_none() {
             out.push(format!(
                 "{}: {}: {}: `{}` is not {what}; taken as absent",
                 o.file,
                 o.id(),
                 path.join("."),
-                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                v.get_str().map_or_else(|| v.compact(), str::to_string)
             ));
         }
     }
@@ -363,7 +379,7 @@ pub(crate) enum Item {
 }
 
 /// Type one object.
-pub(crate) fn prepare(o: Object<'_>) -> Prepared {
+pub(crate) fn prepare<J: Json>(o: Object<'_, J>) -> Prepared {
     let (group, version) = o
         .api_version
         .rsplit_once('/')
@@ -429,7 +445,7 @@ pub(crate) fn prepare(o: Object<'_>) -> Prepared {
                 None => Item::Nothing,
             }
         }
-        _ => Item::Rancher(o.value),
+        _ => Item::Rancher(o.value.into_value()),
     };
     Prepared {
         key,

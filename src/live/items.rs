@@ -5,50 +5,46 @@
 use serde_json::Value;
 
 use super::objects::Object;
+use super::tree::Json;
 
 /// The objects of `d`, each handed to `out`; documents that are not objects are skipped.
-pub(super) fn push<'f>(file: &'f str, d: Value, out: &mut dyn FnMut(Object<'f>), depth: u8) {
-    push_sized(file, d, out, depth, None);
-}
-
-/// `push`, with the object's compact size when it is known already (`sparse`).
-pub(super) fn push_sized<'f>(
-    file: &'f str,
-    mut d: Value,
-    out: &mut dyn FnMut(Object<'f>),
-    depth: u8,
-    bytes: Option<u64>,
-) {
-    let kind = d["kind"].as_str().unwrap_or_default().to_string();
-    if (kind == "List" || kind.ends_with("List")) && d["items"].is_array() && depth < 2 {
+pub(super) fn push<'f>(file: &'f str, mut d: Value, out: &mut dyn FnMut(Object<'f>), depth: u8) {
+    let list = d["kind"]
+        .as_str()
+        .is_some_and(|k| k == "List" || k.ends_with("List"));
+    if list && d["items"].is_array() && depth < 2 {
         if let Value::Array(items) = d["items"].take() {
             for i in items {
-                push_sized(file, i, out, depth + 1, None);
+                push(file, i, out, depth + 1);
             }
         }
-        return;
-    }
-    let Some(api) = d["apiVersion"].as_str().map(str::to_string) else {
-        return;
-    };
-    if kind.is_empty() {
         return;
     }
     if let Some(m) = d.get_mut("metadata").and_then(Value::as_object_mut) {
         m.remove("managedFields");
     }
+    let bytes = super::census::json_len(&d);
+    if let Some(o) = object(file, d, bytes) {
+        out(o);
+    }
+}
+
+/// The object `d` (`bytes`: its compact size, `managedFields` left out) named; `None` if
+/// it has no API version or kind.
+pub(super) fn object<J: Json>(file: &str, d: J, bytes: u64) -> Option<Object<'_, J>> {
+    let api_version = d["apiVersion"].get_str()?.to_string();
+    let kind = d["kind"].get_str().filter(|k| !k.is_empty())?.to_string();
     let name = super::quantity::text(&d["metadata"]["name"])
         .unwrap_or("")
         .to_string();
     let namespace = super::quantity::text(&d["metadata"]["namespace"]).map(str::to_string);
-    let bytes = bytes.unwrap_or_else(|| super::census::json_len(&d));
-    out(Object {
+    Some(Object {
         file,
-        api_version: api,
+        api_version,
         kind,
         namespace,
         name,
         value: d,
         bytes,
-    });
+    })
 }

@@ -26,6 +26,7 @@ mod sparse;
 mod split;
 mod stream;
 pub mod synth;
+mod tree;
 
 pub(crate) use assemble::release;
 pub(crate) use error::LiveError;

@@ -12,18 +12,18 @@ use super::pins::NodeRequirement;
 
 /// One object of the dump, with where it came from.
 #[derive(Debug, Clone)]
-pub(crate) struct Object<'f> {
+pub(crate) struct Object<'f, J = Value> {
     pub(crate) file: &'f str,
     pub(crate) api_version: String,
     pub(crate) kind: String,
     pub(crate) namespace: Option<String>,
     pub(crate) name: String,
-    pub(crate) value: Value,
+    pub(crate) value: J,
     /// Its size as compact JSON, `managedFields` left out.
     pub(crate) bytes: u64,
 }
 
-impl Object<'_> {
+impl<J> Object<'_, J> {
     /// `namespace/name` or `name`, as errors name it.
     pub(crate) fn id(&self) -> String {
         match &self.namespace {

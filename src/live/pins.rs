@@ -5,13 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use super::quantity::text;
+use super::tree::Json;
 
 /// A list of strings; anything else is none.
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
+fn strings<J: Json>(v: &J) -> Vec<String> {
+    v.items()
         .into_iter()
         .flatten()
         .filter_map(|x| text(x).map(str::to_string))
@@ -57,17 +56,20 @@ impl NodeRequirement {
 }
 
 /// A map of strings (labels, a node selector); other values are left out.
-pub fn string_map(v: &Value) -> BTreeMap<String, String> {
-    v.as_object()
+pub fn string_map<J: Json>(v: &J) -> BTreeMap<String, String> {
+    v.fields()
         .into_iter()
         .flatten()
-        .filter_map(|(k, x)| text(x).map(|t| (k.clone(), t.to_string())))
+        .filter_map(|(k, x)| text(x).map(|t| (k.to_string(), t.to_string())))
         .collect()
 }
 
 /// The condition's reason when its status is False.
-pub fn false_reason(conds: &Value, kind: &str) -> Option<String> {
-    let c = conds.as_array()?.iter().find(|c| c["type"] == kind)?;
+pub fn false_reason<J: Json>(conds: &J, kind: &str) -> Option<String> {
+    let c = conds
+        .items()?
+        .iter()
+        .find(|c| c["type"].get_str() == Some(kind))?;
     (text(&c["status"]) == Some("False")).then(|| {
         text(&c["reason"])
             .unwrap_or("(no reason given)")
@@ -77,8 +79,8 @@ pub fn false_reason(conds: &Value, kind: &str) -> Option<String> {
 
 /// Required node affinity terms (`nodeSelectorTerms`, their `matchExpressions`; a
 /// `matchFields` on `metadata.name` is read as the `kubernetes.io/hostname` label).
-pub fn node_affinity(v: &Value) -> Vec<Vec<NodeRequirement>> {
-    let req = |e: &Value, key: Option<&str>| NodeRequirement {
+pub fn node_affinity<J: Json>(v: &J) -> Vec<Vec<NodeRequirement>> {
+    let req = |e: &J, key: Option<&str>| NodeRequirement {
         key: key
             .map(str::to_string)
             .or_else(|| text(&e["key"]).map(str::to_string))
@@ -87,16 +89,16 @@ pub fn node_affinity(v: &Value) -> Vec<Vec<NodeRequirement>> {
         values: strings(&e["values"]),
     };
     v["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-        .as_array()
+        .items()
         .into_iter()
         .flatten()
         .map(|t| {
-            let exprs = t["matchExpressions"].as_array().into_iter().flatten();
+            let exprs = t["matchExpressions"].items().into_iter().flatten();
             let fields = t["matchFields"]
-                .as_array()
+                .items()
                 .into_iter()
                 .flatten()
-                .filter(|e| e["key"] == "metadata.name");
+                .filter(|e| e["key"].get_str() == Some("metadata.name"));
             exprs
                 .map(|e| req(e, None))
                 .chain(fields.map(|e| req(e, Some("kubernetes.io/hostname"))))
@@ -106,10 +108,10 @@ pub fn node_affinity(v: &Value) -> Vec<Vec<NodeRequirement>> {
 }
 
 /// Host devices and GPUs of a VMI's domain, named for the reader.
-pub fn host_devices(devices: &Value) -> Vec<String> {
+pub fn host_devices<J: Json>(devices: &J) -> Vec<String> {
     let mut out = Vec::new();
     for (kind, word) in [("hostDevices", "host device"), ("gpus", "GPU")] {
-        for d in devices[kind].as_array().into_iter().flatten() {
+        for d in devices[kind].items().into_iter().flatten() {
             let name = text(&d["name"]).unwrap_or("?");
             out.push(match text(&d["deviceName"]) {
                 Some(dev) => format!("{word} {name} ({dev})"),

@@ -1,11 +1,11 @@
 //! Kubernetes quantities (`125m`, `2730Mi`, `32849604Ki`, `4Gi`, `1.5`, `1k`) and the
 //! support bundle's numbers (floats with exponents, the string `"null"`).
 
-use serde_json::Value;
+use super::tree::Json;
 
 /// A string value, with the support bundle's `"null"` (and empty) read as absent.
-pub(crate) fn text(v: &Value) -> Option<&str> {
-    v.as_str().filter(|s| !s.is_empty() && *s != "null")
+pub(crate) fn text<J: Json>(v: &J) -> Option<&str> {
+    v.get_str().filter(|s| !s.is_empty() && *s != "null")
 }
 
 fn split(s: &str) -> Option<(f64, &str)> {
@@ -28,17 +28,17 @@ pub(crate) const MAX_BYTES: f64 = 9.223_372_036_854_776e18;
 pub(crate) const MAX_MILLICORES: f64 = 1e9;
 
 /// A byte quantity (`4Gi`, `32849604Ki`, `21474836480`, `3.94085056512e+11`, `500M`).
-pub(crate) fn bytes(v: &Value) -> Option<f64> {
+pub(crate) fn bytes<J: Json>(v: &J) -> Option<f64> {
     raw_bytes(v).filter(|b| b.is_finite() && (0.0..=MAX_BYTES).contains(b))
 }
 
 /// A CPU quantity in millicores (`125m`, `8`, `1.5`, `2436302373n`).
-pub(crate) fn millicores(v: &Value) -> Option<f64> {
+pub(crate) fn millicores<J: Json>(v: &J) -> Option<f64> {
     raw_millicores(v).filter(|m| m.is_finite() && (0.0..=MAX_MILLICORES).contains(m))
 }
 
-fn raw_bytes(v: &Value) -> Option<f64> {
-    if let Some(n) = v.as_f64() {
+fn raw_bytes<J: Json>(v: &J) -> Option<f64> {
+    if let Some(n) = v.get_f64() {
         return (n >= 0.0).then_some(n);
     }
     let (n, unit) = split(text(v)?)?;
@@ -60,8 +60,8 @@ fn raw_bytes(v: &Value) -> Option<f64> {
     (b >= 0.0).then_some(b)
 }
 
-fn raw_millicores(v: &Value) -> Option<f64> {
-    if let Some(n) = v.as_f64() {
+fn raw_millicores<J: Json>(v: &J) -> Option<f64> {
+    if let Some(n) = v.get_f64() {
         return (n >= 0.0).then_some(n * 1000.0);
     }
     let (n, unit) = split(text(v)?)?;

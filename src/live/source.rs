@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::assemble::Builder;
 use super::decode::{Prepared, prepare};
 use super::error::LiveError;
-use super::items::{push, push_sized};
+use super::items::{object, push};
 use super::split::{Chunk, SplitError, split};
 use super::stream::Counted;
 
@@ -254,7 +254,9 @@ fn parse_chunk(
             let mut got = Got::Zero;
             if let Some(read) = super::sparse::read(text) {
                 let (v, bytes) = read.map_err(at)?;
-                push_sized(file, v, &mut |o| got.add(prepare(o)), 1, Some(bytes));
+                if let Some(o) = object(file, v, bytes) {
+                    got.add(prepare(o));
+                }
             } else {
                 let v = serde_json::from_slice::<Value>(text).map_err(at)?;
                 push(file, v, &mut |o| got.add(prepare(o)), 1);

@@ -13,7 +13,8 @@
 use std::sync::OnceLock;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+
+use super::tree::{Json, Key as FieldName, Tree};
 
 /// What of a value to keep: all of it, or some of its fields (each with what of that to
 /// keep). Arrays are transparent: each element is kept by the same rule. A scalar where
@@ -25,11 +26,15 @@ enum Keep {
 }
 
 impl Keep {
-    /// The rule for a field `key`, `None`: not kept.
-    fn field(&self, key: &str) -> Option<&Keep> {
+    /// The rule for a field `key` and, where this rule names it, the name as a static
+    /// string; `None`: not kept.
+    fn field(&self, key: &str) -> Option<(Option<&'static str>, &Keep)> {
         match self {
-            Keep::All => Some(&Keep::All),
-            Keep::Fields(f) => f.iter().find(|(k, _)| *k == key).map(|(_, k)| k),
+            Keep::All => Some((None, &Keep::All)),
+            Keep::Fields(f) => f
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(name, k)| (Some(*name), k)),
         }
     }
 
@@ -174,7 +179,7 @@ fn rule(api_version: &str, kind: &str) -> Option<&'static Keep> {
 
 /// An item read sparsely: the tree kept and the object's compact size. `None`: the item is
 /// to be read whole (a kind kept whole, or one that cannot be told from its first fields).
-pub(super) fn read(text: &[u8]) -> Option<Result<(Value, u64), serde_json::Error>> {
+pub(super) fn read(text: &[u8]) -> Option<Result<(Tree, u64), serde_json::Error>> {
     let (api, kind) = identity(text)?;
     let keep = rule(api, kind)?;
     let mut bytes = 0;
@@ -187,14 +192,28 @@ pub(super) fn read(text: &[u8]) -> Option<Result<(Value, u64), serde_json::Error
     .deserialize(&mut de)
     .and_then(|v| de.end().map(|()| v));
     let v = match got {
-        Ok(v) => v.unwrap_or(Value::Null),
+        Ok(v) => v.unwrap_or(Tree::Null),
         Err(e) => return Some(Err(e)),
     };
     // A key written twice may say otherwise than the first copy read here: read it whole.
-    if v["apiVersion"] != api || v["kind"] != kind {
+    if v["apiVersion"].get_str() != Some(api) || v["kind"].get_str() != Some(kind) {
         return None;
     }
     Some(Ok((v, bytes)))
+}
+
+/// The whole of `text` kept as a tree (for tests of the tree itself).
+#[cfg(test)]
+pub(super) fn whole(text: &[u8]) -> Result<Tree, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let v = Walk {
+        keep: Some(&Keep::All),
+        at: At::Below,
+        bytes: &mut 0,
+    }
+    .deserialize(&mut de)?;
+    de.end()?;
+    Ok(v.unwrap_or(Tree::Null))
 }
 
 /// Where a map is: the object itself, its `metadata` (whose `managedFields` are not
@@ -215,7 +234,7 @@ struct Walk<'k, 'b> {
 }
 
 impl<'de> DeserializeSeed<'de> for Walk<'_, '_> {
-    type Value = Option<Value>;
+    type Value = Option<Tree>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
@@ -244,44 +263,44 @@ fn digits(mut n: u64) -> u64 {
 }
 
 impl<'de> Visitor<'de> for Walk<'_, '_> {
-    type Value = Option<Value>;
+    type Value = Option<Tree>;
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("JSON")
     }
     fn visit_bool<E>(self, b: bool) -> Result<Self::Value, E> {
         *self.bytes += if b { 4 } else { 5 };
-        Ok(self.keep.map(|_| Value::Bool(b)))
+        Ok(self.keep.map(|_| Tree::Bool(b)))
     }
     fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
         *self.bytes += digits(n);
-        Ok(self.keep.map(|_| Value::from(n)))
+        Ok(self.keep.map(|_| Tree::Number(n.into())))
     }
     fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
         *self.bytes += digits(n.unsigned_abs()) + u64::from(n < 0);
-        Ok(self.keep.map(|_| Value::from(n)))
+        Ok(self.keep.map(|_| Tree::Number(n.into())))
     }
     fn visit_f64<E>(self, x: f64) -> Result<Self::Value, E> {
-        let v = Value::from(x);
-        *self.bytes += super::census::json_len(&v);
-        Ok(self.keep.map(|_| v))
+        let n = serde_json::Number::from_f64(x);
+        *self.bytes += n.as_ref().map_or(4, |n| n.to_string().len() as u64);
+        Ok(self.keep.map(|_| n.map_or(Tree::Null, Tree::Number)))
     }
     fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
         // Taken from the text as it is: it has no escapes, and JSON text holds no control
         // characters or quotes unescaped, so it is written back as it is.
         *self.bytes += s.len() as u64 + 2;
-        Ok(self.keep.map(|_| Value::String(s.to_string())))
+        Ok(self.keep.map(|_| Tree::String(s.to_string())))
     }
     fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
         *self.bytes += str_len(s);
-        Ok(self.keep.map(|_| Value::String(s.to_string())))
+        Ok(self.keep.map(|_| Tree::String(s.to_string())))
     }
     fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
         *self.bytes += str_len(&s);
-        Ok(self.keep.map(|_| Value::String(s)))
+        Ok(self.keep.map(|_| Tree::String(s)))
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         *self.bytes += 4;
-        Ok(self.keep.map(|_| Value::Null))
+        Ok(self.keep.map(|_| Tree::Null))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut kept = self.keep.map(|_| Vec::new());
@@ -297,10 +316,10 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
             }
         }
         *self.bytes += 2 + n.saturating_sub(1);
-        Ok(kept.map(Value::Array))
+        Ok(kept.map(Tree::Array))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut kept = self.keep.map(|_| Map::new());
+        let mut kept = self.keep.map(|_| Vec::new());
         let mut n = 0u64;
         while let Some(key) = map.next_key_seed(Key(self.keep))? {
             let counted = !(self.at == At::Metadata && key.name == "managedFields");
@@ -319,11 +338,15 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
                 *self.bytes += key.len + 1 + sub;
             }
             if let (Some(m), Some(v)) = (kept.as_mut(), v) {
-                m.insert(key.name.into_owned(), v);
+                let name = match (key.fixed, key.name) {
+                    (Some(n), _) => FieldName::Borrowed(n),
+                    (None, n) => FieldName::Owned(n.into_owned()),
+                };
+                m.push((name, v));
             }
         }
         *self.bytes += 2 + n.saturating_sub(1);
-        Ok(kept.map(Value::Object))
+        Ok(kept.map(Tree::object))
     }
 }
 
@@ -332,8 +355,22 @@ struct Key<'k>(Option<&'k Keep>);
 
 struct KeyRead<'k, 'de> {
     name: std::borrow::Cow<'de, str>,
+    /// The name as the rule writes it, when the rule names it.
+    fixed: Option<&'static str>,
     keep: Option<&'k Keep>,
     len: u64,
+}
+
+impl<'k, 'de> KeyRead<'k, 'de> {
+    fn new(name: std::borrow::Cow<'de, str>, rule: Option<&'k Keep>, len: u64) -> Self {
+        let got = rule.and_then(|k| k.field(&name));
+        KeyRead {
+            fixed: got.and_then(|(n, _)| n),
+            keep: got.map(|(_, k)| k),
+            name,
+            len,
+        }
+    }
 }
 
 impl<'k, 'de> DeserializeSeed<'de> for Key<'k> {
@@ -349,18 +386,18 @@ impl<'k, 'de> Visitor<'de> for Key<'k> {
         f.write_str("a key")
     }
     fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-        Ok(KeyRead {
-            len: s.len() as u64 + 2,
-            keep: self.0.and_then(|k| k.field(s)),
-            name: std::borrow::Cow::Borrowed(s),
-        })
+        Ok(KeyRead::new(
+            std::borrow::Cow::Borrowed(s),
+            self.0,
+            s.len() as u64 + 2,
+        ))
     }
     fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(KeyRead {
-            len: str_len(s),
-            keep: self.0.and_then(|k| k.field(s)),
-            name: std::borrow::Cow::Owned(s.to_string()),
-        })
+        Ok(KeyRead::new(
+            std::borrow::Cow::Owned(s.to_string()),
+            self.0,
+            str_len(s),
+        ))
     }
 }
 

@@ -1,7 +1,9 @@
 use std::path::Path;
 
+use serde_json::Value;
+
 use super::super::decode::prepare;
-use super::super::items::{push, push_sized};
+use super::super::items::{object, push};
 use super::*;
 
 /// The kinds `decode` types (Longhorn's and Kubernetes' Nodes, both settings): always read
@@ -15,25 +17,24 @@ const TYPED: [&str; 6] = [
     "Setting",
 ];
 
-/// Something that pushes objects to the sink it is given.
-type Pusher<'p> = dyn FnMut(&mut dyn FnMut(super::super::objects::Object<'static>)) + 'p;
-
 /// The typed record of `item` read whole and read sparsely (`None` when it is read whole
 /// either way), as text to compare.
 fn both(item: &Value) -> (String, Option<String>) {
     let text = serde_json::to_string_pretty(item).unwrap();
-    let typed = |push: &mut Pusher<'_>| {
-        let mut out = Vec::new();
-        push(&mut |o| out.push(format!("{:?}", prepare(o))));
-        out.join("\n")
-    };
-    let whole = typed(&mut |out| {
-        push("f", serde_json::from_str(&text).unwrap(), out, 1);
-    });
+    let mut whole = Vec::new();
+    push(
+        "f",
+        serde_json::from_str(&text).unwrap(),
+        &mut |o| whole.push(format!("{:?}", prepare(o))),
+        1,
+    );
     let sparse = read(text.as_bytes()).map(|got| {
         let (v, bytes) = got.unwrap();
-        typed(&mut |out| push_sized("f", v.clone(), out, 1, Some(bytes)))
+        object("f", v, bytes)
+            .map(|o| format!("{:?}", prepare(o)))
+            .unwrap_or_default()
     });
+    let whole = whole.join("\n");
     (whole, sparse)
 }
 
