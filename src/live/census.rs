@@ -30,7 +30,10 @@ pub struct Census {
 
 impl Census {
     pub(crate) fn add(&mut self, e: Entry) {
-        let t = self.kinds.entry(e.kind).or_default();
+        let t = match self.kinds.get_mut(e.kind.as_ref()) {
+            Some(t) => t,
+            None => self.kinds.entry(e.kind.into_owned()).or_default(),
+        };
         t.count += 1;
         t.json_bytes += e.bytes;
         if let Some(q) = e.quota {
@@ -52,7 +55,7 @@ impl Census {
 /// One object's part of the census.
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
-    kind: String,
+    kind: std::borrow::Cow<'static, str>,
     bytes: u64,
     quota: Option<(f64, String)>,
 }
@@ -64,6 +67,34 @@ pub fn kind_name(group: &str, kind: &str) -> String {
     } else {
         format!("{kind} ({group})")
     }
+}
+
+/// The names of the kinds a dump holds by the thousand, written once.
+const NAMED: &[(&str, &str, &str)] = &[
+    ("", "Node", "Node (v1)"),
+    ("", "Pod", "Pod (v1)"),
+    (
+        "kubevirt.io",
+        "VirtualMachine",
+        "VirtualMachine (kubevirt.io)",
+    ),
+    (
+        "kubevirt.io",
+        "VirtualMachineInstance",
+        "VirtualMachineInstance (kubevirt.io)",
+    ),
+    ("longhorn.io", "Node", "Node (longhorn.io)"),
+    ("longhorn.io", "Volume", "Volume (longhorn.io)"),
+    ("longhorn.io", "Replica", "Replica (longhorn.io)"),
+    ("longhorn.io", "Engine", "Engine (longhorn.io)"),
+];
+
+/// `kind_name`, without a new string for the kinds of `NAMED`.
+fn kind_name_of(group: &str, kind: &str) -> std::borrow::Cow<'static, str> {
+    NAMED
+        .iter()
+        .find(|(g, k, _)| *g == group && *k == kind)
+        .map_or_else(|| kind_name(group, kind).into(), |(_, _, n)| (*n).into())
 }
 
 /// Groups whose objects are not kept in etcd.
@@ -86,7 +117,7 @@ pub(crate) fn entry<J: Json>(
         .flatten()
         .map(|q| (q, format!("Pod {id}")));
     Some(Entry {
-        kind: kind_name(group, kind),
+        kind: kind_name_of(group, kind),
         bytes,
         quota,
     })
@@ -175,5 +206,8 @@ mod tests {
         );
         assert!(entry("metrics.k8s.io", "NodeMetrics", "n", &v, 1).is_none());
         assert_eq!(kind_name("", "Pod"), "Pod (v1)");
+        for (g, k, n) in NAMED {
+            assert_eq!(kind_name(g, k), *n);
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! untrusted text (absent, `"null"`, floats and quantities all handled), and what cannot be
 //! read named.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use super::objects::{LonghornDisk, LonghornNode, Node, Object, Replica, Vm, Vmi, Volume};
@@ -392,7 +394,9 @@ pub(crate) fn prepare<J: Json>(o: Object<'_, J>) -> Prepared {
         let census = super::census::entry(group, &o.kind, &id, &o.value, o.bytes);
         // `group/kind` and `namespace/name` in one string, the first's length ahead so that
         // no two pairs give the same key.
-        let key = format!("{}:{group}/{} {id}", group.len() + 1 + o.kind.len(), o.kind);
+        let n = group.len() + 1 + o.kind.len();
+        let mut key = String::with_capacity(n + id.len() + 8);
+        let _ = write!(key, "{n}:{group}/{} {id}", o.kind);
         (Some(key), census)
     };
     let nothing = |item, key, census| Prepared {
