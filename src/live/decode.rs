@@ -227,21 +227,17 @@ pub(crate) struct Prepared {
     pub(super) census: Option<super::census::Entry>,
 }
 
-/// The newest moment an object records: its creation, its managed fields' writes and its
-/// conditions' transitions, probes and heartbeats. Fractions of a second are dropped;
-/// anything that is not an RFC 3339 UTC time is ignored (a dump's text is untrusted).
+/// The newest moment an object records: its creation and its conditions' transitions,
+/// probes and heartbeats. `metadata.managedFields` is not read (it is dropped before typing:
+/// kubectl hides it and the support bundle keeps it, so reading it would date the same
+/// cluster differently by how it was dumped). Fractions of a second are dropped; anything
+/// that is not an RFC 3339 UTC time is ignored (a dump's text is untrusted).
 fn newest_stamp<J: Json>(v: &J) -> Option<i64> {
     let at = |x: &J| {
         let t = text(x)?;
         let t = t.split_once('.').map_or(t, |(whole, _)| whole);
         crate::clock::parse_at(t.trim_end_matches('Z')).ok()
     };
-    let meta = &v["metadata"];
-    let managed = meta["managedFields"]
-        .items()
-        .into_iter()
-        .flatten()
-        .map(|f| &f["time"]);
     let conditions = v["status"]["conditions"]
         .items()
         .into_iter()
@@ -256,8 +252,7 @@ fn newest_stamp<J: Json>(v: &J) -> Option<i64> {
             .into_iter()
             .map(move |k| &c[k])
         });
-    std::iter::once(&meta["creationTimestamp"])
-        .chain(managed)
+    std::iter::once(&v["metadata"]["creationTimestamp"])
         .chain(conditions)
         .filter_map(at)
         .max()
@@ -465,11 +460,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_newest_stamp_reads_creation_writes_and_conditions_and_ignores_garbage() {
+    fn the_newest_stamp_reads_creation_and_conditions_and_ignores_garbage() {
         let v = serde_json::json!({
             "metadata": {
                 "creationTimestamp": "2024-01-01T00:00:00Z",
-                "managedFields": [{"time": "2024-02-01T10:00:00Z"}, {"time": "yesterday"}],
+                // Not read: a dump with or without managed fields dates the same.
+                "managedFields": [{"time": "2024-05-01T10:00:00Z"}, {"time": "yesterday"}],
             },
             "status": {"conditions": [
                 {"lastHeartbeatTime": "2024-03-01T12:30:15.123456Z"},
