@@ -1,7 +1,9 @@
 //! An item of a dump read for what the analyses use only: for the kinds rackplan types
 //! (Nodes, VMs and their instances, Longhorn's nodes, volumes, replicas and settings) and
 //! for kinds it only counts, the text is walked once by `serde_json`, the fields `decode`
-//! reads are kept as a small tree and everything else is passed over without being built,
+//! reads are kept as a small tree (`tree::Tree`: a map is a vector of its fields, the keys
+//! this reader names are its static strings) and everything else is passed over without
+//! being built,
 //! while the object's size as compact JSON (what `census::json_len` gives for the whole
 //! object, `metadata.managedFields` left out) is counted on the way. Kinds kept whole
 //! (Rancher's, Pods for the etcd quota, nested lists) are parsed whole as before.
