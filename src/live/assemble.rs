@@ -16,7 +16,7 @@ pub(crate) struct Builder {
     s: LiveState,
     /// Keys of the objects added (foldhash: randomly seeded like the standard hasher, and
     /// cheaper on a dump's hundreds of thousands of keys).
-    seen: std::collections::HashSet<String, foldhash::fast::RandomState>,
+    seen: Set<String>,
     newest: Option<i64>,
 }
 

@@ -143,9 +143,8 @@ pub fn adopt(state: &LiveState, p: &Platform) -> Result<LiveFleet, AdoptError> {
     fn zone_of(n: &crate::live::Node) -> &str {
         n.zone.as_deref().unwrap_or("default")
     }
-    let zone = |n: &crate::live::Node| zone_of(n).to_string();
     nodes.sort_by(|a, b| (zone_of(a), &a.name).cmp(&(zone_of(b), &b.name)));
-    let mut racks: Vec<String> = nodes.iter().map(|n| zone(n)).collect();
+    let mut racks: Vec<String> = nodes.iter().map(|n| zone_of(n).to_string()).collect();
     racks.dedup();
     let lh: Map<&str, &crate::live::LonghornNode> = state
         .longhorn_nodes
